@@ -1,0 +1,83 @@
+package spec
+
+import (
+	"bytes"
+	"errors"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Marshal writes s as YAML, every key present with its value (defaults
+// filled), in the order of docs/spec.md. Parse reads the result back to an
+// equal spec; the results directory keeps it as the resolved spec.yaml.
+// workload.options is written as it was read, and left out when empty.
+func Marshal(s *Spec) ([]byte, error) {
+	if s == nil {
+		return nil, errors.New("spec: Marshal of a nil spec")
+	}
+	// A mirror of Spec: it orders the keys like the docs and leaves out
+	// empty options, which Spec's own tags would write as "options: null".
+	type workload struct {
+		Name     string     `yaml:"name"`
+		Scale    Floats     `yaml:"scale"`
+		Clients  Ints       `yaml:"clients"`
+		Duration Duration   `yaml:"duration"`
+		Warmup   Duration   `yaml:"warmup"`
+		Options  *yaml.Node `yaml:"options,omitempty"`
+	}
+	type sut struct {
+		Engine    string            `yaml:"engine"`
+		Provider  string            `yaml:"provider"`
+		Version   string            `yaml:"version"`
+		Transport string            `yaml:"transport"`
+		Resources Resources         `yaml:"resources"`
+		Settings  map[string]Values `yaml:"settings"`
+	}
+	out := struct {
+		Name     string   `yaml:"name"`
+		Seed     int64    `yaml:"seed"`
+		Repeat   int      `yaml:"repeat"`
+		Progress Duration `yaml:"progress"`
+		SUT      sut      `yaml:"sut"`
+		Tenancy  Tenancy  `yaml:"tenancy"`
+		Workload workload `yaml:"workload"`
+	}{
+		Name:     s.Name,
+		Seed:     s.Seed,
+		Repeat:   s.Repeat,
+		Progress: s.Progress,
+		SUT: sut{
+			Engine:    s.SUT.Engine,
+			Provider:  s.SUT.Provider,
+			Version:   s.SUT.Version,
+			Transport: s.SUT.Transport,
+			Resources: s.SUT.Resources,
+			Settings:  s.SUT.Settings,
+		},
+		Tenancy: s.Tenancy,
+		Workload: workload{
+			Name:     s.Workload.Name,
+			Scale:    s.Workload.Scale,
+			Clients:  s.Workload.Clients,
+			Duration: s.Workload.Duration,
+			Warmup:   s.Workload.Warmup,
+		},
+	}
+	if out.SUT.Settings == nil {
+		out.SUT.Settings = map[string]Values{} // "settings: {}" says there are none
+	}
+	if !isNull(&s.Workload.Options) {
+		o := s.Workload.Options
+		out.Workload.Options = &o
+	}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,61 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Run is one point of the plan: one deployment, T tenants, all phases.
+type Run struct {
+	Index int // 1-based position in the plan
+	// ID is Index zero-padded to at least 3 digits ("001"), more when the
+	// plan has over 999 runs, so that IDs sort in plan order. Stable for a
+	// spec.
+	ID         string
+	Model      string
+	Tenants    int
+	Scale      float64
+	Clients    int
+	Repetition int // 1-based
+	// Settings is every sut.settings key with this run's value.
+	Settings map[string]string
+	// Seed is the run's data and transaction seed, derived from Spec.Seed
+	// and the run's scale only, so that runs of other models, settings or
+	// repetitions replay the same data and choices. See RunSeed.
+	Seed int64
+}
+
+// Plan is the spec expanded: every matrix point x every repetition, in a
+// stable order.
+type Plan struct {
+	Spec *Spec
+	Runs []Run
+	// SettingKeys are the sut.settings keys whose value is a list (matrix
+	// dimensions), sorted.
+	SettingKeys []string
+}
+
+// Problem is one thing wrong with a spec: where, what and what is allowed.
+type Problem struct {
+	Path    string // YAML path, e.g. "workload.clients[1]"
+	Value   string // the offending value as written ("" when missing)
+	Allowed string // what would be accepted, in plain words
+	// Line is the line in the spec file where Path is written, 0 when it is
+	// not written (a missing key) or the spec did not come from YAML.
+	Line int
+}
+
+func (p Problem) Error() string {
+	var b strings.Builder
+	b.WriteString(p.Path)
+	if p.Line > 0 {
+		fmt.Fprintf(&b, " (line %d)", p.Line)
+	}
+	if p.Value != "" {
+		b.WriteString(": ")
+		b.WriteString(p.Value)
+	}
+	b.WriteString(": ")
+	b.WriteString(p.Allowed)
+	return b.String()
+}

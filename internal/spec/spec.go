@@ -1,0 +1,78 @@
+// Package spec holds the experiment file: its schema, strict decoding,
+// defaults, validation and expansion into a plan of runs.
+//
+// The package is a leaf: it imports nothing of tenantbench, so every other
+// package may use its types.
+package spec
+
+import (
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Spec is one experiment file as written by the user (after defaults).
+type Spec struct {
+	Name     string   `yaml:"name"`
+	Seed     int64    `yaml:"seed"`
+	Repeat   int      `yaml:"repeat"`
+	SUT      SUT      `yaml:"sut"`
+	Tenancy  Tenancy  `yaml:"tenancy"`
+	Workload Workload `yaml:"workload"`
+	// Progress is how often a line per tenant is printed during workload.
+	Progress Duration `yaml:"progress"`
+}
+
+// SUT is the system under test: engine, where its instances come from and
+// how each is configured.
+type SUT struct {
+	Engine   string `yaml:"engine"`
+	Provider string `yaml:"provider"`
+	// Version selects the server major version ("15"); empty means newest found.
+	Version string `yaml:"version"`
+	// Settings go to postgresql.conf; a list value is a matrix dimension.
+	Settings map[string]Values `yaml:"settings"`
+	// Transport is how tenants' clients connect: "tcp" (loopback) or "unix".
+	Transport string    `yaml:"transport"`
+	Resources Resources `yaml:"resources"`
+}
+
+// Resources limit each instance (seed 000 section 4.1: CPU and RAM per
+// container). Divide splits the totals across the instance model's servers.
+type Resources struct {
+	CPUs   float64  `yaml:"cpus"`
+	Memory ByteSize `yaml:"memory"`
+	Divide bool     `yaml:"divide"`
+}
+
+// Tenancy says how tenants are placed and how many there are.
+type Tenancy struct {
+	Model   Strings `yaml:"model"`
+	Tenants Ints    `yaml:"tenants"`
+}
+
+// Workload names the workload and its size and load.
+type Workload struct {
+	Name     string   `yaml:"name"`
+	Scale    Floats   `yaml:"scale"`
+	Clients  Ints     `yaml:"clients"`
+	Duration Duration `yaml:"duration"`
+	Warmup   Duration `yaml:"warmup"`
+	// Options are the workload's own keys, decoded strictly by the workload.
+	Options yaml.Node `yaml:"options"`
+}
+
+// Duration is a time.Duration written as "30s", "2m".
+type Duration time.Duration
+
+// ByteSize is a size written as "512MiB", "2GB" or a plain number of bytes.
+type ByteSize int64
+
+// Strings, Ints, Floats and Values are a scalar or a list of scalars in
+// YAML; a list makes the key a dimension of the plan's matrix.
+type (
+	Strings []string
+	Ints    []int
+	Floats  []float64
+	Values  []string
+)

@@ -1,0 +1,47 @@
+package spec
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WorkloadTime is the time the plan spends in the workload phase: every
+// run's warmup and duration. Provisioning, loading and checks come on top
+// and depend on the machine, so they are not guessed.
+func (p *Plan) WorkloadTime() time.Duration {
+	per := p.Spec.Workload.Warmup.D() + p.Spec.Workload.Duration.D()
+	return time.Duration(len(p.Runs)) * per
+}
+
+// WriteTable prints the plan for people: a header line with the
+// experiment's name, its number of runs and its workload time, then one
+// aligned row per run with the values that vary from run to run (the
+// matrix dimensions and the repetition).
+func (p *Plan) WriteTable(w io.Writer) error {
+	s := p.Spec
+	runs := "runs"
+	if len(p.Runs) == 1 {
+		runs = "run"
+	}
+	if _, err := fmt.Fprintf(w, "experiment %s: %d %s, workload time %s (%d x (warmup %s + duration %s), without provisioning and loading)\n",
+		s.Name, len(p.Runs), runs, Duration(p.WorkloadTime()), len(p.Runs), s.Workload.Warmup, s.Workload.Duration); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := append([]string{"run", "model", "tenants", "scale", "clients"}, p.SettingKeys...)
+	head = append(head, "rep")
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, r := range p.Runs {
+		row := []string{r.ID, r.Model, strconv.Itoa(r.Tenants), strconv.FormatFloat(r.Scale, 'g', -1, 64), strconv.Itoa(r.Clients)}
+		for _, k := range p.SettingKeys {
+			row = append(row, r.Settings[k])
+		}
+		row = append(row, strconv.Itoa(r.Repetition))
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,48 @@
+package spec
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestWriteTable(t *testing.T) {
+	p := mustExpand(t, `
+name: demo
+repeat: 2
+sut: {settings: {shared_buffers: [128MB, 1GB], fsync: "off"}}
+tenancy: {model: [schema, instance], tenants: 4}
+workload: {name: tpcb, clients: 8, duration: 30s, warmup: 5s}
+`)
+	var b bytes.Buffer
+	if err := p.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `experiment demo: 8 runs, workload time 4m40s (8 x (warmup 5s + duration 30s), without provisioning and loading)
+run  model     tenants  scale  clients  shared_buffers  rep
+001  schema    4        1      8        128MB           1
+002  schema    4        1      8        128MB           2
+003  schema    4        1      8        1GB             1
+004  schema    4        1      8        1GB             2
+005  instance  4        1      8        128MB           1
+006  instance  4        1      8        128MB           2
+007  instance  4        1      8        1GB             1
+008  instance  4        1      8        1GB             2
+`
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+func TestWriteTableOneRun(t *testing.T) {
+	var b bytes.Buffer
+	if err := mustExpand(t, minimal).WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `experiment t: 1 run, workload time 1m (1 x (warmup 0s + duration 1m), without provisioning and loading)
+run  model   tenants  scale  clients  rep
+001  schema  1        1      1        1
+`
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}

@@ -1,0 +1,396 @@
+package spec
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Limits of a spec. They are constants, not settings: they keep a typo
+// (clients: 100000) from starting something that cannot finish.
+const (
+	MaxTenants = 999   // tenant names and ports are numbered in three digits
+	MaxClients = 10000 // per tenant; beyond this the driver, not the DBMS, is measured
+	MaxRuns    = 10000 // runs in one plan
+	// MinMemory is the least memory limit a PostgreSQL server starts and
+	// runs a benchmark with (shared buffers, backends, WAL buffers).
+	MinMemory ByteSize = 64 << 20
+	// MinCPUs is the least CPU share a CFS quota can express usefully
+	// (1 ms per 100 ms period).
+	MinCPUs = 0.01
+	// ConnectionReserve is added to the tenants' connections: 3 slots
+	// PostgreSQL keeps for superusers by default
+	// (superuser_reserved_connections) and 2 for tenantbench's own admin
+	// connections (setup, statistics sampling).
+	ConnectionReserve = 5
+	MinProgress       = Duration(time.Second)
+	maxNameLen        = 100
+)
+
+// choice is a closed set of words a key accepts, with the words that are
+// planned but not supported yet, so that the message can say so.
+type choice struct {
+	supported, planned []string
+}
+
+func (c choice) has(s string) bool {
+	for _, v := range c.supported {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (c choice) allowed() string {
+	msg := "must be " + strings.Join(c.supported, " or ")
+	if len(c.supported) > 2 {
+		msg = "must be one of " + strings.Join(c.supported, ", ")
+	}
+	if len(c.planned) == 1 {
+		msg += " (" + c.planned[0] + " is planned but not supported yet)"
+	} else if len(c.planned) > 1 {
+		msg += " (" + strings.Join(c.planned, " and ") + " are planned but not supported yet)"
+	}
+	return msg
+}
+
+func engines() choice   { return choice{[]string{"postgres"}, []string{"mariadb"}} }
+func providers() choice { return choice{[]string{"local"}, []string{"external", "kubernetes"}} }
+func transports() choice {
+	return choice{[]string{"tcp", "unix"}, nil}
+}
+
+// tenancyModels is the one place that lists the tenancy models; add
+// shared-table here when tpcc brings it (and to NeededConnections if it
+// places tenants differently).
+func tenancyModels() choice {
+	return choice{[]string{"schema", "database", "instance"}, []string{"shared-table"}}
+}
+
+// Models returns the supported tenancy models, in the order of the docs.
+func Models() []string { return tenancyModels().supported }
+
+// NeededConnections is the least max_connections one server of a run
+// needs: the clients of the tenants it holds, plus ConnectionReserve. The
+// instance model gives each tenant a server of its own, so each needs the
+// connections of one tenant; the other models put every tenant on one
+// server. The provider uses it when the spec does not set max_connections,
+// and Validate checks a given max_connections against it.
+//
+// It counts clients as every connection a tenant opens at once, ingest
+// included: whoever loads data must stay within that.
+func NeededConnections(model string, tenants, clients int) int {
+	if model == "instance" {
+		return clients + ConnectionReserve
+	}
+	return tenants*clients + ConnectionReserve
+}
+
+// ownedSetting says why tenantbench sets a PostgreSQL parameter itself, or
+// "" when the spec may set it.
+func ownedSetting(key string) string {
+	switch key {
+	case "port":
+		return "tenantbench gives every instance a free port of its own"
+	case "listen_addresses":
+		return "tenantbench listens on loopback only, so that nothing is exposed beyond this machine"
+	case "unix_socket_directories":
+		return "tenantbench gives every instance a socket directory of its own"
+	case "data_directory", "config_file", "hba_file", "ident_file":
+		return "tenantbench lays out each instance's data directory and writes its configuration and authentication files"
+	case "external_pid_file":
+		return "tenantbench tracks the server processes it starts itself"
+	}
+	return ""
+}
+
+// settingName is what PostgreSQL accepts as a parameter name, lowercased
+// (PostgreSQL ignores case, so "Work_Mem" and "work_mem" would be the same
+// setting twice); dots separate an extension's prefix.
+var settingName = regexp.MustCompile(`^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$`)
+
+// experimentName is usable as a directory name on every file system.
+var experimentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// serverVersion is a major version ("16") or a full one ("16.4"); it ends
+// up in paths, so nothing else may pass.
+var serverVersion = regexp.MustCompile(`^[0-9]{1,3}(\.[0-9]{1,3}){0,2}$`)
+
+// The element rules return what is allowed, or "" when v is fine. Parse
+// applies them too, to lists it could only read in part.
+
+func modelRule(v string) string {
+	if !tenancyModels().has(v) {
+		return tenancyModels().allowed()
+	}
+	return ""
+}
+
+func tenantsRule(v int) string {
+	if v < 1 || v > MaxTenants {
+		return fmt.Sprintf("must be 1..%d", MaxTenants)
+	}
+	return ""
+}
+
+func clientsRule(v int) string {
+	if v < 1 || v > MaxClients {
+		return fmt.Sprintf("must be 1..%d (connections per tenant)", MaxClients)
+	}
+	return ""
+}
+
+func scaleRule(v float64) string {
+	if !(v > 0) || math.IsInf(v, 0) {
+		return "must be a number greater than 0"
+	}
+	return ""
+}
+
+func settingKeyRule(key string) string {
+	if !settingName.MatchString(key) {
+		return "must be a PostgreSQL parameter name in lowercase: letters, digits and _, " +
+			"with a dot after an extension's prefix (pg_stat_statements.max)"
+	}
+	if why := ownedSetting(key); why != "" {
+		return "cannot be set in a spec: " + why
+	}
+	return ""
+}
+
+func settingValueRule(v string) string {
+	switch {
+	case v == "":
+		return "must not be empty; remove the key to keep the server's default"
+	case strings.ContainsAny(v, "\n\r\x00"):
+		return "must be on one line, without NUL characters"
+	}
+	return ""
+}
+
+// Validate returns every problem of s at once, each with its YAML path,
+// the value and what is allowed. It never changes s. It checks the spec
+// as it stands: call it after defaults are filled (Parse and Load do both).
+// workload.name and workload.options are the workload registry's to check.
+func Validate(s *Spec) []Problem {
+	v := &validator{}
+	v.top(s)
+	v.sut(&s.SUT)
+	v.resources(s)
+	oneOf(v, "tenancy.model", s.Tenancy.Model, modelRule)
+	oneOf(v, "tenancy.tenants", s.Tenancy.Tenants, tenantsRule)
+	oneOf(v, "workload.scale", s.Workload.Scale, scaleRule)
+	oneOf(v, "workload.clients", s.Workload.Clients, clientsRule)
+	if s.Workload.Duration <= 0 {
+		v.add("workload.duration", s.Workload.Duration.String(), "must be longer than 0s")
+	}
+	if s.Workload.Warmup < 0 {
+		v.add("workload.warmup", s.Workload.Warmup.String(), "must be 0s or longer")
+	}
+	v.connections(s)
+	v.size(s)
+	return v.problems
+}
+
+type validator struct{ problems []Problem }
+
+func (v *validator) add(path, value, allowed string) {
+	v.problems = append(v.problems, Problem{Path: path, Value: value, Allowed: allowed})
+}
+
+func (v *validator) top(s *Spec) {
+	switch {
+	case s.Name == "":
+		v.add("name", "", "required: the experiment's name, used for its results directory "+
+			"(letters, digits, '-', '_', '.')")
+	case len(s.Name) > maxNameLen || !experimentName.MatchString(s.Name):
+		v.add("name", shown(s.Name), fmt.Sprintf("must be usable as a directory name: letters, digits, "+
+			"'-', '_' and '.', starting with a letter or digit, at most %d characters", maxNameLen))
+	}
+	if s.Repeat < 1 {
+		v.add("repeat", strconv.Itoa(s.Repeat), "must be at least 1")
+	}
+	if s.Progress < MinProgress {
+		v.add("progress", s.Progress.String(), "must be at least "+MinProgress.String())
+	}
+}
+
+func (v *validator) sut(s *SUT) {
+	for _, c := range []struct {
+		path, value string
+		choice      choice
+	}{
+		{"sut.engine", s.Engine, engines()},
+		{"sut.provider", s.Provider, providers()},
+		{"sut.transport", s.Transport, transports()},
+	} {
+		if !c.choice.has(c.value) {
+			v.add(c.path, shown(c.value), c.choice.allowed())
+		}
+	}
+	if s.Version != "" && !serverVersion.MatchString(s.Version) {
+		v.add("sut.version", shown(s.Version), "must be a server major version like 16 (or a full one like 16.4), "+
+			"or empty for the newest found")
+	}
+	for _, key := range sortedKeys(s.Settings) {
+		path := join("sut.settings", key)
+		if msg := settingKeyRule(key); msg != "" {
+			v.add(path, "", msg) // the path names the key already
+		}
+		oneOf(v, path, s.Settings[key], settingValueRule)
+	}
+}
+
+func (v *validator) resources(s *Spec) {
+	r := s.SUT.Resources
+	if !(r.CPUs >= 0) || math.IsInf(r.CPUs, 0) {
+		v.add("sut.resources.cpus", fmt.Sprint(r.CPUs), "must be a number of CPUs, 0 or more (0 = unlimited)")
+	}
+	if r.Memory < 0 || (r.Memory > 0 && r.Memory < MinMemory) {
+		v.add("sut.resources.memory", r.Memory.String(),
+			"must be 0 (unlimited) or at least "+MinMemory.String()+": PostgreSQL needs that much to run a benchmark")
+		return
+	}
+	if !r.Divide || !has(s.Tenancy.Model, "instance") {
+		return
+	}
+	// divide splits the totals across the instance model's servers: the
+	// share of the most tenants must still be enough for one server.
+	most := 0
+	for _, t := range s.Tenancy.Tenants {
+		if tenantsRule(t) == "" && t > most {
+			most = t
+		}
+	}
+	if most == 0 {
+		return
+	}
+	if r.Memory > 0 && r.Memory/ByteSize(most) < MinMemory {
+		v.add("sut.resources.memory", r.Memory.String(), fmt.Sprintf(
+			"with divide: true the instance model gives each of %d servers %s; each needs at least %s, so give at least %s",
+			most, (r.Memory/ByteSize(most)).String(), MinMemory, MinMemory*ByteSize(most)))
+	}
+	if r.CPUs > 0 && r.CPUs/float64(most) < MinCPUs {
+		v.add("sut.resources.cpus", fmt.Sprint(r.CPUs), fmt.Sprintf(
+			"with divide: true the instance model gives each of %d servers %.4g CPUs; each needs at least %g, so give at least %g",
+			most, r.CPUs/float64(most), MinCPUs, MinCPUs*float64(most)))
+	}
+}
+
+// oneOf checks a list dimension: not empty, each element by rule, no value
+// twice (a repeated value would run the same matrix point twice under two
+// IDs; that is what repeat is for).
+func oneOf[T comparable](v *validator, path string, list []T, rule func(T) string) {
+	if len(list) == 0 {
+		v.add(path, "", "must not be an empty list: give at least one value")
+		return
+	}
+	first := map[T]int{}
+	for i, e := range list {
+		ep := index(path, i)
+		if msg := rule(e); msg != "" {
+			v.add(ep, shown(fmt.Sprint(e)), msg)
+			continue
+		}
+		if j, dup := first[e]; dup {
+			v.add(ep, shown(fmt.Sprint(e)), fmt.Sprintf("already given as %s; each value of a list must be distinct (use repeat to run a point again)", index(path, j)))
+			continue
+		}
+		first[e] = i
+	}
+}
+
+// connections checks a given max_connections against the runs that use
+// it: one problem per too small value, naming the run that needs most.
+func (v *validator) connections(s *Spec) {
+	values, ok := s.SUT.Settings["max_connections"]
+	if !ok {
+		return
+	}
+	need, at := 0, ""
+	for _, m := range s.Tenancy.Model {
+		for _, t := range s.Tenancy.Tenants {
+			for _, c := range s.Workload.Clients {
+				if modelRule(m) != "" || tenantsRule(t) != "" || clientsRule(c) != "" {
+					continue // reported already
+				}
+				if n := NeededConnections(m, t, c); n > need {
+					need, at = n, fmt.Sprintf("model %s with %d tenants x %d clients", m, t, c)
+				}
+			}
+		}
+	}
+	for i, val := range values {
+		path := index(join("sut.settings", "max_connections"), i)
+		n, err := strconv.Atoi(strings.TrimSpace(val))
+		if err != nil {
+			if settingValueRule(val) == "" {
+				v.add(path, shown(val), "must be a whole number (tenantbench checks it against the connections each run needs)")
+			}
+			continue
+		}
+		if need > 0 && n < need {
+			v.add(path, shown(val), fmt.Sprintf("too few: the run of %s needs at least %d "+
+				"(clients of the tenants on one server + %d reserved); raise it or leave it out and tenantbench sets it",
+				at, need, ConnectionReserve))
+		}
+	}
+}
+
+// size refuses a plan of more than MaxRuns runs, naming its factors.
+func (v *validator) size(s *Spec) {
+	type factor struct {
+		name string
+		n    int
+	}
+	factors := []factor{
+		{"model", len(s.Tenancy.Model)},
+		{"tenants", len(s.Tenancy.Tenants)},
+		{"scale", len(s.Workload.Scale)},
+		{"clients", len(s.Workload.Clients)},
+	}
+	for _, k := range sortedKeys(s.SUT.Settings) {
+		factors = append(factors, factor{k, len(s.SUT.Settings[k])})
+	}
+	factors = append(factors, factor{"repeat", s.Repeat})
+	// float64 cannot overflow here (repeat may be huge) and is exact for
+	// any count near the limit.
+	total := 1.0
+	var parts []string
+	for _, f := range factors {
+		if f.n < 1 {
+			return // an empty list or a bad repeat, reported already
+		}
+		total *= float64(f.n)
+		if f.n > 1 {
+			parts = append(parts, fmt.Sprintf("%s %d", f.name, f.n))
+		}
+	}
+	if total > MaxRuns {
+		v.add("(plan)", fmt.Sprintf("%.0f runs", total), fmt.Sprintf("at most %d runs are allowed (%s): shorten a list or lower repeat",
+			MaxRuns, strings.Join(parts, " x ")))
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func has(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,136 @@
+package spec
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// valid returns a fresh spec without problems, for tests to spoil.
+func valid() *Spec {
+	s := defaults()
+	s.Name = "t"
+	s.Workload.Name = "tpcb"
+	return s
+}
+
+func TestValidateValid(t *testing.T) {
+	if problems := Validate(valid()); len(problems) > 0 {
+		t.Errorf("defaults should be valid:\n%s", joinProblems(problems))
+	}
+}
+
+// TestValidateSpecs covers specs built in Go rather than parsed: paths are
+// those of the fields, lists always indexed.
+func TestValidateSpecs(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		spoil  func(*Spec)
+		path   string
+		allows string
+	}{
+		{"empty model list", func(s *Spec) { s.Tenancy.Model = nil }, "tenancy.model", "must not be an empty list"},
+		{"empty clients", func(s *Spec) { s.Workload.Clients = Ints{} }, "workload.clients", "must not be an empty list"},
+		{"empty scale", func(s *Spec) { s.Workload.Scale = nil }, "workload.scale", "must not be an empty list"},
+		{"empty tenants", func(s *Spec) { s.Tenancy.Tenants = nil }, "tenancy.tenants", "must not be an empty list"},
+		{"empty setting", func(s *Spec) { s.SUT.Settings = map[string]Values{"work_mem": {}} }, "sut.settings.work_mem", "must not be an empty list"},
+		{"scale infinite", func(s *Spec) { s.Workload.Scale = Floats{math.Inf(1)} }, "workload.scale[0]", "greater than 0"},
+		{"scale duplicate", func(s *Spec) { s.Workload.Scale = Floats{1, 1.0} }, "workload.scale[1]", "already given as workload.scale[0]"},
+		{"name long", func(s *Spec) { s.Name = strings.Repeat("a", 101) }, "name", "at most 100 characters"},
+		{"name blank", func(s *Spec) { s.Name = " t" }, "name", "directory name"},
+		{"engine empty", func(s *Spec) { s.SUT.Engine = "" }, "sut.engine", "must be postgres"},
+		{"repeat negative", func(s *Spec) { s.Repeat = -1 }, "repeat", "at least 1"},
+		{"progress zero", func(s *Spec) { s.Progress = 0 }, "progress", "at least 1s"},
+		{"owned data_directory", func(s *Spec) { s.SUT.Settings = map[string]Values{"data_directory": {"/tmp"}} }, "sut.settings.data_directory", "lays out each instance's data directory"},
+		{"owned listen_addresses", func(s *Spec) { s.SUT.Settings = map[string]Values{"listen_addresses": {"*"}} }, "sut.settings.listen_addresses", "loopback only"},
+		{"owned unix_socket_directories", func(s *Spec) { s.SUT.Settings = map[string]Values{"unix_socket_directories": {"/tmp"}} }, "sut.settings.unix_socket_directories", "socket directory of its own"},
+		{"owned external_pid_file", func(s *Spec) { s.SUT.Settings = map[string]Values{"external_pid_file": {"x"}} }, "sut.settings.external_pid_file", "tracks the server processes"},
+		{"setting trailing dot", func(s *Spec) { s.SUT.Settings = map[string]Values{"pg_stat_statements.": {"1"}} }, "sut.settings.pg_stat_statements.", "parameter name"},
+		{"setting CR", func(s *Spec) { s.SUT.Settings = map[string]Values{"work_mem": {"1\r"}} }, "sut.settings.work_mem[0]", "one line"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := valid()
+			c.spoil(s)
+			problems := Validate(s)
+			if len(problems) != 1 || problems[0].Path != c.path || !strings.Contains(problems[0].Allowed, c.allows) {
+				t.Errorf("want one problem at %s allowing %q, got:\n%s", c.path, c.allows, joinProblems(problems))
+			}
+		})
+	}
+}
+
+// Validate never changes the spec it checks (DESIGN principle 5).
+func TestValidateDoesNotMutate(t *testing.T) {
+	s := valid()
+	s.Name = ""
+	s.Tenancy.Model = Strings{"schema", "nope", "schema"}
+	s.SUT.Settings = map[string]Values{"max_connections": {"3"}, "Port": {""}}
+	s.Workload.Clients = Ints{0, 5}
+	before, _ := Marshal(s)
+	copyOf := *s
+	if len(Validate(s)) == 0 {
+		t.Fatal("expected problems")
+	}
+	after, _ := Marshal(s)
+	if string(before) != string(after) || !reflect.DeepEqual(copyOf, *s) {
+		t.Errorf("Validate changed the spec:\n%s\n---\n%s", before, after)
+	}
+}
+
+func TestNeededConnections(t *testing.T) {
+	for _, c := range []struct {
+		model            string
+		tenants, clients int
+		want             int
+	}{
+		{"schema", 1, 1, 6},
+		{"schema", 10, 4, 45},
+		{"database", 10, 4, 45},
+		{"instance", 10, 4, 9},
+		{"instance", 999, 10000, 10005},
+		{"shared-table", 3, 2, 11}, // one server for all, like schema
+	} {
+		if got := NeededConnections(c.model, c.tenants, c.clients); got != c.want {
+			t.Errorf("NeededConnections(%s, %d, %d) = %d, want %d", c.model, c.tenants, c.clients, got, c.want)
+		}
+	}
+}
+
+func TestMaxConnectionsEnough(t *testing.T) {
+	s := valid()
+	s.Tenancy.Tenants = Ints{10}
+	s.Workload.Clients = Ints{4}
+	s.SUT.Settings = map[string]Values{"max_connections": {"45"}}
+	if problems := Validate(s); len(problems) > 0 {
+		t.Errorf("45 is exactly enough for 10 x 4 + 5:\n%s", joinProblems(problems))
+	}
+	s.SUT.Settings["max_connections"] = Values{"44"}
+	if problems := Validate(s); len(problems) != 1 {
+		t.Errorf("44 is one too few:\n%s", joinProblems(problems))
+	}
+}
+
+func TestPlanCap(t *testing.T) {
+	s := valid()
+	s.Repeat = MaxRuns
+	if problems := Validate(s); len(problems) > 0 {
+		t.Errorf("exactly MaxRuns runs is allowed:\n%s", joinProblems(problems))
+	}
+	s.Repeat = 1 << 62 // must not overflow into an allowed count
+	s.Tenancy.Tenants = Ints{1, 2, 3, 4}
+	problems := Validate(s)
+	if len(problems) != 1 || problems[0].Path != "(plan)" {
+		t.Errorf("want the plan refused:\n%s", joinProblems(problems))
+	}
+}
+
+func TestModels(t *testing.T) {
+	if got := Models(); !reflect.DeepEqual(got, []string{"schema", "database", "instance"}) {
+		t.Errorf("Models() = %v", got)
+	}
+	Models()[0] = "changed" // callers get a copy: no shared mutable state
+	if Models()[0] != "schema" {
+		t.Error("Models() returned shared state")
+	}
+}
