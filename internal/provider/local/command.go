@@ -1,0 +1,85 @@
+package local
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"github.com/tenantbench/tenantbench/internal/cgroup"
+	"github.com/tenantbench/tenantbench/internal/engine/postgres"
+)
+
+// joinScript runs as the server's first process: it writes its own pid
+// into each cgroup.procs file given before "--", then becomes the server
+// (exec keeps the pid). The postmaster thus starts inside its v1 groups
+// and every process it forks is born there; moving it after start would
+// leave out the children it forks at once.
+const joinScript = `for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"`
+
+// startProcess starts the postmaster: as the server user, in its own
+// process group (a Ctrl-C at the terminal reaches tenantbench only, which
+// then stops the servers in order), inside its cgroup from the first
+// instruction, with stdout and stderr appended to the log file.
+func (p *Provider) startProcess(bins postgres.Binaries, srv *server) error {
+	log, err := os.OpenFile(srv.inst.LogFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("open the server log: %w", err)
+	}
+	defer log.Close() // the child has its own copy
+	if err := p.account.chown(srv.inst.LogFile); err != nil {
+		return err
+	}
+
+	args := []string{bins.Postgres(), "-D", srv.inst.DataDir}
+	attr := &syscall.SysProcAttr{Setpgid: true, Credential: p.account.credential()}
+	var cmd *exec.Cmd
+	switch {
+	case srv.group != nil && srv.group.Mode() == cgroup.V2:
+		// clone3(CLONE_INTO_CGROUP): born in the group.
+		dir, err := srv.group.OpenDir()
+		if err != nil {
+			return fmt.Errorf("open cgroup %s: %w", srv.group.Path(), err)
+		}
+		defer dir.Close()
+		attr.UseCgroupFD = true
+		attr.CgroupFD = int(dir.Fd())
+		cmd = exec.Command(args[0], args[1:]...)
+	case srv.group != nil:
+		shArgs := append([]string{"-c", joinScript, "sh"}, srv.group.ProcsFiles()...)
+		shArgs = append(shArgs, "--")
+		cmd = exec.Command("/bin/sh", append(shArgs, args...)...)
+	default:
+		cmd = exec.Command(args[0], args[1:]...)
+	}
+	cmd.Dir = srv.instDir
+	cmd.Env = serverEnv()
+	cmd.Stdout = log
+	cmd.Stderr = log
+	cmd.SysProcAttr = attr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", bins.Postgres(), err)
+	}
+	exited := make(chan struct{})
+	srv.cmd = cmd
+	srv.exited = exited
+	srv.inst.Pid = cmd.Process.Pid
+	srv.inst.Exited = exited
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	return nil
+}
+
+// freePort asks the kernel for a loopback port nobody uses now. Another
+// process may take it before the server binds it: Start then retries.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port on 127.0.0.1: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

@@ -1,0 +1,166 @@
+// Package local is the provider that starts PostgreSQL servers as processes
+// on this machine: each in its own directory, on its own loopback port and
+// unix socket, in its own process group and cgroup, as an unprivileged user
+// when tenantbench runs as root.
+package local
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tenantbench/tenantbench/internal/cgroup"
+	"github.com/tenantbench/tenantbench/internal/engine/postgres"
+	"github.com/tenantbench/tenantbench/internal/provider"
+)
+
+// Options configure a Provider. The zero value suits a run.
+type Options struct {
+	// User runs the servers when tenantbench runs as root. "" means
+	// "postgres" if it exists, else a system user "tenantbench", created.
+	User string
+	// Run names this provider's cgroups, /tenantbench/<Run>/<instance>.
+	// "" derives it from each instance's WorkDir, so that the instances of
+	// one work directory share a parent.
+	Run string
+	// Cgroups is the cgroup setup to use; nil detects it. Pass
+	// &cgroup.System{Mode: cgroup.None} to use none.
+	Cgroups *cgroup.System
+	// Binaries finds (or fetches) the server binaries.
+	Binaries postgres.Finder
+	// StartTimeout bounds the wait for a started server to accept
+	// connections; default 60 s.
+	StartTimeout time.Duration
+	// StopTimeout is how long Stop waits for a fast shutdown before an
+	// immediate one; default 10 s.
+	StopTimeout time.Duration
+}
+
+// Provider starts and stops local servers. It is safe for concurrent use.
+type Provider struct {
+	opts    Options
+	cgroups cgroup.System
+	account *account // nil: servers run as this process's user
+
+	// pickPort chooses each server's port: freePort, but a test makes it
+	// return a taken port to exercise the retry.
+	pickPort func() (int, error)
+
+	mu      sync.Mutex
+	bins    map[string]postgres.Binaries   // by requested version
+	servers map[*provider.Instance]*server // every instance started
+}
+
+var _ provider.Provider = (*Provider)(nil)
+
+// New prepares a provider: it detects cgroups and, when running as root,
+// finds (or creates) the user the servers will run as.
+func New(opts Options) (*Provider, error) {
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = 60 * time.Second
+	}
+	if opts.StopTimeout <= 0 {
+		opts.StopTimeout = 10 * time.Second
+	}
+	if opts.Run != "" && !nameRE.MatchString(opts.Run) {
+		return nil, fmt.Errorf("run name %q: use letters, digits, '_', '.' and '-' (at most 63)", opts.Run)
+	}
+	acct, err := serverAccount(opts.User)
+	if err != nil {
+		return nil, err
+	}
+	p := &Provider{
+		opts:     opts,
+		account:  acct,
+		pickPort: freePort,
+		bins:     map[string]postgres.Binaries{},
+		servers:  map[*provider.Instance]*server{},
+	}
+	if opts.Cgroups != nil {
+		p.cgroups = *opts.Cgroups
+	} else {
+		p.cgroups = cgroup.Detect()
+	}
+	return p, nil
+}
+
+// CgroupMode is the cgroup version the provider puts servers in: "v1",
+// "v2", or "none" (then limits are not enforced).
+func (p *Provider) CgroupMode() string { return string(p.cgroups.Mode) }
+
+// CgroupReason says why CgroupMode is "none".
+func (p *Provider) CgroupReason() string { return p.cgroups.Reason }
+
+// ServerUser is the user servers run as.
+func (p *Provider) ServerUser() string {
+	if p.account == nil {
+		return "(this process's user)"
+	}
+	return p.account.name
+}
+
+// binaries finds the server binaries once per requested version.
+func (p *Provider) binaries(ctx context.Context, version string) (postgres.Binaries, error) {
+	p.mu.Lock()
+	b, ok := p.bins[version]
+	p.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	b, err := p.opts.Binaries.Find(ctx, version)
+	if err != nil {
+		return b, err
+	}
+	p.mu.Lock()
+	p.bins[version] = b
+	p.mu.Unlock()
+	return b, nil
+}
+
+// nameRE is what instance and run names may be: they become directory
+// and cgroup names.
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,62}$`)
+
+// runName is the cgroup name of the run an instance belongs to.
+func (p *Provider) runName(workDir string) string {
+	if p.opts.Run != "" {
+		return p.opts.Run
+	}
+	// The work directory's name (readable) and a hash of its path
+	// (unique), so that two runs never share a cgroup parent.
+	base := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, filepath.Base(workDir))
+	base = strings.TrimLeft(base, ".")
+	if len(base) > 40 {
+		base = base[:40]
+	}
+	sum := sha256.Sum256([]byte(workDir))
+	return base + "-" + hex.EncodeToString(sum[:4])
+}
+
+// server is the provider's bookkeeping of one instance.
+type server struct {
+	inst    *provider.Instance
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	group   *cgroup.Group
+	instDir string
+	// ownSocketDir: the socket directory lies outside instDir (a long
+	// work dir path does not fit in a socket address) and is removed with
+	// the server.
+	ownSocketDir bool
+
+	mu      sync.Mutex // serializes Stop
+	stopped bool
+}

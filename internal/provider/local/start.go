@@ -1,0 +1,336 @@
+package local
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tenantbench/tenantbench/internal/cgroup"
+	"github.com/tenantbench/tenantbench/internal/engine/postgres"
+	"github.com/tenantbench/tenantbench/internal/provider"
+)
+
+// superuser is the name of every instance's bootstrap superuser.
+const superuser = "tenantbench"
+
+// bindAttempts bounds the retries when the chosen port is taken between
+// choosing it and the server binding it.
+const bindAttempts = 5
+
+// Start creates, configures and starts one server and waits until it
+// accepts connections. On any error, ctx cancellation included, it leaves
+// nothing behind: no process, no cgroup, no directory.
+func (p *Provider) Start(ctx context.Context, s provider.InstanceSpec) (inst *provider.Instance, err error) {
+	if !nameRE.MatchString(s.Name) {
+		return nil, fmt.Errorf("instance name %q: use letters, digits, '_', '.' and '-' (at most 63)", s.Name)
+	}
+	if s.WorkDir == "" {
+		return nil, fmt.Errorf("instance %s: no work directory given", s.Name)
+	}
+	for k, v := range s.Settings {
+		if err := postgres.CheckSetting(k, v); err != nil {
+			return nil, fmt.Errorf("instance %s: %w", s.Name, err)
+		}
+	}
+	workDir, err := filepath.Abs(s.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	bins, err := p.binaries(ctx, s.Version)
+	if err != nil {
+		return nil, fmt.Errorf("instance %s: %w", s.Name, err)
+	}
+
+	if err := os.MkdirAll(workDir, 0o755); err != nil {
+		return nil, fmt.Errorf("instance %s: create the work directory: %w", s.Name, err)
+	}
+	if err := p.account.checkReachable(workDir); err != nil {
+		return nil, fmt.Errorf("instance %s: %w", s.Name, err)
+	}
+	srv := &server{instDir: filepath.Join(workDir, s.Name)}
+	if err := os.Mkdir(srv.instDir, 0o700); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("instance %s: %s already exists (left by an earlier run?): remove it or use another work directory", s.Name, srv.instDir)
+		}
+		return nil, fmt.Errorf("instance %s: %w", s.Name, err)
+	}
+	defer func() {
+		if err != nil {
+			srv.abort()
+			err = fmt.Errorf("instance %s: %w", s.Name, err)
+		}
+	}()
+	if err := p.account.chown(srv.instDir); err != nil {
+		return nil, err
+	}
+
+	inst = &provider.Instance{
+		Name:       s.Name,
+		Host:       "127.0.0.1",
+		User:       superuser,
+		DataDir:    filepath.Join(srv.instDir, "data"),
+		LogFile:    filepath.Join(srv.instDir, "postgres.log"),
+		CgroupMode: string(cgroup.None),
+	}
+	srv.inst = inst
+	if inst.Password, err = password(); err != nil {
+		return nil, err
+	}
+	if err := p.makeSocketDir(srv); err != nil {
+		return nil, err
+	}
+	if err := p.initdb(ctx, bins, srv); err != nil {
+		return nil, err
+	}
+	if err := postgres.WriteHBA(inst.DataDir); err != nil {
+		return nil, err
+	}
+	if err := p.makeCgroup(srv, workDir, s); err != nil {
+		return nil, err
+	}
+	for attempt := 1; ; attempt++ {
+		err := p.launch(ctx, bins, srv, s)
+		if err == nil {
+			break
+		}
+		var busy errPortBusy
+		if !errors.As(err, &busy) || attempt == bindAttempts {
+			return nil, err
+		}
+	}
+	p.mu.Lock()
+	p.servers[inst] = srv
+	p.mu.Unlock()
+	return inst, nil
+}
+
+// password is a fresh superuser password: 32 random bytes, URL-safe so
+// that it needs no quoting in a DSN or a pgpass file.
+func password() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("generate a password: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// socketDirPrefix names socket directories made in the temp directory.
+const socketDirPrefix = "tb-sock-"
+
+// maxSocketDir is the longest socket directory whose socket path
+// ("<dir>/.s.PGSQL.65535") fits in a unix socket address (108 bytes).
+const maxSocketDir = 107 - len("/.s.PGSQL.65535")
+
+// makeSocketDir makes the instance's socket directory, below its own
+// directory when the path is short enough, else in the temp directory.
+func (p *Provider) makeSocketDir(srv *server) error {
+	dir := filepath.Join(srv.instDir, "socket")
+	if len(dir) <= maxSocketDir {
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			return err
+		}
+	} else {
+		d, err := os.MkdirTemp("", socketDirPrefix+"*")
+		if err != nil {
+			return fmt.Errorf("make a socket directory: %w", err)
+		}
+		dir, srv.ownSocketDir = d, true
+	}
+	srv.inst.SocketDir = dir
+	return p.account.chown(dir)
+}
+
+// initdb creates the data directory with the superuser and its password.
+// The password travels in a file only the server user can read, removed
+// right after: never on a command line, never in a log.
+func (p *Provider) initdb(ctx context.Context, bins postgres.Binaries, srv *server) error {
+	pwfile := filepath.Join(srv.instDir, "pwfile")
+	if err := os.WriteFile(pwfile, []byte(srv.inst.Password+"\n"), 0o600); err != nil {
+		return err
+	}
+	defer os.Remove(pwfile)
+	if err := p.account.chown(pwfile); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, bins.Initdb(),
+		"-D", srv.inst.DataDir, "-N", "-E", "UTF8", "--locale=C",
+		"-U", superuser, "--auth=scram-sha-256", "--pwfile="+pwfile)
+	cmd.Dir = srv.instDir // the server user may not enter the caller's directory
+	cmd.Env = serverEnv()
+	// Its own process group, so that cancelling kills initdb and the
+	// bootstrap backend it runs.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.account.credential()}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		return fmt.Errorf("initdb failed (%v): %s", err, tail(out, 20))
+	}
+	return nil
+}
+
+// serverEnv is the environment of initdb and the server: fixed, so that
+// the caller's PG* variables or locale do not change the servers.
+func serverEnv() []string {
+	return []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C"}
+}
+
+// makeCgroup creates the instance's cgroup when cgroups are writable.
+// Every instance gets one, with or without limits, so that every tenancy
+// model is accounted the same way.
+func (p *Provider) makeCgroup(srv *server, workDir string, s provider.InstanceSpec) error {
+	if p.cgroups.Mode == cgroup.None {
+		return nil
+	}
+	path, err := cgroup.GroupPath(p.runName(workDir), s.Name)
+	if err != nil {
+		return err
+	}
+	g, err := p.cgroups.Create(path, cgroup.Limits{CPUs: s.CPUs, MemoryBytes: s.MemoryBytes})
+	if err != nil {
+		return err
+	}
+	srv.group = g
+	if g.Mode() == cgroup.V1 && p.account != nil {
+		// The server joins its group itself, as the server user.
+		if err := g.Chown(p.account.uid, p.account.gid); err != nil {
+			return err
+		}
+	}
+	srv.inst.Cgroup = g.Path()
+	srv.inst.CgroupMode = string(g.Mode())
+	srv.inst.LimitsEnforced = g.LimitsEnforced()
+	return nil
+}
+
+// errPortBusy: the server could not bind its port, taken since it was
+// chosen; another one is tried.
+type errPortBusy struct {
+	port int
+	err  error // with the log
+}
+
+func (e errPortBusy) Error() string { return fmt.Sprintf("port %d is taken: %v", e.port, e.err) }
+
+// launch starts the server on a free port and waits until it is ready.
+// If it does not get ready, it is stopped again before returning.
+func (p *Provider) launch(ctx context.Context, bins postgres.Binaries, srv *server, s provider.InstanceSpec) error {
+	port, err := p.pickPort()
+	if err != nil {
+		return err
+	}
+	srv.inst.Port = port
+	conf := postgres.Config{
+		Port:           port,
+		SocketDir:      srv.inst.SocketDir,
+		MaxConnections: s.MaxConnections,
+		ClusterName:    s.Name,
+		Settings:       s.Settings,
+	}
+	if err := postgres.WriteConfig(srv.inst.DataDir, conf); err != nil {
+		return err
+	}
+	if err := p.startProcess(bins, srv); err != nil {
+		return err
+	}
+	version, err := waitReady(ctx, srv, p.opts.StartTimeout)
+	if err != nil {
+		// Stopped here rather than by the caller: a retry starts a new
+		// process in the same data directory.
+		_ = srv.terminate(context.Background(), 0)
+		// The server's messages are in English: lc_messages is C.
+		if strings.Contains(err.Error(), "Address already in use") {
+			return errPortBusy{port, err}
+		}
+		return err
+	}
+	srv.inst.Version = version
+	return nil
+}
+
+// waitReady connects as the superuser over the socket until it works, and
+// returns the server's version. It fails at once, with the end of the
+// log, if the server exits.
+func waitReady(ctx context.Context, srv *server, timeout time.Duration) (string, error) {
+	deadline := time.Now().Add(timeout)
+	var last error
+	for {
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		conn, err := pgx.Connect(cctx, srv.inst.AdminDSN("postgres"))
+		cancel()
+		if err == nil {
+			v := conn.PgConn().ParameterStatus("server_version")
+			_ = conn.Close(context.Background())
+			if f := strings.Fields(v); len(f) > 0 {
+				v = f[0]
+			}
+			return v, nil
+		}
+		last = err
+		select {
+		case <-srv.exited:
+			return "", fmt.Errorf("the server exited while starting (%s); end of %s:\n%s",
+				srv.cmd.ProcessState, srv.inst.LogFile, logTail(srv.inst.LogFile, 20))
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("the server did not accept connections within %v (last error: %v); end of %s:\n%s",
+				timeout, last, srv.inst.LogFile, logTail(srv.inst.LogFile, 20))
+		}
+	}
+}
+
+// abort undoes a failed Start: stops the process if there is one, removes
+// the cgroup and every file.
+func (srv *server) abort() {
+	if srv.cmd != nil {
+		_ = srv.terminate(context.Background(), 0)
+	}
+	if srv.group != nil {
+		_ = srv.group.Remove(10 * time.Second)
+	}
+	if srv.ownSocketDir && srv.inst != nil {
+		_ = os.RemoveAll(srv.inst.SocketDir)
+	}
+	_ = os.RemoveAll(srv.instDir)
+}
+
+// logTail is the end of a log file, for error messages.
+func logTail(path string, lines int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	defer f.Close()
+	// The last 16 KiB hold the last lines; the log may be long.
+	if fi, err := f.Stat(); err == nil && fi.Size() > 16<<10 {
+		_, _ = f.Seek(-16<<10, io.SeekEnd)
+	}
+	b, _ := io.ReadAll(f)
+	return tail(b, lines)
+}
+
+func tail(b []byte, lines int) string {
+	s := strings.TrimRight(string(b), "\n")
+	parts := strings.Split(s, "\n")
+	if len(parts) > lines {
+		parts = parts[len(parts)-lines:]
+	}
+	return strings.Join(parts, "\n")
+}
