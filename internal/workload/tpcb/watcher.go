@@ -1,0 +1,60 @@
+package tpcb
+
+import (
+	"context"
+	"net"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// watcher interrupts a connection's I/O when the context given to Run ends.
+//
+// pgconn watches the context of every statement itself, at the cost of a
+// context.AfterFunc and a channel per statement. The driver gives Run the
+// same context transaction after transaction, so the watcher registers once
+// per context: when it ends, the connection's deadline is set in the past,
+// which fails the statement in flight (pgconn then closes the connection, as
+// its own deadline handler would). A client given a new context after the
+// old one ended clears the deadline first.
+type watcher struct {
+	done  <-chan struct{} // Done of the watched context; nil if none
+	stop  func() bool
+	fired chan struct{} // closed once the deadline is set
+	conn  net.Conn
+}
+
+// watch makes sure ctx is watched; it fails if ctx has already ended.
+func (w *watcher) watch(ctx context.Context, pg *pgconn.PgConn) error {
+	done := ctx.Done()
+	if done != w.done {
+		w.reset()
+		if done != nil {
+			w.arm(ctx, pg.Conn())
+		}
+		w.done = done
+	}
+	return ctx.Err()
+}
+
+func (w *watcher) arm(ctx context.Context, conn net.Conn) {
+	fired := make(chan struct{})
+	w.fired, w.conn = fired, conn
+	w.stop = context.AfterFunc(ctx, func() {
+		_ = conn.SetDeadline(time.Unix(1, 0))
+		close(fired)
+	})
+}
+
+// reset stops watching; if the watched context had ended, it waits for the
+// deadline to be set and clears it.
+func (w *watcher) reset() {
+	if w.stop == nil {
+		return
+	}
+	if !w.stop() {
+		<-w.fired
+		_ = w.conn.SetDeadline(time.Time{})
+	}
+	w.stop, w.fired, w.conn, w.done = nil, nil, nil, nil
+}

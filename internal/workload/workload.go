@@ -1,0 +1,154 @@
+// Package workload defines what a workload is and keeps the registry of the
+// workloads tenantbench knows. Each workload lives in its own package.
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"gopkg.in/yaml.v3"
+
+	"github.com/tenantbench/tenantbench/internal/spec"
+)
+
+// Connect opens a new connection as the tenant (its role, its database, its
+// search_path). Workloads open as many as they need for parallel loading.
+type Connect func(ctx context.Context) (*pgx.Conn, error)
+
+// Workload is one tenant's instance of a workload at a given scale. Every
+// method is called with connections of the tenant's own role, so the objects
+// it creates land in the tenant's schema or database and belong to it.
+type Workload interface {
+	// TxnNames are the transaction (or query) types, indexed by Client.Pick.
+	TxnNames() []string
+	// Setup creates the tables (DDL only).
+	Setup(ctx context.Context, conn *pgx.Conn) error
+	// Rows is how many rows Ingest loads, for progress.
+	Rows() int64
+	// Ingest loads the data; progress is called with rows loaded so far
+	// (from any goroutine).
+	Ingest(ctx context.Context, connect Connect, progress func(rows int64)) error
+	// PostIngest adds keys and indexes and refreshes statistics.
+	PostIngest(ctx context.Context, conn *pgx.Conn) error
+	// NewClient prepares one terminal on conn.
+	NewClient(ctx context.Context, conn *pgx.Conn, c ClientInfo) (Client, error)
+}
+
+// Client is one terminal of a workload. It is used by one goroutine only.
+type Client interface {
+	// Pick chooses the next transaction type (an index into TxnNames).
+	Pick() int
+	// Run executes one transaction of type typ. It must not allocate more
+	// than the driver needs: it is the hot path.
+	Run(ctx context.Context, typ int) error
+}
+
+// ClientInfo says which terminal of its tenant a client is. Workloads
+// that bind terminals to data (TPC-C's home warehouse and district) use
+// Index and Clients; Seed makes its choices reproducible, distinct clients
+// get distinct seeds.
+type ClientInfo struct {
+	Index   int // 0-based, within the tenant
+	Clients int // the tenant's number of clients
+	Seed    uint64
+}
+
+// ErrRollback is what Client.Run returns for a transaction the workload
+// rolls back on purpose (TPC-C New-Order's 1 %, clause 2.4.2.3). The driver
+// counts it apart: it is neither committed nor failed.
+var ErrRollback = errors.New("expected rollback")
+
+// Retrier is implemented by clients that retry serialization failures and
+// deadlocks themselves; the driver reads the counts when the client stops.
+type Retrier interface {
+	// Retries is the number of retries per transaction type so far.
+	Retries() []int64
+}
+
+// Checker is implemented by workloads with consistency conditions.
+type Checker interface {
+	// Check returns one line per violated condition; none means consistent.
+	Check(ctx context.Context, conn *pgx.Conn) ([]string, error)
+}
+
+// Factory makes a workload from its spec.
+type Factory struct {
+	Name string
+	// Parse decodes and checks workload.options strictly. node may be zero
+	// (no options given). Problems name their path below "workload.options".
+	Parse func(node *yaml.Node) (any, []spec.Problem)
+	// New builds one tenant's workload; opts is what Parse returned.
+	New func(scale float64, opts any) (Workload, error)
+	// Scale, if set, checks one value of workload.scale (already > 0) for
+	// the workload, e.g. a whole number; it returns what is allowed, or ""
+	// when the value is fine.
+	Scale func(scale float64) (allowed string)
+}
+
+// Registry is the set of known workloads. It is an explicit value, not a
+// package global (DESIGN principle 11).
+type Registry map[string]Factory
+
+// Add registers f, refusing a duplicate name.
+func (r Registry) Add(f Factory) {
+	if _, dup := r[f.Name]; dup {
+		panic("workload registered twice: " + f.Name)
+	}
+	r[f.Name] = f
+}
+
+// Names are the registered workload names, sorted.
+func (r Registry) Names() []string {
+	names := make([]string, 0, len(r))
+	for n := range r {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Check validates the workload name, its options and, for workloads that
+// check it, each value of its scale.
+func (r Registry) Check(w *spec.Workload) []spec.Problem {
+	f, ok := r[w.Name]
+	if !ok {
+		return []spec.Problem{{Path: "workload.name", Value: fmt.Sprintf("%q", w.Name),
+			Allowed: "must be one of " + strings.Join(r.Names(), ", ")}}
+	}
+	_, problems := f.Parse(&w.Options)
+	for i, scale := range w.Scale {
+		if f.Scale == nil || !(scale > 0) {
+			continue // no check, or the spec's own rule reports it
+		}
+		if allowed := f.Scale(scale); allowed != "" {
+			path := "workload.scale"
+			if len(w.Scale) > 1 {
+				path = fmt.Sprintf("workload.scale[%d]", i)
+			}
+			problems = append(problems, spec.Problem{Path: path, Value: fmt.Sprint(scale), Allowed: allowed})
+		}
+	}
+	return problems
+}
+
+// Build makes one tenant's workload from the spec.
+func (r Registry) Build(w *spec.Workload, scale float64) (Workload, error) {
+	f, ok := r[w.Name]
+	if !ok {
+		return nil, fmt.Errorf("unknown workload %q", w.Name)
+	}
+	opts, problems := f.Parse(&w.Options)
+	if len(problems) > 0 {
+		return nil, problems[0]
+	}
+	return f.New(scale, opts)
+}
+
+// Rand is the generator workloads draw from; PCG is small, fast and
+// seedable per client.
+func Rand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)) }
