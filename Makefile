@@ -1,0 +1,14 @@
+# The README's commands. `make test` is what CI runs.
+.PHONY: test quickstart build bench
+
+build:
+	go build -o tenantbench ./cmd/tenantbench
+
+quickstart:
+	go run ./cmd/tenantbench run examples/quickstart.yaml
+
+test:
+	gofmt -l . | (! grep .) || (echo "gofmt needed on the files above" && false)
+	go vet ./...
+	go test -count=1 -timeout 20m ./...
+	go test -count=1 -run '^$$' -fuzz FuzzParse -fuzztime 10s ./internal/spec

@@ -1,0 +1,192 @@
+// Command tpcbcmp measures tenantbench's driver against pgbench on the same
+// server, alternating the two (issue 2's benchmark): select-only TPS and
+// the client's CPU seconds per 1000 transactions.
+//
+//	go run ./bench/tpcbcmp -scale 10 -clients 8 -duration 30s -rounds 3
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime/pprof"
+	"sort"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"gopkg.in/yaml.v3"
+
+	"github.com/tenantbench/tenantbench/internal/driver"
+	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/provider/local"
+	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
+)
+
+func main() {
+	scale := flag.Int("scale", 10, "pgbench scale")
+	clients := flag.Int("clients", 8, "connections, both tools")
+	threads := flag.Int("j", 2, "pgbench threads")
+	duration := flag.Duration("duration", 30*time.Second, "each measurement")
+	rounds := flag.Int("rounds", 3, "alternations")
+	script := flag.String("script", "select-only", "tpcb script")
+	transport := flag.String("transport", "tcp", "tcp or unix, both tools")
+	profile := flag.String("cpuprofile", "", "write tenantbench's CPU profile here")
+	flag.Parse()
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err == nil {
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+	}
+	if err := run(*scale, *clients, *threads, *duration, *rounds, *script, *transport); err != nil {
+		fmt.Fprintln(os.Stderr, "tpcbcmp:", err)
+		pprof.StopCPUProfile()
+		os.Exit(1)
+	}
+}
+
+type measure struct{ tps, cpuPer1000 float64 }
+
+func run(scale, clients, threads int, d time.Duration, rounds int, script, transport string) error {
+	ctx := context.Background()
+	work, err := os.MkdirTemp("", "tpcbcmp-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	os.Chmod(work, 0o755)
+	prov, err := local.New(local.Options{})
+	if err != nil {
+		return err
+	}
+	inst, err := prov.Start(ctx, provider.InstanceSpec{Name: "bench", WorkDir: work, MaxConnections: clients + 10,
+		Settings: map[string]string{"shared_buffers": "512MB"}})
+	if err != nil {
+		return err
+	}
+	defer prov.Stop(context.Background(), inst)
+	ps, err := tenancy.Database{}.Place(ctx, []*provider.Instance{inst}, []string{"t01"})
+	if err != nil {
+		return err
+	}
+	p := ps[0]
+	var opts yaml.Node
+	if err := yaml.Unmarshal([]byte("scripts: {"+script+": 1}"), &opts); err != nil {
+		return err
+	}
+	reg := workload.Registry{}
+	reg.Add(tpcb.Factory())
+	w, err := reg.Build(&spec.Workload{Name: "tpcb", Options: *opts.Content[0]}, float64(scale))
+	if err != nil {
+		return err
+	}
+	connect := func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, p.DSN(transport)) }
+	conn, err := connect(ctx)
+	if err != nil {
+		return err
+	}
+	if err := w.Setup(ctx, conn); err != nil {
+		return err
+	}
+	if err := w.Ingest(ctx, connect, func(int64) {}); err != nil {
+		return err
+	}
+	if err := w.PostIngest(ctx, conn); err != nil {
+		return err
+	}
+	// Warm the cache so that neither tool's first round pays for it.
+	if _, err := conn.Exec(ctx, "SELECT sum(abalance) FROM pgbench_accounts"); err != nil {
+		return err
+	}
+	conn.Close(ctx)
+
+	host := inst.Host
+	if transport == "unix" {
+		host = inst.SocketDir
+	}
+	flagFor := map[string]string{"select-only": "-S", "simple-update": "-N", "tpcb-like": ""}
+	var tb, pg []measure
+	for r := 0; r < rounds; r++ {
+		m, err := tenantbench(ctx, w, connect, clients, d)
+		if err != nil {
+			return err
+		}
+		tb = append(tb, m)
+		fmt.Printf("round %d tenantbench: %.0f tps, %.3f CPU s / 1000 txn\n", r+1, m.tps, m.cpuPer1000)
+		args := []string{"-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(threads),
+			"-T", strconv.Itoa(int(d.Seconds())), "-h", host, "-p", strconv.Itoa(inst.Port), "-U", p.Role}
+		if f := flagFor[script]; f != "" {
+			args = append(args, f)
+		}
+		m, err = pgbench(append(args, p.Database), p.Password)
+		if err != nil {
+			return err
+		}
+		pg = append(pg, m)
+		fmt.Printf("round %d pgbench:     %.0f tps, %.3f CPU s / 1000 txn\n", r+1, m.tps, m.cpuPer1000)
+	}
+	mt, mp := median(tb), median(pg)
+	fmt.Printf("\n| tool | median TPS | median client CPU s / 1000 txn |\n|---|---|---|\n")
+	fmt.Printf("| tenantbench | %.0f | %.3f |\n| pgbench | %.0f | %.3f |\n", mt.tps, mt.cpuPer1000, mp.tps, mp.cpuPer1000)
+	fmt.Printf("\nTPS ratio tenantbench/pgbench: %.3f; CPU per transaction ratio: %.3f\n", mt.tps/mp.tps, mt.cpuPer1000/mp.cpuPer1000)
+	return nil
+}
+
+func tenantbench(ctx context.Context, w workload.Workload, connect workload.Connect, clients int, d time.Duration) (measure, error) {
+	before := rusageSelf()
+	res, err := driver.Run(ctx, []driver.Tenant{{Name: "t01", Connect: connect, Workload: w, Clients: clients, Seed: uint64(time.Now().UnixNano())}},
+		driver.Options{Duration: d})
+	if err != nil {
+		return measure{}, err
+	}
+	cpu := rusageSelf() - before
+	n := float64(res.Tenants[0].All.Committed)
+	return measure{tps: n / d.Seconds(), cpuPer1000: cpu / n * 1000}, nil
+}
+
+var tpsLine = regexp.MustCompile(`tps = ([0-9.]+)`)
+var txLine = regexp.MustCompile(`number of transactions actually processed: ([0-9]+)`)
+
+func pgbench(args []string, password string) (measure, error) {
+	cmd := exec.Command("pgbench", args...)
+	cmd.Env = append(os.Environ(), "PGPASSWORD="+password)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return measure{}, fmt.Errorf("pgbench: %v\n%s", err, out)
+	}
+	tps, tx := tpsLine.FindSubmatch(out), txLine.FindSubmatch(out)
+	if tps == nil || tx == nil {
+		return measure{}, fmt.Errorf("pgbench output not understood:\n%s", out)
+	}
+	t, _ := strconv.ParseFloat(string(tps[1]), 64)
+	n, _ := strconv.ParseFloat(string(tx[1]), 64)
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return measure{tps: t, cpuPer1000: cpu.Seconds() / n * 1000}, nil
+}
+
+func rusageSelf() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+func median(ms []measure) measure {
+	pick := func(f func(measure) float64) float64 {
+		v := make([]float64, len(ms))
+		for i, m := range ms {
+			v[i] = f(m)
+		}
+		sort.Float64s(v)
+		return v[len(v)/2]
+	}
+	return measure{tps: pick(func(m measure) float64 { return m.tps }), cpuPer1000: pick(func(m measure) float64 { return m.cpuPer1000 })}
+}

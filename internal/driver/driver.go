@@ -1,0 +1,296 @@
+// Package driver runs every tenant's workload at once in a closed loop and
+// records what happens (issue 2 point 7).
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+// Tenant is one tenant's share of the workload phase.
+type Tenant struct {
+	Name     string
+	Connect  workload.Connect // opens a connection as the tenant
+	Workload workload.Workload
+	Clients  int
+	Seed     uint64
+}
+
+// Options shape the workload phase.
+type Options struct {
+	Warmup   time.Duration // run but not counted
+	Duration time.Duration // counted
+	Progress time.Duration // a line per tenant this often; 0 for none
+	Out      io.Writer     // where progress lines go
+	Label    string        // prefix of progress lines
+	// Grace is how long transactions still in flight at the end may take
+	// before their connections are closed under them (a stalled server
+	// must not hang the run). Default 10 s.
+	Grace time.Duration
+}
+
+// connectTxn marks failures to (re)connect, which belong to no
+// transaction type.
+const connectTxn = -1
+
+// Run connects every client of every tenant, then runs them all for
+// warmup+duration and returns the measurements. All clients connect before
+// the clock starts, so every tenant starts loaded (the workload barrier of
+// seed 000 section 4.2). A cancelled ctx stops the clients at once; the
+// result so far is returned with ctx's error.
+func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
+	if o.Grace == 0 {
+		o.Grace = 10 * time.Second
+	}
+	var workers []*worker
+	names := make([]string, len(tenants))
+	for ti := range tenants {
+		t := &tenants[ti]
+		names[ti] = t.Name
+		for i := 0; i < t.Clients; i++ {
+			workers = append(workers, &worker{tenant: t, tenantIdx: ti, index: i, seed: mix(t.Seed, uint64(i))})
+		}
+	}
+	if len(workers) == 0 {
+		return nil, errors.New("no clients to run")
+	}
+	txns := tenants[0].Workload.TxnNames()
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(16)
+	for _, w := range workers {
+		g.Go(func() error {
+			if err := w.connect(gctx); err != nil {
+				return fmt.Errorf("tenant %s: connecting a client: %w", w.tenant.Name, err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		closeAll(workers)
+		return nil, err
+	}
+
+	start := time.Now()
+	end := start.Add(o.Warmup + o.Duration)
+	col := NewCollector(start, o.Warmup, names, txns, len(workers), o.Out, o.Progress, o.Label)
+	var stopped atomic.Bool
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		w.rec = col.Recorder(w.tenantIdx)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.loop(&stopped, stop, end)
+		}()
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+
+	// The watchdog: on cancel, or when in-flight transactions overstay the
+	// grace period, close the sockets under the clients (net.Conn, unlike
+	// pgx.Conn, may be closed from another goroutine).
+	grace := time.NewTimer(time.Until(end) + o.Grace)
+	defer grace.Stop()
+	var runErr error
+	select {
+	case <-finished:
+	case <-ctx.Done():
+		runErr = ctx.Err()
+		stopped.Store(true)
+		close(stop)
+		closeSockets(workers)
+		<-finished
+	case <-grace.C:
+		stopped.Store(true)
+		close(stop)
+		closeSockets(workers)
+		<-finished
+	}
+	closeAll(workers)
+	res := col.Close()
+	res.Warmup, res.Duration = o.Warmup, o.Duration
+	for _, w := range workers {
+		tr := &res.Tenants[w.tenantIdx]
+		for typ, n := range w.retries {
+			tr.Txns[typ].Retries += n
+			tr.All.Retries += n
+		}
+		if w.lost != "" && (tr.ConnLost == "" || w.lostAt < tr.ConnLostAt) {
+			tr.ConnLost, tr.ConnLostAt = w.lost, w.lostAt
+		}
+	}
+	return res, runErr
+}
+
+type worker struct {
+	tenant    *Tenant
+	tenantIdx int
+	index     int // within the tenant
+	seed      uint64
+	rec       *Recorder
+	client    workload.Client
+	conn      *pgx.Conn
+	mu        sync.Mutex // guards sock, which the watchdog may close
+	sock      net.Conn
+	lost      string        // first lost-connection error
+	lostAt    time.Duration // when, since the phase started
+	retries   []int64       // per type, of clients dropped so far
+	connects  uint64
+}
+
+func (w *worker) connect(ctx context.Context) error {
+	conn, err := w.tenant.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	// A reconnected client draws from a fresh stream, so a replay after an
+	// outage is still deterministic for the same outage.
+	client, err := w.tenant.Workload.NewClient(ctx, conn,
+		workload.ClientInfo{Index: w.index, Clients: w.tenant.Clients, Seed: mix(w.seed, w.connects)})
+	w.connects++
+	if err != nil {
+		conn.Close(context.Background())
+		return err
+	}
+	w.mu.Lock()
+	w.conn, w.client, w.sock = conn, client, conn.PgConn().Conn()
+	w.mu.Unlock()
+	return nil
+}
+
+// loop is the hot path: no lock, no allocation of its own per transaction.
+func (w *worker) loop(stopped *atomic.Bool, stop <-chan struct{}, end time.Time) {
+	defer w.rec.Flush()
+	backoff := 100 * time.Millisecond
+	// Transactions run under a context without a Done channel: pgx then
+	// arms no context watcher per query; cancellation closes the socket.
+	bg := context.Background()
+	for !stopped.Load() {
+		if w.client == nil {
+			err := w.connect(bg)
+			now := time.Now()
+			if !now.Before(end) {
+				return
+			}
+			if err != nil {
+				w.rec.Fail(connectTxn, now, "connection", err)
+				select {
+				case <-stop:
+					return
+				case <-time.After(backoff):
+				}
+				backoff = min(2*backoff, time.Second)
+				continue
+			}
+			backoff = 100 * time.Millisecond
+		}
+		typ := w.client.Pick()
+		t0 := time.Now()
+		if !t0.Before(end) {
+			return
+		}
+		err := w.client.Run(bg, typ)
+		t1 := time.Now()
+		if err == nil {
+			if t1.Before(end) {
+				w.rec.Record(typ, t1, t1.Sub(t0))
+			}
+			continue
+		}
+		if errors.Is(err, workload.ErrRollback) {
+			if t1.Before(end) {
+				w.rec.Rollback(typ, t1)
+			}
+			continue
+		}
+		if stopped.Load() {
+			return // the watchdog closed the socket: not the tenant's failure
+		}
+		if t1.Before(end) {
+			w.rec.Fail(typ, t1, Classify(err), err)
+		}
+		if w.conn.IsClosed() {
+			if w.lost == "" {
+				w.lost, w.lostAt = err.Error(), t1.Sub(w.rec.c.start)
+			}
+			w.drop()
+		}
+	}
+}
+
+func (w *worker) drop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.conn != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		w.conn.Close(ctx)
+		cancel()
+	}
+	w.keepRetries()
+	w.conn, w.client, w.sock = nil, nil, nil
+}
+
+// keepRetries adds up the retries of a client about to be dropped.
+func (w *worker) keepRetries() {
+	r, ok := w.client.(workload.Retrier)
+	if !ok {
+		return
+	}
+	counts := r.Retries()
+	if w.retries == nil {
+		w.retries = make([]int64, len(counts))
+	}
+	for i, n := range counts {
+		w.retries[i] += n
+	}
+}
+
+func closeSockets(ws []*worker) {
+	for _, w := range ws {
+		w.mu.Lock()
+		if w.sock != nil {
+			w.sock.Close()
+		}
+		w.mu.Unlock()
+	}
+}
+
+func closeAll(ws []*worker) {
+	for _, w := range ws {
+		w.drop()
+	}
+}
+
+// Classify names the class of a failure: the SQLSTATE class (the first two
+// characters, e.g. "40" transaction rollback) for a server error, else
+// "connection".
+func Classify(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && len(pe.Code) >= 2 {
+		return pe.Code[:2]
+	}
+	return "connection"
+}
+
+// mix derives a seed from a seed and an index (splitmix64 finaliser), so
+// neighbouring clients draw unrelated streams.
+func mix(seed, i uint64) uint64 {
+	z := seed + 0x9e3779b97f4a7c15*(i+1)
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}

@@ -1,0 +1,115 @@
+package driver
+
+import (
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// bucket is one client's measurements of one second of the workload phase.
+// A client owns its current bucket alone and hands it to the collector when
+// the second changes, so recording takes no lock and, once buckets are
+// recycled, allocates nothing (issue 2 point 7).
+type bucket struct {
+	tenant int
+	second int64
+	hists  []*hdrhistogram.Histogram // per transaction type, latency in us
+	sumUs  []int64                   // exact sums, for the mean
+	sqUs   []float64                 // sums of squares, for the stddev
+	rolled []int64                   // expected rollbacks per type
+	fails  []failCount
+}
+
+// failCount counts one kind of failure within a bucket.
+type failCount struct {
+	typ   int
+	class string        // SQLSTATE class ("40") or "connection"
+	n     int64         //
+	first time.Duration // since the workload started
+	last  time.Duration
+	msg   string // the first message seen, for the summary
+}
+
+func newBucket(tenant, types int) *bucket {
+	b := &bucket{tenant: tenant, hists: make([]*hdrhistogram.Histogram, types),
+		sumUs: make([]int64, types), sqUs: make([]float64, types), rolled: make([]int64, types)}
+	for i := range b.hists {
+		b.hists[i] = NewHistogram()
+	}
+	return b
+}
+
+func (b *bucket) reset() {
+	for i, h := range b.hists {
+		if h.TotalCount() > 0 {
+			h.Reset()
+		}
+		b.sumUs[i] = 0
+		b.sqUs[i] = 0
+		b.rolled[i] = 0
+	}
+	b.fails = b.fails[:0]
+}
+
+// Recorder is one client's handle on the collector. Use it from one
+// goroutine only.
+type Recorder struct {
+	c      *Collector
+	tenant int
+	types  int
+	cur    *bucket
+}
+
+// Record counts one committed transaction of type typ that ended at end
+// after lat.
+func (r *Recorder) Record(typ int, end time.Time, lat time.Duration) {
+	b := r.at(end)
+	us := clampUs(lat.Microseconds())
+	_ = b.hists[typ].RecordValue(us) // cannot fail: us is clamped to the range
+	b.sumUs[typ] += us
+	b.sqUs[typ] += float64(us) * float64(us)
+}
+
+// Rollback counts one transaction of type typ that the workload rolled
+// back on purpose (workload.ErrRollback): neither committed nor failed.
+func (r *Recorder) Rollback(typ int, end time.Time) {
+	r.at(end).rolled[typ]++
+}
+
+// Fail counts one failed transaction of type typ, class being its SQLSTATE
+// class or "connection".
+func (r *Recorder) Fail(typ int, end time.Time, class string, err error) {
+	b := r.at(end)
+	since := end.Sub(r.c.start)
+	for i := range b.fails {
+		f := &b.fails[i]
+		if f.typ == typ && f.class == class {
+			f.n++
+			f.last = since
+			return
+		}
+	}
+	b.fails = append(b.fails, failCount{typ: typ, class: class, n: 1, first: since, last: since, msg: err.Error()})
+}
+
+// at returns the bucket of the second that contains t, handing the previous
+// one to the collector.
+func (r *Recorder) at(t time.Time) *bucket {
+	sec := int64(t.Sub(r.c.start) / time.Second)
+	if r.cur != nil && r.cur.second == sec {
+		return r.cur
+	}
+	r.Flush()
+	r.cur = r.c.take(r.tenant, r.types)
+	r.cur.second = sec
+	return r.cur
+}
+
+// Flush hands the current bucket to the collector. Call it when the client
+// stops.
+func (r *Recorder) Flush() {
+	if r.cur != nil {
+		r.c.full <- r.cur
+		r.cur = nil
+	}
+}

@@ -1,0 +1,161 @@
+package results
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Dir is an experiment's results directory.
+type Dir struct {
+	Path        string
+	settingKeys []string // matrix settings, one results.csv column each
+}
+
+// Create makes the results directory. It must not exist yet or be empty,
+// so that results of two experiments never mix.
+func Create(path string, settingKeys []string) (*Dir, error) {
+	entries, err := os.ReadDir(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return nil, err
+		}
+	case err != nil:
+		return nil, err
+	case len(entries) > 0:
+		return nil, fmt.Errorf("results directory %s is not empty: choose another with --out", path)
+	}
+	return &Dir{Path: path, settingKeys: settingKeys}, nil
+}
+
+// Open opens an existing results directory for reading.
+func Open(path string) (*Dir, error) {
+	if _, err := os.Stat(filepath.Join(path, "spec.yaml")); err != nil {
+		return nil, fmt.Errorf("%s is not a tenantbench results directory (no spec.yaml): %w", path, err)
+	}
+	return &Dir{Path: path}, nil
+}
+
+// WriteFile writes name atomically (a reader never sees half a file).
+func (d *Dir) WriteFile(name string, data []byte, perm os.FileMode) error {
+	full := filepath.Join(d.Path, name)
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return err
+	}
+	tmp := full + ".tmp"
+	if err := os.WriteFile(tmp, data, perm); err != nil {
+		return err
+	}
+	return os.Rename(tmp, full)
+}
+
+// WriteJSON writes v as indented JSON.
+func (d *Dir) WriteJSON(name string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return d.WriteFile(name, append(b, '\n'), 0o644)
+}
+
+// writeCSV writes a header and rows atomically.
+func (d *Dir) writeCSV(name string, header []string, rows [][]string) error {
+	var sb strings.Builder
+	w := csv.NewWriter(&sb)
+	_ = w.Write(header)
+	_ = w.WriteAll(rows) // writes to memory; WriteAll flushes
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return d.WriteFile(name, []byte(sb.String()), 0o644)
+}
+
+// ResultsHeader is the header of results.csv.
+func (d *Dir) ResultsHeader() []string {
+	h := []string{"run_id", "model", "tenants", "scale", "clients", "repetition"}
+	for _, k := range d.settingKeys {
+		h = append(h, "set_"+k)
+	}
+	return append(h, "status", "throughput_tps", "latency_mean_ms", "latency_p95_ms", "latency_p99_ms",
+		"committed", "failed", "provision_s", "setup_s", "ingest_s", "post_ingest_s", "workload_s", "error")
+}
+
+// AppendResult adds a run's row to results.csv, creating it with its
+// header first, and syncs it: the row survives a crash right after.
+func (d *Dir) AppendResult(s *Summary) error {
+	path := filepath.Join(d.Path, "results.csv")
+	_, statErr := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	if errors.Is(statErr, fs.ErrNotExist) {
+		_ = w.Write(d.ResultsHeader())
+	}
+	row := []string{s.RunID, s.Model, itoa(s.Tenants), ftoa(s.Scale), itoa(s.Clients), itoa(s.Repetition)}
+	for _, k := range d.settingKeys {
+		row = append(row, s.Settings[k])
+	}
+	a := s.Provider
+	row = append(row, s.Status, ftoa(a.TPS), ftoa(a.MeanMs), ftoa(a.P95Ms), ftoa(a.P99Ms),
+		strconv.FormatInt(a.Committed, 10), strconv.FormatInt(a.Failed, 10),
+		ftoa(a.ProvisionS), ftoa(a.SetupS), ftoa(a.IngestS), ftoa(a.PostIngest), ftoa(a.WorkloadS), s.Error)
+	_ = w.Write(row)
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// WritePhases writes runs/<id>/phases.csv.
+func (d *Dir) WritePhases(id string, phases []Phase) error {
+	rows := make([][]string, 0, len(phases))
+	for _, p := range phases {
+		rows = append(rows, []string{p.Tenant, p.Phase, ftoa(p.Start), ftoa(p.End), ftoa(p.Seconds()), p.Status, p.Error})
+	}
+	return d.writeCSV(filepath.Join("runs", id, "phases.csv"),
+		[]string{"tenant", "phase", "start_s", "end_s", "duration_s", "status", "error"}, rows)
+}
+
+// classes formats failures by class as "40:3;connection:1", sorted.
+func classes(m map[string]int64) string {
+	keys := make([]string, 0, len(m))
+	for k, v := range m {
+		if v > 0 {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + ":" + strconv.FormatInt(m[k], 10)
+	}
+	return strings.Join(parts, ";")
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// ftoa writes a float with at most 3 decimals and no exponent.
+func ftoa(f float64) string {
+	s := strconv.FormatFloat(f, 'f', 3, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	if s == "" || s == "-0" {
+		return "0"
+	}
+	return s
+}

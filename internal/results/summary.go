@@ -1,0 +1,142 @@
+// Package results lays out and writes the files a run produces, as it goes
+// (DESIGN principle 8): an interrupted experiment leaves every finished run
+// whole and marks the cut one. docs/results.md documents every file.
+package results
+
+import (
+	"time"
+)
+
+// Status of a run.
+const (
+	StatusOK     = "ok"
+	StatusFailed = "failed"
+)
+
+// Summary is runs/<id>/summary.json: everything about one run.
+type Summary struct {
+	RunID      string            `json:"run_id"`
+	Model      string            `json:"model"`
+	Tenants    int               `json:"tenants"`
+	Scale      float64           `json:"scale"`
+	Clients    int               `json:"clients"`
+	Repetition int               `json:"repetition"`
+	Settings   map[string]string `json:"settings"`
+	Seed       int64             `json:"seed"`
+	Workload   string            `json:"workload"`
+	Warmup     float64           `json:"warmup_s"`
+	Duration   float64           `json:"duration_s"`
+
+	Status string    `json:"status"`
+	Error  string    `json:"error,omitempty"`
+	Start  time.Time `json:"start"`
+	End    time.Time `json:"end"`
+
+	Instances []Instance     `json:"instances"`
+	Phases    []Phase        `json:"phases"`
+	Tenant    []TenantTotals `json:"tenant_totals"`
+	Provider  Aggregate      `json:"provider"`
+}
+
+// Instance describes one server of the run.
+type Instance struct {
+	Name           string   `json:"name"`
+	Port           int      `json:"port"`
+	Version        string   `json:"version"`
+	Cgroup         string   `json:"cgroup"`
+	CgroupMode     string   `json:"cgroup_mode"`
+	LimitsEnforced bool     `json:"limits_enforced"`
+	CPUs           float64  `json:"cpus"`
+	MemoryBytes    int64    `json:"memory_bytes"`
+	Tenants        []string `json:"tenants"`
+}
+
+// Phase is one tenant's time in one phase.
+type Phase struct {
+	Tenant string  `json:"tenant"`
+	Phase  string  `json:"phase"`
+	Start  float64 `json:"start_s"` // since the run started
+	End    float64 `json:"end_s"`
+	Status string  `json:"status"`
+	Error  string  `json:"error,omitempty"`
+}
+
+// Seconds is the phase's duration.
+func (p Phase) Seconds() float64 { return p.End - p.Start }
+
+// TenantTotals is one tenant's workload totals (the tenant perspective of
+// seed 000 section 5.1), all transaction types together.
+type TenantTotals struct {
+	Tenant     string           `json:"tenant"`
+	Committed  int64            `json:"committed"`
+	Failed     int64            `json:"failed"`
+	FailedBy   map[string]int64 `json:"failed_by_class"`
+	TPS        float64          `json:"throughput_tps"`
+	MeanMs     float64          `json:"latency_mean_ms"`
+	P95Ms      float64          `json:"latency_p95_ms"`
+	P99Ms      float64          `json:"latency_p99_ms"`
+	ConnLost   string           `json:"connection_lost,omitempty"`
+	Failures   []Failure        `json:"failures,omitempty"`
+	IngestS    float64          `json:"ingest_s"`
+	PostIngest float64          `json:"post_ingest_s"`
+}
+
+// Failure is one kind of failure with when it was first and last seen.
+type Failure struct {
+	Txn     string  `json:"txn"`
+	Class   string  `json:"class"`
+	Count   int64   `json:"count"`
+	FirstS  float64 `json:"first_s"` // since the workload phase started
+	LastS   float64 `json:"last_s"`
+	Message string  `json:"message"`
+}
+
+// Aggregate is the provider perspective of seed 000 section 5.1: sums for
+// throughput, the macro-average for mean latency, the worst tenant for
+// percentiles and the maximum for phase durations.
+type Aggregate struct {
+	TPS        float64 `json:"throughput_tps"`
+	MeanMs     float64 `json:"latency_mean_ms"`
+	P95Ms      float64 `json:"latency_p95_ms"`
+	P99Ms      float64 `json:"latency_p99_ms"`
+	Committed  int64   `json:"committed"`
+	Failed     int64   `json:"failed"`
+	ProvisionS float64 `json:"provision_s"`
+	SetupS     float64 `json:"setup_s"`
+	IngestS    float64 `json:"ingest_s"`
+	PostIngest float64 `json:"post_ingest_s"`
+	WorkloadS  float64 `json:"workload_s"`
+}
+
+// Aggregate computes the provider view from the tenants' totals and the
+// phases (seed 000 section 5.1).
+func AggregateOf(tenants []TenantTotals, phases []Phase) Aggregate {
+	var a Aggregate
+	for _, t := range tenants {
+		a.TPS += t.TPS
+		a.MeanMs += t.MeanMs
+		a.P95Ms = max(a.P95Ms, t.P95Ms)
+		a.P99Ms = max(a.P99Ms, t.P99Ms)
+		a.Committed += t.Committed
+		a.Failed += t.Failed
+	}
+	if len(tenants) > 0 {
+		a.MeanMs /= float64(len(tenants))
+	}
+	for _, p := range phases {
+		d := p.Seconds()
+		switch p.Phase {
+		case "provision":
+			a.ProvisionS = max(a.ProvisionS, d)
+		case "setup":
+			a.SetupS = max(a.SetupS, d)
+		case "ingest":
+			a.IngestS = max(a.IngestS, d)
+		case "post-ingest":
+			a.PostIngest = max(a.PostIngest, d)
+		case "workload":
+			a.WorkloadS = max(a.WorkloadS, d)
+		}
+	}
+	return a
+}

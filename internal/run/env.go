@@ -1,0 +1,75 @@
+package run
+
+import (
+	"bufio"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tenantbench/tenantbench/internal/results"
+)
+
+// Env is env.json: the machine and software an experiment ran on.
+type Env struct {
+	Started        time.Time `json:"started"`
+	CPUs           int       `json:"cpus"`
+	MemoryBytes    int64     `json:"memory_bytes"`
+	Kernel         string    `json:"kernel"`
+	OS             string    `json:"os"`
+	Arch           string    `json:"arch"`
+	GoVersion      string    `json:"go_version"`
+	Version        string    `json:"tenantbench_version"`
+	Commit         string    `json:"tenantbench_commit"`
+	Modified       bool      `json:"tenantbench_modified"`
+	DBMSVersion    string    `json:"dbms_version,omitempty"`
+	CgroupMode     string    `json:"cgroup_mode,omitempty"`
+	LimitsEnforced *bool     `json:"limits_enforced,omitempty"`
+}
+
+// CollectEnv reads what it can of the machine; a missing piece stays empty.
+func CollectEnv(version string) *Env {
+	e := &Env{Started: time.Now(), CPUs: runtime.NumCPU(), OS: runtime.GOOS, Arch: runtime.GOARCH,
+		GoVersion: runtime.Version(), Version: version, MemoryBytes: memTotal()}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		e.Kernel = strings.TrimSpace(string(b))
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				e.Commit = s.Value
+			case "vcs.modified":
+				e.Modified = s.Value == "true"
+			}
+		}
+	}
+	return e
+}
+
+// AddInstance records what the first instance says of the DBMS and cgroups.
+func (e *Env) AddInstance(i results.Instance) {
+	e.DBMSVersion = i.Version
+	e.CgroupMode = i.CgroupMode
+	enforced := i.LimitsEnforced
+	e.LimitsEnforced = &enforced
+}
+
+func memTotal() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		fields := strings.Fields(s.Text())
+		if len(fields) >= 2 && fields[0] == "MemTotal:" {
+			kb, _ := strconv.ParseInt(fields[1], 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}

@@ -1,0 +1,377 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tenantbench/tenantbench/internal/driver"
+	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/results"
+	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+// teardownTimeout bounds stopping a run's servers, also after Ctrl-C.
+const teardownTimeout = 60 * time.Second
+
+type workloadResult struct{ Result *driver.Result }
+
+// execution is one run of the plan: provision -> setup -> ingest ->
+// post-ingest -> workload -> teardown (seed 000 section 4.2). Every tenant
+// enters each phase together: a phase starts when the previous one has
+// ended for all tenants.
+type execution struct {
+	opts    Options
+	spec    *spec.Spec
+	run     *spec.Run
+	keep    bool
+	t0      time.Time
+	workDir string
+
+	instances  []*provider.Instance
+	limits     []provider.InstanceSpec
+	placements []tenancy.Placement
+	workloads  []workload.Workload
+	mu         sync.Mutex // guards phases
+	phases     []results.Phase
+	result     *workloadResult
+	kept       []*Kept
+}
+
+func (e *execution) label() string {
+	r := e.run
+	return fmt.Sprintf("[%s %s %dt %dc r%d]", r.ID, r.Model, r.Tenants, r.Clients, r.Repetition)
+}
+
+func (e *execution) logf(format string, a ...any) {
+	fmt.Fprintf(e.opts.Log, e.label()+" "+format+"\n", a...)
+}
+
+// do executes the run and returns its summary; it never panics on a
+// failed phase, it records it.
+func (e *execution) do(ctx context.Context) *results.Summary {
+	r := e.run
+	e.t0 = time.Now()
+	sum := &results.Summary{RunID: r.ID, Model: r.Model, Tenants: r.Tenants, Scale: r.Scale, Clients: r.Clients,
+		Repetition: r.Repetition, Settings: r.Settings, Seed: r.Seed, Workload: e.spec.Workload.Name,
+		Warmup:   time.Duration(e.spec.Workload.Warmup).Seconds(),
+		Duration: time.Duration(e.spec.Workload.Duration).Seconds(), Start: e.t0}
+	err := e.phasesUpTo(ctx)
+	if ctx.Err() != nil {
+		err = fmt.Errorf("interrupted (%v) during the run; its results are partial: %w", context.Cause(ctx), err)
+	}
+	if err == nil {
+		err = e.healthAfterWorkload()
+	}
+	if !e.keep || err != nil {
+		if terr := e.teardown(); terr != nil {
+			err = errors.Join(err, terr)
+		}
+	} else {
+		e.kept = keptOf(e.instances, e.placements, e.workDir)
+	}
+	sum.End = time.Now()
+	sum.Status = results.StatusOK
+	if err != nil {
+		sum.Status = results.StatusFailed
+		sum.Error = err.Error()
+	}
+	for i, inst := range e.instances {
+		ri := results.Instance{Name: inst.Name, Port: inst.Port, Version: inst.Version, Cgroup: inst.Cgroup,
+			CgroupMode: inst.CgroupMode, LimitsEnforced: inst.LimitsEnforced,
+			CPUs: e.limits[i].CPUs, MemoryBytes: e.limits[i].MemoryBytes}
+		for _, p := range e.placements {
+			if p.Instance == inst {
+				ri.Tenants = append(ri.Tenants, p.Tenant)
+			}
+		}
+		sum.Instances = append(sum.Instances, ri)
+	}
+	sum.Phases = e.phases
+	if e.result != nil {
+		sum.Tenant = results.Totals(e.result.Result)
+	}
+	for i := range sum.Tenant {
+		for _, p := range e.phases {
+			if p.Tenant == sum.Tenant[i].Tenant {
+				switch p.Phase {
+				case "ingest":
+					sum.Tenant[i].IngestS = p.Seconds()
+				case "post-ingest":
+					sum.Tenant[i].PostIngest = p.Seconds()
+				}
+			}
+		}
+	}
+	sum.Provider = results.AggregateOf(sum.Tenant, e.phases)
+	return sum
+}
+
+// phasesUpTo runs provision through workload, stopping at the first
+// failed phase.
+func (e *execution) phasesUpTo(ctx context.Context) error {
+	wd, err := os.MkdirTemp(e.opts.WorkRoot, "tenantbench-"+e.run.ID+"-")
+	if err != nil {
+		return fmt.Errorf("making the run's work directory: %w", err)
+	}
+	// The servers' unprivileged user must traverse it.
+	if err := os.Chmod(wd, 0o755); err != nil {
+		return err
+	}
+	e.workDir = wd
+	steps := []struct {
+		name string
+		fn   func(context.Context) error
+	}{
+		{"provision", e.provision},
+		{"setup", e.setup},
+		{"ingest", e.ingest},
+		{"post-ingest", e.postIngest},
+		{"workload", e.workload},
+	}
+	for _, s := range steps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e.logf("%s", s.name)
+		if err := s.fn(ctx); err != nil {
+			return fmt.Errorf("phase %s: %w", s.name, err)
+		}
+	}
+	return nil
+}
+
+// record adds one tenant's phase.
+func (e *execution) record(tenant, phase string, start, end time.Time, err error) {
+	p := results.Phase{Tenant: tenant, Phase: phase, Start: since(e.t0, start), End: since(e.t0, end), Status: "ok"}
+	if err != nil {
+		p.Status, p.Error = "failed", err.Error()
+	}
+	e.mu.Lock()
+	e.phases = append(e.phases, p)
+	e.mu.Unlock()
+}
+
+// perTenant runs fn for every tenant at once and records each tenant's
+// time in the phase. It returns when all are done: the barrier.
+func (e *execution) perTenant(ctx context.Context, phase string, fn func(ctx context.Context, i int) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for i, p := range e.placements {
+		g.Go(func() error {
+			start := time.Now()
+			err := fn(gctx, i)
+			e.record(p.Tenant, phase, start, time.Now(), err)
+			if err != nil {
+				return fmt.Errorf("tenant %s: %w", p.Tenant, err)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+func (e *execution) provision(ctx context.Context) error {
+	r := e.run
+	model := e.opts.Models[r.Model]
+	n := model.Instances(r.Tenants)
+	res := e.spec.SUT.Resources
+	cpus, mem := res.CPUs, int64(res.Memory)
+	if res.Divide && n > 1 {
+		// Equal total resources across models: S servers get 1/S each
+		// (seed 000 section 4.1 gave each of S containers 480/S GB).
+		cpus, mem = cpus/float64(n), mem/int64(n)
+	}
+	tenants := tenancy.TenantNames(r.Tenants)
+	e.instances = make([]*provider.Instance, n)
+	e.limits = make([]provider.InstanceSpec, n)
+	perInstance := r.Tenants / n
+	g, gctx := errgroup.WithContext(ctx)
+	for i := range n {
+		name := "shared"
+		if n > 1 {
+			name = tenants[i]
+		}
+		is := provider.InstanceSpec{Name: name, WorkDir: e.workDir, Version: e.spec.SUT.Version,
+			Settings: r.Settings, MaxConnections: spec.NeededConnections(r.Model, perInstance, r.Clients),
+			CPUs: cpus, MemoryBytes: mem}
+		e.limits[i] = is
+		g.Go(func() error {
+			start := time.Now()
+			inst, err := e.opts.Provider.Start(gctx, is)
+			end := time.Now()
+			if inst != nil {
+				e.mu.Lock()
+				e.instances[i] = inst
+				e.mu.Unlock()
+			}
+			for ti, t := range tenants {
+				if n == 1 || ti == i {
+					e.record(t, "provision", start, end, err)
+				}
+			}
+			if err != nil {
+				return fmt.Errorf("instance %s: %w", name, err)
+			}
+			return nil
+		})
+	}
+	err := g.Wait()
+	e.instances = compact(e.instances)
+	return err
+}
+
+func compact(in []*provider.Instance) []*provider.Instance {
+	var out []*provider.Instance
+	for _, i := range in {
+		if i != nil {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (e *execution) setup(ctx context.Context) error {
+	start := time.Now()
+	ps, err := e.opts.Models[e.run.Model].Place(ctx, e.instances, tenancy.TenantNames(e.run.Tenants))
+	if err != nil {
+		return err
+	}
+	e.placements = ps
+	e.workloads = make([]workload.Workload, len(ps))
+	for i := range ps {
+		w, err := e.opts.Workloads.Build(&e.spec.Workload, e.run.Scale)
+		if err != nil {
+			return err
+		}
+		e.workloads[i] = w
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for i, p := range ps {
+		g.Go(func() error {
+			conn, err := e.connect(i)(gctx)
+			if err == nil {
+				err = e.workloads[i].Setup(gctx, conn)
+				conn.Close(context.Background())
+			}
+			e.record(p.Tenant, "setup", start, time.Now(), err)
+			if err != nil {
+				return fmt.Errorf("tenant %s: %w", p.Tenant, err)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// connect returns how tenant i connects: its role, its database, its
+// search_path, over the spec's transport.
+func (e *execution) connect(i int) workload.Connect {
+	dsn := e.placements[i].DSN(e.spec.SUT.Transport)
+	return func(ctx context.Context) (*pgx.Conn, error) {
+		cfg, err := pgx.ParseConfig(dsn)
+		if err != nil {
+			return nil, errors.New("bad connection settings") // never echo the DSN: it holds the password
+		}
+		return pgx.ConnectConfig(ctx, cfg)
+	}
+}
+
+func (e *execution) ingest(ctx context.Context) error {
+	bars := newBars(e.opts.Log, e.opts.Terminal)
+	defer bars.wait()
+	return e.perTenant(ctx, "ingest", func(ctx context.Context, i int) error {
+		w := e.workloads[i]
+		progress := bars.add(e.placements[i].Tenant, w.Rows())
+		err := w.Ingest(ctx, e.connect(i), progress)
+		bars.done(e.placements[i].Tenant, err)
+		return err
+	})
+}
+
+func (e *execution) postIngest(ctx context.Context) error {
+	return e.perTenant(ctx, "post-ingest", func(ctx context.Context, i int) error {
+		conn, err := e.connect(i)(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(context.Background())
+		return e.workloads[i].PostIngest(ctx, conn)
+	})
+}
+
+func (e *execution) workload(ctx context.Context) error {
+	var ts []driver.Tenant
+	for i, p := range e.placements {
+		ts = append(ts, driver.Tenant{Name: p.Tenant, Connect: e.connect(i), Workload: e.workloads[i],
+			Clients: e.run.Clients, Seed: uint64(e.run.Seed)*1000003 + uint64(i)})
+	}
+	w := e.spec.Workload
+	start := time.Now()
+	res, err := driver.Run(ctx, ts, driver.Options{Warmup: time.Duration(w.Warmup), Duration: time.Duration(w.Duration),
+		Progress: time.Duration(e.spec.Progress), Out: e.opts.Log, Label: e.label()})
+	end := time.Now()
+	if res != nil {
+		e.result = &workloadResult{Result: res}
+	}
+	for _, p := range e.placements {
+		e.record(p.Tenant, "workload", start, end, err)
+	}
+	return err
+}
+
+// healthAfterWorkload fails the run when a server died or a tenant lost a
+// connection during it: its figures do not describe the intended system.
+func (e *execution) healthAfterWorkload() error {
+	var errs []error
+	for _, inst := range e.instances {
+		select {
+		case <-inst.Exited:
+			errs = append(errs, fmt.Errorf("instance %s exited during the run (see %s)", inst.Name, inst.LogFile))
+		default:
+		}
+	}
+	if e.result != nil {
+		for _, t := range e.result.Result.Tenants {
+			if t.ConnLost != "" {
+				errs = append(errs, fmt.Errorf("tenant %s lost a connection at %.1f s: %s", t.Name, t.ConnLostAt.Seconds(), t.ConnLost))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// teardown stops the run's servers and removes its work directory. It
+// runs with its own deadline, also after Ctrl-C.
+func (e *execution) teardown() error {
+	ctx, cancel := context.WithTimeout(context.Background(), teardownTimeout)
+	defer cancel()
+	var errs []error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, inst := range e.instances {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := e.opts.Provider.Stop(ctx, inst); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("stopping instance %s: %w", inst.Name, err))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if e.workDir != "" {
+		if err := os.RemoveAll(e.workDir); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

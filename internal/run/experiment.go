@@ -1,0 +1,108 @@
+// Package run is the orchestrator: it executes a plan run by run, phase by
+// phase, with barriers between phases, and writes results as it goes.
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/results"
+	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+// Options configure an experiment.
+type Options struct {
+	Out      *results.Dir
+	FailFast bool // stop at the first failed run
+	Keep     bool // leave the last run's instances up
+	Log      io.Writer
+	// Progress says whether Log is a terminal (progress bars) or not
+	// (plain lines).
+	Terminal  bool
+	Provider  provider.Provider
+	Workloads workload.Registry
+	Models    tenancy.Models
+	WorkRoot  string // where runs' work directories go; "" = os.TempDir()
+	Version   string // tenantbench's version, for env.json
+}
+
+// Outcome is what an experiment did.
+type Outcome struct {
+	Runs, Failed int
+	Interrupted  bool
+	Kept         []*Kept // the last run's instances, with --keep
+}
+
+// Experiment runs every run of the plan in order. A failed run does not
+// stop the next unless FailFast; a cancelled ctx (Ctrl-C) marks the current
+// run failed and stops. Results are written after each run.
+func Experiment(ctx context.Context, plan *spec.Plan, o Options) (*Outcome, error) {
+	if o.WorkRoot == "" {
+		o.WorkRoot = os.TempDir()
+	}
+	env := CollectEnv(o.Version)
+	if err := o.Out.WriteJSON("env.json", env); err != nil {
+		return nil, err
+	}
+	out := &Outcome{}
+	for i := range plan.Runs {
+		r := &plan.Runs[i]
+		last := i == len(plan.Runs)-1
+		ex := &execution{opts: o, spec: plan.Spec, run: r, keep: o.Keep && last}
+		sum := ex.do(ctx)
+		out.Runs++
+		if sum.Status != results.StatusOK {
+			out.Failed++
+		}
+		if err := writeRun(o.Out, sum, ex.result); err != nil {
+			return out, fmt.Errorf("writing results of run %s: %w", r.ID, err)
+		}
+		if i == 0 && len(sum.Instances) > 0 {
+			env.AddInstance(sum.Instances[0])
+			if err := o.Out.WriteJSON("env.json", env); err != nil {
+				return out, err
+			}
+		}
+		fmt.Fprintf(o.Log, "%s %s", ex.label(), sum.Status)
+		if sum.Error != "" {
+			fmt.Fprintf(o.Log, ": %s", sum.Error)
+		}
+		fmt.Fprintf(o.Log, " (%.1f tps, mean %.3f ms, p99 %.3f ms)\n", sum.Provider.TPS, sum.Provider.MeanMs, sum.Provider.P99Ms)
+		if ex.kept != nil {
+			out.Kept = ex.kept
+		}
+		if ctx.Err() != nil {
+			out.Interrupted = true
+			break
+		}
+		if o.FailFast && sum.Status != results.StatusOK {
+			break
+		}
+	}
+	return out, nil
+}
+
+// writeRun writes a run's files, results.csv last: a row there means the
+// run's directory is whole.
+func writeRun(d *results.Dir, s *results.Summary, res *workloadResult) error {
+	var errs []error
+	errs = append(errs, d.WritePhases(s.RunID, s.Phases))
+	if res != nil {
+		errs = append(errs, d.WriteTenants(s.RunID, res.Result), d.WriteSeries(s.RunID, res.Result))
+	}
+	errs = append(errs, d.WriteJSON("runs/"+s.RunID+"/summary.json", s))
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return d.AppendResult(s)
+}
+
+// since is seconds from t0 to t.
+func since(t0, t time.Time) float64 { return t.Sub(t0).Seconds() }

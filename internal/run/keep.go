@@ -1,0 +1,99 @@
+package run
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/results"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
+)
+
+// Kept is one server left up by --keep, with the tenants on it.
+type Kept struct {
+	provider.Record
+	Tenants []KeptTenant `json:"tenants"`
+	// password is the superuser's; it goes to pgpass only.
+	password string
+	user     string
+}
+
+// KeptTenant says how to reach one tenant; its password is in pgpass.
+type KeptTenant struct {
+	Tenant   string `json:"tenant"`
+	Database string `json:"database"`
+	Role     string `json:"role"`
+	password string
+}
+
+func keptOf(insts []*provider.Instance, ps []tenancy.Placement, workDir string) []*Kept {
+	var out []*Kept
+	for _, i := range insts {
+		rec := i.Record()
+		// The run's work directory, not the instance's: down removes it
+		// once the last of its instances is gone.
+		rec.WorkDir = workDir
+		k := &Kept{Record: rec, password: i.Password, user: i.User}
+		for _, p := range ps {
+			if p.Instance == i {
+				k.Tenants = append(k.Tenants, KeptTenant{Tenant: p.Tenant, Database: p.Database, Role: p.Role, password: p.Password})
+			}
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// KeptFile is the file `tenantbench down` reads.
+const KeptFile = "instances.json"
+
+// WriteKept writes instances.json and pgpass (mode 0600: the passwords
+// never go to the terminal) and tells the user how to connect and stop.
+func WriteKept(d *results.Dir, kept []*Kept, w io.Writer) error {
+	if err := d.WriteJSON(KeptFile, kept); err != nil {
+		return err
+	}
+	var pg strings.Builder
+	for _, k := range kept {
+		fmt.Fprintf(&pg, "127.0.0.1:%d:*:%s:%s\n", k.Port, pgpassEscape(k.user), pgpassEscape(k.password))
+		for _, t := range k.Tenants {
+			fmt.Fprintf(&pg, "127.0.0.1:%d:%s:%s:%s\n", k.Port, pgpassEscape(t.Database), pgpassEscape(t.Role), pgpassEscape(t.password))
+		}
+	}
+	if err := d.WriteFile("pgpass", []byte(pg.String()), 0o600); err != nil {
+		return err
+	}
+	pgpass, _ := filepath.Abs(filepath.Join(d.Path, "pgpass"))
+	fmt.Fprintf(w, "\nThe last run's instances are still up (--keep). Passwords are in %s.\n", pgpass)
+	for _, k := range kept {
+		fmt.Fprintf(w, "instance %s (port %d):\n", k.Name, k.Port)
+		fmt.Fprintf(w, "  superuser: PGPASSFILE=%s psql \"host=127.0.0.1 port=%d dbname=postgres user=%s\"\n", pgpass, k.Port, k.user)
+		for _, t := range k.Tenants {
+			fmt.Fprintf(w, "  %s: PGPASSFILE=%s psql \"host=127.0.0.1 port=%d dbname=%s user=%s\"\n", t.Tenant, pgpass, k.Port, t.Database, t.Role)
+		}
+	}
+	fmt.Fprintf(w, "Stop them with: tenantbench down %s\n", d.Path)
+	return nil
+}
+
+// ReadKept reads instances.json of a results directory.
+func ReadKept(dir string) ([]provider.Record, error) {
+	b, err := os.ReadFile(filepath.Join(dir, KeptFile))
+	if err != nil {
+		return nil, fmt.Errorf("no instances kept in %s (no %s): %w", dir, KeptFile, err)
+	}
+	var recs []provider.Record
+	if err := json.Unmarshal(b, &recs); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, KeptFile), err)
+	}
+	return recs, nil
+}
+
+// pgpassEscape escapes ':' and '\' as the pgpass format requires.
+func pgpassEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `:`, `\:`).Replace(s)
+}

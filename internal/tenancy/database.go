@@ -1,0 +1,48 @@
+package tenancy
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tenantbench/tenantbench/internal/provider"
+)
+
+// Database is the database-per-tenant model: one server, one database per
+// tenant, owned by the tenant's role and closed to every other role.
+type Database struct{}
+
+func (Database) Instances(int) int { return 1 }
+
+func (Database) Place(ctx context.Context, insts []*provider.Instance, tenants []string) ([]Placement, error) {
+	return placeDatabases(ctx, insts[0], tenants, 0)
+}
+
+// placeDatabases gives each tenant its own role and database on inst;
+// first is the index of tenants[0] among all the run's tenants.
+func placeDatabases(ctx context.Context, inst *provider.Instance, tenants []string, first int) ([]Placement, error) {
+	admin, err := connectAdmin(ctx, inst, "postgres")
+	if err != nil {
+		return nil, err
+	}
+	defer admin.Close(context.Background())
+	if err := lockDown(ctx, admin); err != nil {
+		return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
+	}
+	var out []Placement
+	for i, t := range tenants {
+		pw, err := createRole(ctx, admin, t)
+		if err != nil {
+			return nil, err
+		}
+		// The owner connects by ownership; PUBLIC's default CONNECT goes,
+		// so no other tenant can open this database.
+		err = execAll(ctx, admin,
+			"CREATE DATABASE "+ident(t)+" OWNER "+ident(t),
+			"REVOKE CONNECT, TEMPORARY ON DATABASE "+ident(t)+" FROM PUBLIC")
+		if err != nil {
+			return nil, fmt.Errorf("tenant %s: %w", t, err)
+		}
+		out = append(out, Placement{Tenant: t, Index: first + i, Instance: inst, Database: t, Role: t, Password: pw})
+	}
+	return out, nil
+}
