@@ -186,4 +186,3 @@ workload: {name: tpcb, clients: 2}
 
 // pinnedSeed is RunSeed of the minimal spec's only run (seed 1, scale 1).
 const pinnedSeed = 2030372131068916759
-
