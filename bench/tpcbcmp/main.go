@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strconv"
@@ -39,7 +40,9 @@ func main() {
 	script := flag.String("script", "select-only", "tpcb script")
 	transport := flag.String("transport", "tcp", "tcp or unix, both tools")
 	profile := flag.String("cpuprofile", "", "write tenantbench's CPU profile here")
+	procs := flag.Int("procs", driver.DefaultProcs(), "GOMAXPROCS of tenantbench's driver (tenantbench run --procs)")
 	flag.Parse()
+	runtime.GOMAXPROCS(*procs)
 	if *profile != "" {
 		f, err := os.Create(*profile)
 		if err == nil {

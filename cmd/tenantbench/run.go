@@ -6,12 +6,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/tenantbench/tenantbench/internal/driver"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/run"
@@ -21,6 +23,7 @@ import (
 func runCmd() *cobra.Command {
 	var out string
 	var failFast, keep bool
+	var procs int
 	cmd := &cobra.Command{
 		Use:   "run SPEC",
 		Short: "Run the experiment a spec describes and write its results",
@@ -52,6 +55,10 @@ func runCmd() *cobra.Command {
 			// then stops every server before tenantbench exits.
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if procs <= 0 {
+				procs = driver.DefaultProcs()
+			}
+			runtime.GOMAXPROCS(procs)
 			log := cmd.OutOrStdout()
 			fmt.Fprintf(log, "tenantbench %s: %s, %d run(s), results in %s\n", version, plan.Spec.Name, len(plan.Runs), out)
 			outcome, err := run.Experiment(ctx, plan, run.Options{Out: dir, FailFast: failFast, Keep: keep, Log: log,
@@ -77,6 +84,7 @@ func runCmd() *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", "", "results directory (default results/<name>-<timestamp>)")
 	cmd.Flags().BoolVar(&failFast, "fail-fast", false, "stop at the first failed run")
 	cmd.Flags().BoolVar(&keep, "keep", false, "leave the last run's instances up; stop them with `tenantbench down`")
+	cmd.Flags().IntVar(&procs, "procs", 0, "OS threads for the driver (GOMAXPROCS); default half the CPUs, at least 1")
 	return cmd
 }
 

@@ -1,6 +1,8 @@
 package driver
 
 import (
+	"runtime"
+
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
@@ -29,3 +31,12 @@ func clampUs(us int64) int64 {
 	}
 	return us
 }
+
+// DefaultProcs is how many OS threads run Go code in the driver
+// (GOMAXPROCS) unless told otherwise: half the machine's CPUs, at least
+// one. On a machine shared with the servers under test the driver competes
+// with them for CPU; fewer threads also mean fewer scheduler wake-ups per
+// transaction (measured in BENCHMARKS.md: on 2 cores one thread gave more
+// throughput and less client CPU per transaction than two). pgbench's -j
+// plays the same role.
+func DefaultProcs() int { return max(1, runtime.NumCPU()/2) }

@@ -21,6 +21,7 @@ type Env struct {
 	OS             string    `json:"os"`
 	Arch           string    `json:"arch"`
 	GoVersion      string    `json:"go_version"`
+	DriverProcs    int       `json:"driver_procs"` // GOMAXPROCS of the driver
 	Version        string    `json:"tenantbench_version"`
 	Commit         string    `json:"tenantbench_commit"`
 	Modified       bool      `json:"tenantbench_modified"`
@@ -32,7 +33,7 @@ type Env struct {
 // CollectEnv reads what it can of the machine; a missing piece stays empty.
 func CollectEnv(version string) *Env {
 	e := &Env{Started: time.Now(), CPUs: runtime.NumCPU(), OS: runtime.GOOS, Arch: runtime.GOARCH,
-		GoVersion: runtime.Version(), Version: version, MemoryBytes: memTotal()}
+		GoVersion: runtime.Version(), Version: version, MemoryBytes: memTotal(), DriverProcs: runtime.GOMAXPROCS(0)}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		e.Kernel = strings.TrimSpace(string(b))
 	}

@@ -105,6 +105,8 @@ func ownedSetting(key string) string {
 		return "tenantbench lays out each instance's data directory and writes its configuration and authentication files"
 	case "external_pid_file":
 		return "tenantbench tracks the server processes it starts itself"
+	case "logging_collector", "log_destination":
+		return "tenantbench keeps each server's log as its stderr, in a file in the instance's directory"
 	}
 	return ""
 }
