@@ -10,6 +10,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/workload"
 	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
+	"github.com/tenantbench/tenantbench/internal/workload/tpcc"
 )
 
 func planCmd() *cobra.Command {
@@ -31,6 +32,7 @@ func planCmd() *cobra.Command {
 func registry() workload.Registry {
 	r := workload.Registry{}
 	r.Add(tpcb.Factory())
+	r.Add(tpcc.Factory())
 	return r
 }
 

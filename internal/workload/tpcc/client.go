@@ -1,0 +1,298 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+// Client is one terminal (clause 5.2): it has a home warehouse and a
+// district of its own, deals the transaction types from a shuffled deck and
+// runs each transaction with the input the specification draws for it.
+type Client struct {
+	pg *pgconn.PgConn
+	p  pipe
+	r  rng
+	k  constants
+
+	warehouses int
+	// home and district are the terminal's warehouse and the district its
+	// Stock-Levels use (clause 2.8.1.1); with all_warehouses the home
+	// warehouse moves on by one every transaction.
+	home, district int
+	allWarehouses  bool
+	turn           int
+	pacing         bool
+
+	deck  []int
+	dealt int
+
+	maxRetries int
+	retries    [numTxns]int64
+	counts     Counts
+
+	watch watcher
+
+	begin, commit, rollback stmt
+	newOrder                newOrderTxn
+	payment                 paymentTxn
+	orderStatus             orderStatusTxn
+	delivery                deliveryTxn
+	stockLevel              stockLevelTxn
+}
+
+var (
+	_ workload.Client  = (*Client)(nil)
+	_ workload.Retrier = (*Client)(nil)
+)
+
+// Terminal is the home warehouse and district of client index of clients
+// over warehouses: client i gets warehouse (i mod W) + 1, and the clients
+// of one warehouse spread evenly over its 10 districts (with 10 clients
+// per warehouse, as clause 4.2.2 has it, each district has one terminal).
+func Terminal(index, clients, warehouses int) (warehouse, district int) {
+	if clients < 1 {
+		clients = 1
+	}
+	index %= clients
+	if index < 0 {
+		index += clients
+	}
+	wi := index % warehouses
+	rank := index / warehouses
+	n := clients / warehouses
+	if wi < clients%warehouses {
+		n++
+	}
+	return wi + 1, rank*districtsPerW/n + 1
+}
+
+// NewClient prepares a terminal on conn: its statements, its isolation
+// level, its home warehouse and district from c (see Terminal) and its
+// random stream from c.Seed.
+func (w *Workload) NewClient(ctx context.Context, conn *pgx.Conn, c workload.ClientInfo) (workload.Client, error) {
+	cl := w.newClient(c)
+	cl.pg = conn.PgConn()
+	cl.p = newPipe(cl.pg)
+	if err := conn.PgConn().Exec(ctx, "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL "+isolationSQL(w.opts.Isolation)).Close(); err != nil {
+		return nil, fmt.Errorf("tpcc: set the isolation level: %w", err)
+	}
+	for _, s := range []struct {
+		st       *stmt
+		name, sq string
+	}{
+		{&cl.begin, "begin", "BEGIN"},
+		{&cl.commit, "commit", "COMMIT"},
+		{&cl.rollback, "rollback", "ROLLBACK"},
+	} {
+		if err := s.st.prepare(ctx, conn, s.name, s.sq); err != nil {
+			return nil, err
+		}
+	}
+	for _, prep := range []func(context.Context, *pgx.Conn) error{
+		cl.newOrder.prepare, cl.payment.prepare, cl.orderStatus.prepare, cl.delivery.prepare, cl.stockLevel.prepare,
+	} {
+		if err := prep(ctx, conn); err != nil {
+			return nil, err
+		}
+	}
+	return cl, nil
+}
+
+// newClient is a client without a connection: its choices only.
+func (w *Workload) newClient(c workload.ClientInfo) *Client {
+	home, district := Terminal(c.Index, c.Clients, w.warehouses)
+	cl := &Client{
+		r:             newRNG(c.Seed, 0x7465726d),
+		k:             w.k,
+		warehouses:    w.warehouses,
+		home:          home,
+		district:      district,
+		allWarehouses: w.opts.AllWarehouses,
+		pacing:        w.opts.KeyingAndThinkTime,
+		deck:          append([]int(nil), w.deck...),
+		maxRetries:    w.opts.Retries,
+	}
+	cl.dealt = len(cl.deck)
+	return cl
+}
+
+func isolationSQL(level string) string {
+	switch level {
+	case IsolationRepeatableRead:
+		return "REPEATABLE READ"
+	case IsolationSerializable:
+		return "SERIALIZABLE"
+	}
+	return "READ COMMITTED"
+}
+
+// Pick deals the next card of the terminal's deck, shuffling a new deck
+// when the last is dealt (clause 5.2.4.2).
+func (c *Client) Pick() int {
+	if c.dealt == len(c.deck) {
+		for i := len(c.deck) - 1; i > 0; i-- {
+			j := c.r.rand(0, i)
+			c.deck[i], c.deck[j] = c.deck[j], c.deck[i]
+		}
+		c.dealt = 0
+	}
+	c.dealt++
+	return c.deck[c.dealt-1]
+}
+
+// Run draws the input of one transaction of type typ and executes it. A
+// serialization failure or a deadlock is retried with the same input up to
+// the retries option, after a rollback; the New-Order rolled back on
+// purpose returns workload.ErrRollback; any other error is returned as it
+// came, after a rollback if the connection is still usable.
+func (c *Client) Run(ctx context.Context, typ int) error {
+	if err := c.watch.watch(ctx, c.pg); err != nil {
+		return err
+	}
+	w := c.home
+	if c.allWarehouses {
+		w = (c.home-1+c.turn)%c.warehouses + 1
+		c.turn++
+	}
+	switch typ {
+	case NewOrder:
+		c.newOrder.draw(c, w)
+	case Payment:
+		c.payment.draw(c, w)
+	case OrderStatus:
+		c.orderStatus.draw(c, w)
+	case Delivery:
+		c.delivery.draw(c, w)
+	case StockLevel:
+		c.stockLevel.draw(c, w)
+	default:
+		return fmt.Errorf("tpcc: no transaction type %d", typ)
+	}
+	for attempt := 0; ; attempt++ {
+		var err error
+		switch typ {
+		case NewOrder:
+			err = c.newOrder.run(c)
+		case Payment:
+			err = c.payment.run(c)
+		case OrderStatus:
+			err = c.orderStatus.run(c)
+		case Delivery:
+			err = c.delivery.run(c)
+		case StockLevel:
+			err = c.stockLevel.run(c)
+		}
+		if err == nil || err == workload.ErrRollback {
+			c.counted(typ)
+			return err
+		}
+		c.abort(ctx)
+		if attempt < c.maxRetries && retryable(err) && !c.pg.IsClosed() && ctx.Err() == nil {
+			c.retries[typ]++
+			continue
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return errors.Join(ctxErr, err)
+		}
+		return err
+	}
+}
+
+// counted adds a finished transaction to the counts.
+func (c *Client) counted(typ int) {
+	c.counts.Txns[typ]++
+	switch typ {
+	case NewOrder:
+		c.newOrder.count(&c.counts)
+	case Payment:
+		c.payment.count(&c.counts)
+	case OrderStatus:
+		c.orderStatus.count(&c.counts)
+	case Delivery:
+		c.delivery.count(&c.counts)
+	}
+}
+
+// retryable says whether err is a serialization failure (40001) or a
+// deadlock (40P01).
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+// abort rolls back a transaction a failure left open, if the connection is
+// still usable.
+func (c *Client) abort(ctx context.Context) {
+	if c.pg.IsClosed() || c.pg.TxStatus() == 'I' {
+		return
+	}
+	c.p.send(&c.rollback)
+	if c.p.flush() == nil {
+		_ = c.p.end()
+	}
+}
+
+// Retries are the retries per transaction type so far.
+func (c *Client) Retries() []int64 { return append([]int64(nil), c.retries[:]...) }
+
+// Counts are the terminal's observed rates so far (see Audit).
+func (c *Client) Counts() Counts { return c.counts }
+
+// other is a warehouse other than w drawn at random, for remote order
+// lines (clause 2.4.1.5.2) and remote customers (clause 2.5.1.2); w itself
+// when there is only one.
+func (c *Client) other(w int) int {
+	if c.warehouses == 1 {
+		return w
+	}
+	o := c.r.rand(1, c.warehouses-1)
+	if o >= w {
+		o++
+	}
+	return o
+}
+
+// watcher interrupts the connection's I/O when the context given to Run
+// ends: it sets the connection's deadline in the past, which fails the
+// read in flight (the pipe then closes the connection). It registers once
+// per context, not per statement; a context without a Done channel (the
+// driver's) costs nothing.
+type watcher struct {
+	done  <-chan struct{}
+	stop  func() bool
+	fired chan struct{}
+	pg    *pgconn.PgConn
+}
+
+func (w *watcher) watch(ctx context.Context, pg *pgconn.PgConn) error {
+	if done := ctx.Done(); done != w.done {
+		w.reset()
+		if done != nil {
+			fired := make(chan struct{})
+			w.fired, w.pg = fired, pg
+			w.stop = context.AfterFunc(ctx, func() {
+				_ = pg.Conn().SetDeadline(time.Unix(1, 0))
+				close(fired)
+			})
+		}
+		w.done = done
+	}
+	return ctx.Err()
+}
+
+// reset stops watching; if the watched context had ended, it waits for the
+// deadline to be set and clears it.
+func (w *watcher) reset() {
+	if w.stop != nil && !w.stop() {
+		<-w.fired
+		_ = w.pg.Conn().SetDeadline(time.Time{})
+	}
+	w.stop, w.fired, w.pg, w.done = nil, nil, nil, nil
+}

@@ -1,0 +1,173 @@
+package tpcc
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+// optionsNode parses src as the value of workload.options.
+func optionsNode(t *testing.T, src string) *yaml.Node {
+	t.Helper()
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+		t.Fatalf("yaml: %v", err)
+	}
+	if doc.Kind == 0 {
+		return &yaml.Node{}
+	}
+	return doc.Content[0]
+}
+
+func TestParseValid(t *testing.T) {
+	all := DefaultOptions()
+	all.Mix = [numTxns]int{NewOrder: 50, Payment: 50}
+	all.AllWarehouses, all.Retries, all.Check, all.Isolation, all.Seed, all.LoadConnections, all.Freeze = true, 0, CheckFull, IsolationSerializable, -3, 8, false
+	all.KeyingAndThinkTime = true
+	for _, tc := range []struct {
+		name, src string
+		want      Options
+	}{
+		{"absent", "", DefaultOptions()},
+		{"null", "~", DefaultOptions()},
+		{"empty", "{}", DefaultOptions()},
+		{"all keys", `mix: {new_order: 50, payment: 50}
+all_warehouses: true
+retries: 0
+check: full
+isolation: serializable
+seed: -3
+load_connections: 8
+freeze: false
+keying_and_think_time: true`, all},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, problems := Parse(optionsNode(t, tc.src))
+			if problems != nil {
+				t.Fatalf("problems: %v", problems)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+	if got, problems := Parse(nil); problems != nil || !reflect.DeepEqual(got, DefaultOptions()) {
+		t.Fatalf("Parse(nil) = %+v, %v", got, problems)
+	}
+}
+
+// TestParseProblems checks that every problem is reported at once, with
+// its path below workload.options.
+func TestParseProblems(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []spec.Problem // Allowed matched as a substring
+	}{
+		{"not a mapping", "[1]", []spec.Problem{{Path: "workload.options", Value: "a list", Allowed: "must be a mapping"}}},
+		{"unknown key", "warehouses: 3", []spec.Problem{{Path: "workload.options.warehouses", Value: "warehouses", Allowed: "unknown key"}}},
+		{"mix sum", "mix: {new_order: 45, payment: 43, order_status: 4, delivery: 4}",
+			[]spec.Problem{{Path: "workload.options.mix", Value: "a mapping", Allowed: "sum to 96"}}},
+		{"mix entries", "mix: {new_order: 101, payment: -1, neworder: 3, delivery: 1.5}", []spec.Problem{
+			{Path: "workload.options.mix.new_order", Value: "101", Allowed: "percentage from 0 to 100"},
+			{Path: "workload.options.mix.payment", Value: "-1", Allowed: "percentage from 0 to 100"},
+			{Path: "workload.options.mix.neworder", Value: "neworder", Allowed: "unknown transaction; the names are new_order, payment"},
+			{Path: "workload.options.mix.delivery", Value: "1.5", Allowed: "percentage"},
+		}},
+		{"mix not a mapping", "mix: 45", []spec.Problem{{Path: "workload.options.mix", Value: "45", Allowed: "mapping of transaction name"}}},
+		{"everything wrong", `all_warehouses: yes please
+retries: 101
+check: some
+isolation: snapshot
+seed: 1.5
+load_connections: 65
+retries: 2`, []spec.Problem{
+			{Path: "workload.options.all_warehouses", Value: "yes please", Allowed: "true or false"},
+			{Path: "workload.options.retries", Value: "101", Allowed: "from 0 to 100"},
+			{Path: "workload.options.check", Value: "some", Allowed: "basic"},
+			{Path: "workload.options.isolation", Value: "snapshot", Allowed: "read_committed"},
+			{Path: "workload.options.seed", Value: "1.5", Allowed: "whole number"},
+			{Path: "workload.options.load_connections", Value: "65", Allowed: "to 64"},
+			{Path: "workload.options.retries", Value: "retries", Allowed: "given twice"},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, problems := Parse(optionsNode(t, tc.src))
+			if got != nil {
+				t.Errorf("options %+v returned with problems", got)
+			}
+			if len(problems) != len(tc.want) {
+				t.Fatalf("problems %v, want %d", problems, len(tc.want))
+			}
+			for i, p := range problems {
+				w := tc.want[i]
+				if p.Path != w.Path || p.Value != w.Value || !strings.Contains(p.Allowed, w.Allowed) || p.Line == 0 {
+					t.Errorf("problem %d: %+v, want %+v", i, p, w)
+				}
+			}
+		})
+	}
+}
+
+func TestNew(t *testing.T) {
+	for _, scale := range []float64{0, -1, 1.5, 0.5} {
+		if _, err := New(scale, nil); err == nil || !strings.Contains(err.Error(), "number of warehouses") {
+			t.Errorf("New(%v) = %v, want an error about the number of warehouses", scale, err)
+		}
+	}
+	bad := DefaultOptions()
+	bad.Mix[NewOrder] = 46
+	if _, err := New(1, bad); err == nil {
+		t.Error("a mix of 101 accepted")
+	}
+	wl, err := New(2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := wl.TxnNames(); !reflect.DeepEqual(names, []string{"new_order", "payment", "order_status", "delivery", "stock_level"}) {
+		t.Errorf("TxnNames = %v", names)
+	}
+	if _, ok := wl.(workload.Checker); !ok {
+		t.Error("tpcc is not a workload.Checker")
+	}
+	if w, ok := wl.(*Workload); !ok || w.Warehouses() != 2 {
+		t.Error("New(2) does not make 2 warehouses")
+	}
+	r := workload.Registry{}
+	r.Add(Factory())
+	if _, err := r.Build(&spec.Workload{Name: "tpcc"}, 1); err != nil {
+		t.Errorf("Registry.Build: %v", err)
+	}
+}
+
+func TestAudit(t *testing.T) {
+	o := DefaultOptions()
+	c := Counts{
+		Txns:      [numTxns]int64{45000, 43000, 4000, 4000, 4000},
+		Rollbacks: 450, OrderLines: 450000, RemoteLines: 4500,
+		RemotePayments: 6450, PaymentsByName: 25800, OrderStatusByName: 2400,
+		DeliveredOrders: 40000,
+	}
+	if got := Audit(c, 10, o); len(got) != 0 {
+		t.Fatalf("a faithful run audited: %v", got)
+	}
+	c.RemotePayments = 0
+	c.SkippedDistricts, c.SkippingDeliveries = 1000, 1000
+	got := Audit(c, 10, o)
+	if len(got) != 2 || !strings.Contains(got[0], "remote payments") || !strings.Contains(got[1], "skipping") {
+		t.Fatalf("audit %v", got)
+	}
+	// One warehouse: nothing remote is expected.
+	c.RemotePayments, c.RemoteLines, c.SkippedDistricts, c.SkippingDeliveries = 0, 0, 0, 0
+	if got := Audit(c, 1, o); len(got) != 0 {
+		t.Fatalf("one warehouse audited: %v", got)
+	}
+	o.Mix = [numTxns]int{100, 0, 0, 0, 0}
+	if got := Audit(Counts{Txns: [numTxns]int64{100}, OrderLines: 1000, Rollbacks: 1}, 1, o); len(got) != 4 {
+		t.Fatalf("a New-Order-only mix: %v", got)
+	}
+}

@@ -1,0 +1,223 @@
+package tpcc
+
+import (
+	"math/bits"
+	"math/rand/v2"
+)
+
+// rng is a PCG generator with the draws of the specification: random(x, y)
+// (clause 2.1.5), NURand (clause 2.1.6) and the strings of clause 4.3.2.
+// It is a concrete type, not a rand.Source, so the generator's inner loops
+// make direct calls.
+type rng struct{ pcg rand.PCG }
+
+// newRNG is a generator for the stream named by a and b.
+func newRNG(a, b uint64) rng {
+	var r rng
+	r.pcg.Seed(mix64(a), mix64(b^0x6a09e667f3bcc909))
+	return r
+}
+
+// streamRNG is the generator of one part of the generated data: table t of
+// warehouse w (0 for the item table), under the workload's seed. Every part
+// draws from its own stream, so any warehouse can be generated on its own
+// and equals the same warehouse generated in a full load (DESIGN principle
+// 2).
+func streamRNG(seed uint64, t table, w int) rng {
+	return newRNG(seed, uint64(t)<<40|uint64(w))
+}
+
+// mix64 is the splitmix64 finaliser: neighbouring inputs give unrelated
+// outputs.
+func mix64(z uint64) uint64 {
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// rand is random(x, y) of clause 2.1.5: uniform over [x .. y], both ends
+// included. (Lemire's multiply-shift; its bias, below y-x+1 in 2^64, is far
+// beneath anything a run can observe.)
+func (r *rng) rand(x, y int) int {
+	hi, _ := bits.Mul64(r.pcg.Uint64(), uint64(y-x+1))
+	return x + int(hi)
+}
+
+// nurand is NURand(A, x, y) of clause 2.1.6:
+//
+//	(((random(0, A) | random(x, y)) + C) % (y - x + 1)) + x
+func (r *rng) nurand(a, c, x, y int) int {
+	return (((r.rand(0, a) | r.rand(x, y)) + c) % (y - x + 1)) + x
+}
+
+// The A values of clause 2.1.6 and the ranges they are drawn over.
+const (
+	aLast = 255  // C_LAST: NURand(255, 0, 999)
+	aCID  = 1023 // C_ID: NURand(1023, 1, 3000)
+	aItem = 8191 // OL_I_ID: NURand(8191, 1, 100000)
+)
+
+// constants are the C values of clause 2.1.6: one per field, the same for
+// every terminal of a tenant. cLoad is the C used for C_LAST when the
+// database is populated (clause 4.3.3.1); cLast the C used for C_LAST during
+// the run, chosen so that the two obey the rule of clause 2.1.6.1.
+type constants struct {
+	cLoad, cLast, cID, cItem int
+}
+
+// newConstants draws the C values from the workload's seed.
+func newConstants(seed uint64) constants {
+	r := newRNG(seed, 0xc0ffee)
+	k := constants{cLoad: r.rand(0, aLast), cID: r.rand(0, aCID), cItem: r.rand(0, aItem)}
+	// Clause 2.1.6.1: C_DELTA = |C_LOAD - C_RUN| must lie in [65 .. 119]
+	// and be neither 96 nor 112. C_RUN must itself lie in [0 .. A]; as
+	// delta <= 119 < 128, one of the two signs always fits.
+	for {
+		delta := r.rand(65, 119)
+		if !validDelta(delta) {
+			continue
+		}
+		up := k.cLoad + delta
+		down := k.cLoad - delta
+		switch {
+		case up <= aLast && down >= 0:
+			if r.rand(0, 1) == 0 {
+				k.cLast = up
+			} else {
+				k.cLast = down
+			}
+		case up <= aLast:
+			k.cLast = up
+		default:
+			k.cLast = down
+		}
+		return k
+	}
+}
+
+// validDelta is the rule of clause 2.1.6.1 on C_DELTA.
+func validDelta(delta int) bool {
+	return delta >= 65 && delta <= 119 && delta != 96 && delta != 112
+}
+
+// alnum are the characters of a random a-string (clause 4.3.2.2:
+// alphanumeric). 62 of them: a 6-bit draw of 62 or 63 is drawn again.
+const alnum = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// fillAlnum fills dst with random alphanumeric characters, ten per 64-bit
+// draw.
+func (r *rng) fillAlnum(dst []byte) {
+	var x uint64
+	left := 0
+	for i := 0; i < len(dst); {
+		if left == 0 {
+			x, left = r.pcg.Uint64(), 10
+		}
+		v := x & 63
+		x >>= 6
+		left--
+		if v < 62 {
+			dst[i] = alnum[v]
+			i++
+		}
+	}
+}
+
+// fillDigits fills dst with random decimal digits (an n-string, clause
+// 4.3.2.2), from 4-bit draws below 10.
+func (r *rng) fillDigits(dst []byte) {
+	var x uint64
+	left := 0
+	for i := 0; i < len(dst); {
+		if left == 0 {
+			x, left = r.pcg.Uint64(), 16
+		}
+		v := x & 15
+		x >>= 4
+		left--
+		if v < 10 {
+			dst[i] = byte('0' + v)
+			i++
+		}
+	}
+}
+
+// fillLetters fills dst with random upper-case letters (the two letters of
+// W_STATE, D_STATE and C_STATE, clause 4.3.3.1).
+func (r *rng) fillLetters(dst []byte) {
+	var x uint64
+	left := 0
+	for i := 0; i < len(dst); {
+		if left == 0 {
+			x, left = r.pcg.Uint64(), 12
+		}
+		v := x & 31
+		x >>= 5
+		left--
+		if v < 26 {
+			dst[i] = byte('A' + v)
+			i++
+		}
+	}
+}
+
+// original is the string that 10 % of I_DATA and S_DATA hold (clause
+// 4.3.3.1).
+const original = "ORIGINAL"
+
+// syllables make customer last names (clause 4.3.2.3).
+var syllables = [10]string{"BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI", "CALLY", "ATION", "EING"}
+
+// appendLastName appends the last name of number n in [0 .. 999]: the
+// syllables of its three digits (clause 4.3.2.3; 371 is PRICALLYOUGHT).
+func appendLastName(dst []byte, n int) []byte {
+	dst = append(dst, syllables[n/100]...)
+	dst = append(dst, syllables[n/10%10]...)
+	return append(dst, syllables[n%10]...)
+}
+
+// lastName is the last name of number n in [0 .. 999].
+func lastName(n int) string { return string(appendLastName(nil, n)) }
+
+// sample marks k of the n positions [0, n) chosen at random, each set of k
+// equally likely (Floyd's algorithm). It selects the 10 % of rows that
+// clause 4.3.3.1 asks for ("selected at random").
+func (r *rng) sample(n, k int) bitset {
+	s := newBitset(n)
+	for j := n - k; j < n; j++ {
+		t := r.rand(0, j)
+		if s.has(t) {
+			s.set(j)
+		} else {
+			s.set(t)
+		}
+	}
+	return s
+}
+
+// bitset is a set of small non-negative integers.
+type bitset []uint64
+
+func newBitset(n int) bitset    { return make(bitset, (n+63)/64) }
+func (s bitset) set(i int)      { s[i>>6] |= 1 << (i & 63) }
+func (s bitset) has(i int) bool { return s[i>>6]&(1<<(i&63)) != 0 }
+func (s bitset) count() (n int) {
+	for _, w := range s {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+// permute fills p with a random permutation of 1 .. len(p) (Fisher-Yates):
+// O_C_ID "selected sequentially from a random permutation of [1 .. 3,000]"
+// (clause 4.3.3.1).
+func (r *rng) permute(p []int32) {
+	for i := range p {
+		p[i] = int32(i + 1)
+	}
+	for i := len(p) - 1; i > 0; i-- {
+		j := r.rand(0, i)
+		p[i], p[j] = p[j], p[i]
+	}
+}

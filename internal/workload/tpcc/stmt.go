@@ -1,0 +1,125 @@
+package tpcc
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// stmt is a prepared statement with its parameter buffers, allocated once
+// and sized by the parameter's type: the hot path only overwrites them.
+type stmt struct {
+	name, sql string
+	params    [][]byte
+}
+
+// Parameter type OIDs the statements use.
+const (
+	oidInt4      = 23
+	oidInt8      = 20
+	oidText      = 25
+	oidVarchar   = 1043
+	oidInt4Array = 1007
+)
+
+// Room reserved per parameter: a text parameter is a last name (at most
+// 15 bytes, clause 4.3.2.3); an int4[] holds at most one element per order
+// line.
+const (
+	textRoom  = 32
+	arrayRoom = 20 + maxOrderLines*8
+)
+
+// prepare prepares s on conn and sizes its buffers from the parameter
+// types the server inferred.
+func (s *stmt) prepare(ctx context.Context, conn *pgx.Conn, name, sql string) error {
+	s.name, s.sql = "tpcc_"+name, sql
+	sd, err := conn.Prepare(ctx, s.name, sql)
+	if err != nil {
+		return fmt.Errorf("tpcc: prepare %s: %w", name, err)
+	}
+	size := 0
+	for _, oid := range sd.ParamOIDs {
+		n, ok := paramRoom(oid)
+		if !ok {
+			return fmt.Errorf("tpcc: prepare %s: parameter of type oid %d", name, oid)
+		}
+		size += n
+	}
+	buf := make([]byte, size)
+	s.params = make([][]byte, len(sd.ParamOIDs))
+	for i, oid := range sd.ParamOIDs {
+		n, _ := paramRoom(oid)
+		s.params[i], buf = buf[:n:n], buf[n:]
+		switch oid {
+		case oidText, oidVarchar, oidInt4Array:
+			s.params[i] = s.params[i][:0]
+		}
+	}
+	return nil
+}
+
+func paramRoom(oid uint32) (int, bool) {
+	switch oid {
+	case oidInt4:
+		return 4, true
+	case oidInt8:
+		return 8, true
+	case oidText, oidVarchar:
+		return textRoom, true
+	case oidInt4Array:
+		return arrayRoom, true
+	}
+	return 0, false
+}
+
+// int4 sets parameter i, an int4.
+func (s *stmt) int4(i int, v int) {
+	binary.BigEndian.PutUint32(s.params[i], uint32(int32(v)))
+}
+
+// text sets parameter i, a text.
+func (s *stmt) text(i int, v string) {
+	s.params[i] = append(s.params[i][:0], v...)
+}
+
+// int4s sets parameter i, an int4[] of the values of vs (binary array
+// format: dimensions, null flag, element type, then per dimension its
+// length and lower bound, then each element's length and value).
+func (s *stmt) int4s(i int, vs []int32) {
+	b := s.params[i][:0]
+	if len(vs) == 0 {
+		b = binary.BigEndian.AppendUint32(b, 0)
+		b = binary.BigEndian.AppendUint32(b, 0)
+		s.params[i] = binary.BigEndian.AppendUint32(b, oidInt4)
+		return
+	}
+	b = binary.BigEndian.AppendUint32(b, 1)
+	b = binary.BigEndian.AppendUint32(b, 0)
+	b = binary.BigEndian.AppendUint32(b, oidInt4)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(vs)))
+	b = binary.BigEndian.AppendUint32(b, 1)
+	for _, v := range vs {
+		b = binary.BigEndian.AppendUint32(b, 4)
+		b = binary.BigEndian.AppendUint32(b, uint32(v))
+	}
+	s.params[i] = b
+}
+
+// Result decoders for binary values.
+
+func getInt4(v []byte) int {
+	if len(v) != 4 {
+		return 0
+	}
+	return int(int32(binary.BigEndian.Uint32(v)))
+}
+
+func getInt8(v []byte) int64 {
+	if len(v) != 8 {
+		return 0
+	}
+	return int64(binary.BigEndian.Uint64(v))
+}
