@@ -95,7 +95,7 @@ func TestQuickstart(t *testing.T) {
 		t.Fatalf("quickstart failed: %v\n%s", err, b)
 	}
 	log := string(b)
-	for _, want := range []string{"provision", "ingest", "post-ingest", "workload", "progress:", "results: " + out} {
+	for _, want := range []string{"provision", "ingest", "post-ingest", "workload", "check", "progress:", "results: " + out} {
 		if !strings.Contains(log, want) {
 			t.Errorf("output lacks %q:\n%s", want, log)
 		}
@@ -132,8 +132,8 @@ func TestQuickstart(t *testing.T) {
 			t.Errorf("run %s: %d series rows", r["run_id"], len(series))
 		}
 		phases := readCSV(t, filepath.Join(dir, "phases.csv"))
-		if len(phases) != 2*5 {
-			t.Errorf("run %s: %d phase rows, want 10", r["run_id"], len(phases))
+		if len(phases) != 2*6 {
+			t.Errorf("run %s: %d phase rows, want 12 (2 tenants x 6 phases, check included)", r["run_id"], len(phases))
 		}
 		var s results.Summary
 		sb, err := os.ReadFile(filepath.Join(dir, "summary.json"))
@@ -302,6 +302,7 @@ func assertNoLeftovers(t *testing.T, tmp string) {
 // the pgpass file (mode 0600) and never printing a password; down stops
 // them and leaves nothing behind.
 func TestKeepAndDown(t *testing.T) {
+	var ee *exec.ExitError
 	tmp := workRoot(t)
 	out := filepath.Join(tmp, "results")
 	specPath := filepath.Join(tmp, "keep.yaml")
@@ -342,6 +343,21 @@ workload: {name: tpcb, scale: 1, clients: 1, duration: 2s}
 	psql.Env = append(os.Environ(), "PGPASSFILE="+pgpass)
 	if pb, err := psql.CombinedOutput(); err != nil || strings.TrimSpace(string(pb)) != "1" {
 		t.Errorf("connecting as t02 with pgpass: %v %s", err, pb)
+	}
+	// check: consistent after the run, violated after a corruption
+	b, err = exec.Command(binary, "check", out).CombinedOutput()
+	if err != nil || strings.Count(string(b), "consistent") != 2 {
+		t.Errorf("check after the run: %v\n%s", err, b)
+	}
+	corrupt := exec.Command("psql", "-XAtc", "UPDATE pgbench_branches SET bbalance = bbalance + 1", "host=127.0.0.1 port="+port+" dbname=t02 user=t02")
+	corrupt.Env = append(os.Environ(), "PGPASSFILE="+pgpass)
+	if cb, err := corrupt.CombinedOutput(); err != nil {
+		t.Fatalf("corrupting t02: %v %s", err, cb)
+	}
+	b, err = exec.Command(binary, "check", out).CombinedOutput()
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(b), "t02: 1 consistency condition(s) violated") ||
+		!strings.Contains(string(b), "t01: consistent") {
+		t.Errorf("check after corrupting t02: %v\n%s", err, b)
 	}
 	b, err = exec.Command(binary, "down", out).CombinedOutput()
 	if err != nil {

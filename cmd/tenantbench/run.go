@@ -15,6 +15,7 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/driver"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
+	"github.com/tenantbench/tenantbench/internal/report"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/run"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
@@ -71,6 +72,13 @@ func runCmd() *cobra.Command {
 					return err
 				}
 			}
+			// The report is made from the files alone; a report that cannot be
+			// made does not undo the runs, so it is said, not failed.
+			if err := report.Write(out); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "tenantbench: the report could not be written: %v\n", err)
+			} else {
+				fmt.Fprintf(log, "report: %s\n", filepath.Join(out, report.Subdir, "report.html"))
+			}
 			fmt.Fprintf(log, "results: %s (results.csv, runs/<id>/)\n", out)
 			if outcome.Interrupted {
 				return runsFailed{failed: outcome.Failed, runs: outcome.Runs}
@@ -102,7 +110,7 @@ func downCmd() *cobra.Command {
 			defer cancel()
 			var failed error
 			for _, r := range recs {
-				if err := local.StopRecord(ctx, r); err != nil {
+				if err := local.StopRecord(ctx, r.Record); err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "instance %s: %v\n", r.Name, err)
 					failed = err
 					continue

@@ -25,7 +25,7 @@ const teardownTimeout = 60 * time.Second
 type workloadResult struct{ Result *driver.Result }
 
 // execution is one run of the plan: provision -> setup -> ingest ->
-// post-ingest -> workload -> teardown (seed 000 section 4.2). Every tenant
+// post-ingest -> workload -> check -> teardown (seed 000 section 4.2). Every tenant
 // enters each phase together: a phase starts when the previous one has
 // ended for all tenants.
 type execution struct {
@@ -67,9 +67,6 @@ func (e *execution) do(ctx context.Context) *results.Summary {
 	err := e.phasesUpTo(ctx)
 	if ctx.Err() != nil {
 		err = fmt.Errorf("interrupted (%v) during the run; its results are partial: %w", context.Cause(ctx), err)
-	}
-	if err == nil {
-		err = e.healthAfterWorkload()
 	}
 	if !e.keep || err != nil {
 		if terr := e.teardown(); terr != nil {
@@ -136,13 +133,20 @@ func (e *execution) phasesUpTo(ctx context.Context) error {
 		{"ingest", e.ingest},
 		{"post-ingest", e.postIngest},
 		{"workload", e.workload},
+		{"check", e.check},
 	}
 	for _, s := range steps {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		e.logf("%s", s.name)
-		if err := s.fn(ctx); err != nil {
+		err := s.fn(ctx)
+		if err == nil && s.name == "workload" {
+			// A dead server or a lost connection fails the run here,
+			// before the check phase would only find the server gone.
+			err = e.healthAfterWorkload()
+		}
+		if err != nil {
 			return fmt.Errorf("phase %s: %w", s.name, err)
 		}
 	}

@@ -81,16 +81,33 @@ func WriteKept(d *results.Dir, kept []*Kept, w io.Writer) error {
 }
 
 // ReadKept reads instances.json of a results directory.
-func ReadKept(dir string) ([]provider.Record, error) {
+func ReadKept(dir string) ([]*Kept, error) {
 	b, err := os.ReadFile(filepath.Join(dir, KeptFile))
 	if err != nil {
 		return nil, fmt.Errorf("no instances kept in %s (no %s): %w", dir, KeptFile, err)
 	}
-	var recs []provider.Record
-	if err := json.Unmarshal(b, &recs); err != nil {
+	var kept []*Kept
+	if err := json.Unmarshal(b, &kept); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, KeptFile), err)
 	}
-	return recs, nil
+	return kept, nil
+}
+
+// TenantDSN is how to reach a kept tenant over TCP, its password read from
+// the results' pgpass.
+func TenantDSN(dir string, k *Kept, t KeptTenant) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "pgpass"))
+	if err != nil {
+		return "", err
+	}
+	want := fmt.Sprintf("127.0.0.1:%d:%s:%s:", k.Port, pgpassEscape(t.Database), pgpassEscape(t.Role))
+	for _, line := range strings.Split(string(b), "\n") {
+		if pw, ok := strings.CutPrefix(line, want); ok {
+			inst := provider.Instance{Host: "127.0.0.1", Port: k.Port, SocketDir: k.SocketDir}
+			return inst.DSN("tcp", t.Database, t.Role, strings.NewReplacer(`\:`, ":", `\\`, `\`).Replace(pw)), nil
+		}
+	}
+	return "", fmt.Errorf("no password for %s in %s", t.Tenant, filepath.Join(dir, "pgpass"))
 }
 
 // pgpassEscape escapes ':' and '\' as the pgpass format requires.

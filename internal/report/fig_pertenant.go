@@ -1,0 +1,123 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/tenantbench/tenantbench/internal/metrics"
+)
+
+// tenantValue is one tenant's figures in one run (tenants.csv, txn all).
+type tenantValue struct {
+	tps, meanMs, p99Ms float64
+}
+
+// largestPoints are the points at the largest tenant count with a
+// successful run, one per series: the tenant perspective is most telling
+// where tenants compete most.
+func (e *experiment) largestPoints() []*point {
+	n := maxTenants(e.points)
+	var out []*point
+	for _, p := range e.points {
+		if p.tenants == n && len(p.okRuns()) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// seriesIndex is a series' position, which fixes its colour.
+func (e *experiment) seriesIndex(series string) int {
+	for i, s := range seriesNames(e.points) {
+		if s == series {
+			return i
+		}
+	}
+	return 0
+}
+
+// perTenant draws one bar per tenant and series at the largest tenant
+// count (seed 000 Fig. 8, the tenant perspective): the mean over the
+// successful repetitions, whiskers from min to max when there are several.
+func (e *experiment) perTenant(id, title, yLabel string, get func(tenantValue) float64, col string) *figure {
+	points := e.largestPoints()
+	if len(points) == 0 {
+		return missing(id, title, "no successful run.")
+	}
+	n := points[0].tenants
+	values := func(p *point) map[string][]float64 {
+		out := map[string][]float64{}
+		for _, r := range p.okRuns() {
+			for _, t := range r.tenants {
+				out[t.Tenant] = append(out[t.Tenant], get(tenantValue{tps: t.TPS, meanMs: t.MeanMs, p99Ms: t.P99Ms}))
+			}
+		}
+		return out
+	}
+	return e.tenantBars(id, fmt.Sprintf("%s, %s", title, tenantsLabel(n)), yLabel, points, values,
+		fmt.Sprintf("Each tenant's %s in the runs with %s (runs/<id>/tenants.csv, rows txn=all, column %s), one bar per "+
+			"tenant and series: the mean over the successful repetitions", col, tenantsLabel(n), col))
+}
+
+// tenantBars draws bars per tenant (categories) and point (series),
+// from values per tenant name over repetitions.
+func (e *experiment) tenantBars(id, title, yLabel string, points []*point, values func(*point) map[string][]float64, caption string) *figure {
+	type series struct {
+		p    *point
+		vals map[string][]float64
+	}
+	var all []series
+	names := map[string]bool{}
+	for _, p := range points {
+		v := values(p)
+		if len(v) == 0 {
+			continue
+		}
+		all = append(all, series{p, v})
+		for t := range v {
+			names[t] = true
+		}
+	}
+	if len(all) == 0 {
+		return missing(id, title, "no successful run has per-tenant values.")
+	}
+	tenants := make([]string, 0, len(names))
+	for t := range names {
+		tenants = append(tenants, t)
+	}
+	sort.Strings(tenants)
+	c := newChart(title, "Tenant", yLabel)
+	top, spread := 0.0, false
+	for i, s := range all {
+		off, w := groupOffset(i, len(all))
+		b := &bars{width: w, color: colorOf(e.seriesIndex(s.p.series))}
+		var xs, means, mins, maxs []float64
+		for j, t := range tenants {
+			vs := s.vals[t]
+			if len(vs) == 0 {
+				continue
+			}
+			st, err := metrics.Summarize(vs)
+			if err != nil {
+				continue
+			}
+			b.add(float64(j)+off, 0, st.Mean)
+			xs, means, mins, maxs = append(xs, float64(j)+off), append(means, st.Mean), append(mins, st.Min), append(maxs, st.Max)
+			top = max(top, st.Max)
+			spread = spread || st.N > 1
+		}
+		c.Add(b)
+		if spread {
+			if eb, err := minMaxBars(xs, means, mins, maxs); err == nil {
+				c.Add(eb)
+			}
+		}
+		c.addLegend(s.p.series, b)
+	}
+	c.nominalX(tenants)
+	fromZero(c.Plot, top)
+	if spread {
+		caption += "; whiskers span the minimum and maximum across repetitions"
+	}
+	return drawn(id, caption+".", c)
+}

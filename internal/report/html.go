@@ -1,0 +1,144 @@
+package report
+
+import (
+	"bytes"
+	"html/template"
+	"regexp"
+)
+
+// page is what the HTML template renders.
+type page struct {
+	Name      string
+	Dir       string
+	Headline  string
+	Counts    string
+	Span      string
+	Env       *table
+	Plan      *table
+	SpecText  string
+	Results   []*table
+	Failed    *table
+	Sections  []section
+	Warnings  []string
+	Generated string
+}
+
+// prolog is what gonum writes before <svg>: an XML declaration and a
+// comment, which have no place inside an HTML document.
+var prolog = regexp.MustCompile(`(?s)^.*?<svg\b`)
+
+// inlineSVG makes a figure's SVG part of the page, so that report.html is
+// one file that needs nothing else to open (no network, no neighbours).
+// The SVG is ours, drawn by gonum from numbers; the title, which may hold
+// text from the results (a setting's value), is escaped. role and
+// aria-label let a screen reader name the figure.
+func inlineSVG(svg []byte, title string) template.HTML {
+	attrs := `<svg role="img" aria-label="` + template.HTMLEscapeString(title) + `"`
+	return template.HTML(prolog.ReplaceAllLiteral(svg, []byte(attrs)))
+}
+
+var funcs = template.FuncMap{
+	"svg":   func(f *figure) template.HTML { return inlineSVG(f.Img.svg, f.Title) },
+	"align": func(t *table, i int) string { return map[bool]string{true: "num", false: ""}[t.Numeric[i]] },
+}
+
+var pageTemplate = template.Must(template.New("report").Funcs(funcs).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>tenantbench report: {{.Name}}</title>
+<style>
+body { font-family: "Liberation Sans", Arimo, Arial, Helvetica, sans-serif; margin: 0 auto; max-width: 1100px; padding: 1em 2em; color: #222; line-height: 1.4; }
+h1 { margin-bottom: 0.2em; }
+h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 2em; }
+h3 { margin: 0.2em 0; font-size: 1.05em; }
+.sub { color: #555; margin: 0.2em 0; }
+nav ul { columns: 2; font-size: 0.95em; }
+table { border-collapse: collapse; margin: 0.5em 0 1.2em; font-size: 0.9em; }
+th, td { border: 1px solid #ddd; padding: 0.2em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr:nth-child(even) td { background: #fafafa; }
+.Note { color: #555; font-size: 0.9em; margin: 0.2em 0; }
+figure { margin: 1.5em 0; padding: 0.5em; border: 1px solid #e5e5e5; }
+figure svg { display: block; width: 100%; max-width: 840px; height: auto; }
+figcaption { font-size: 0.9em; color: #333; margin-top: 0.4em; }
+figure.missing { background: #fafafa; color: #555; }
+pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
+.warn { color: #8a4b00; }
+footer { margin-top: 3em; color: #777; font-size: 0.85em; }
+</style>
+</head>
+<body>
+<header>
+<h1>{{.Name}}</h1>
+<p class="sub">Results directory {{.Dir}}. {{.Counts}}{{if .Span}} Runs from {{.Span}}.{{end}}</p>
+<p class="sub">{{.Headline}}</p>
+</header>
+<nav><ul>
+<li><a href="#env">Environment</a></li>
+<li><a href="#plan">Plan</a></li>
+<li><a href="#results">Results</a></li>
+<li><a href="#failed">Failed runs</a></li>
+{{range $i, $s := .Sections}}<li><a href="#section-{{$i}}">{{$s.Title}}</a></li>
+{{end}}{{if .Warnings}}<li><a href="#warnings">Warnings</a></li>{{end}}
+</ul></nav>
+{{define "table"}}<table>
+<thead><tr>{{range $i, $h := .Header}}<th class="{{align $ $i}}">{{$h}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr>{{range $i, $c := .}}<td class="{{align $ $i}}">{{$c}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>{{end}}
+<section id="env">
+<h2>Environment</h2>
+{{if .Env.Note}}<p class="note">{{.Env.Note}}</p>{{end}}
+{{if .Env.Rows}}{{template "table" .Env}}{{end}}
+</section>
+<section id="plan">
+<h2>Plan</h2>
+<p class="note">{{.Plan.Note}}</p>
+{{template "table" .Plan}}
+{{if .SpecText}}<details><summary>spec.yaml, as run</summary><pre>{{.SpecText}}</pre></details>{{end}}
+</section>
+<section id="results">
+<h2>Results</h2>
+<p class="note">Per matrix point, over its successful repetitions: n of them, mean, sample standard deviation, coefficient of variation, minimum, maximum, and the less favourable value (seed 000 section 5.1). Empty: no value (one repetition has no standard deviation).</p>
+{{range .Results}}<h3>{{.Title}}</h3>
+<p class="note">{{.Note}}</p>
+{{template "table" .}}
+{{end}}
+</section>
+<section id="failed">
+<h2>Failed runs</h2>
+<p class="note">{{.Failed.Note}}</p>
+{{if .Failed.Rows}}{{template "table" .Failed}}{{end}}
+</section>
+{{range $i, $s := .Sections}}<section id="section-{{$i}}">
+<h2>{{$s.Title}}</h2>
+{{range $s.Figures}}{{if .Note}}<figure class="missing" id="fig-{{.ID}}">
+<h3>{{.Title}}</h3>
+<p>{{.Note}}</p>
+</figure>
+{{else}}<figure id="fig-{{.ID}}">
+{{svg .}}
+<figcaption>{{.Caption}} Files: <a href="{{.ID}}.svg">{{.ID}}.svg</a>, <a href="{{.ID}}.png">{{.ID}}.png</a>.</figcaption>
+</figure>
+{{end}}{{end}}</section>
+{{end}}
+{{if .Warnings}}<section id="warnings">
+<h2>Warnings</h2>
+<ul>{{range .Warnings}}<li class="warn">{{.}}</li>{{end}}</ul>
+</section>{{end}}
+<footer>Written by tenantbench report from the results files only (nothing was re-run). {{.Generated}}</footer>
+</body>
+</html>
+`))
+
+func renderHTML(p *page) ([]byte, error) {
+	var b bytes.Buffer
+	if err := pageTemplate.Execute(&b, p); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,278 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/tenantbench/tenantbench/internal/results"
+	"github.com/tenantbench/tenantbench/internal/spec"
+)
+
+// ErrNotResults marks a directory that is not a tenantbench results
+// directory (no spec.yaml): the CLI exits 2 on it.
+var ErrNotResults = errors.New("not a tenantbench results directory")
+
+// experiment is a results directory read whole, the report's only input.
+type experiment struct {
+	dir      *results.Dir
+	name     string
+	specText string
+	spec     *spec.Spec // nil when spec.yaml could not be parsed
+	plan     *spec.Plan // nil likewise
+	env      map[string]any
+	runs     []*run   // every row of results.csv, in plan order
+	points   []*point // matrix points, in plan order
+	// vary says which dimensions besides the model and the tenants take
+	// more than one value; only those go into labels.
+	vary     vary
+	warnings []string // files that could not be read; the report goes on without them
+}
+
+// run is one run: its results.csv row and what its directory holds.
+type run struct {
+	row     results.ResultRow
+	summary *results.Summary
+	// tenants are the tenants.csv rows of txn "all", in tenant order.
+	tenants []results.TenantRow
+	// perSecond is the committed transactions of each second since the
+	// workload phase started, summed over tenants (timeseries.csv, "all").
+	perSecond []float64
+	// warmup is how many of those seconds are warmup.
+	warmup int
+}
+
+func (r *run) ok() bool { return r.row.Status == results.StatusOK }
+
+// vary records which dimensions vary across the experiment's runs.
+type vary struct {
+	scale, clients bool
+	settings       []string // sorted
+}
+
+// load reads dir. Only a missing spec.yaml or an unreadable results.csv is
+// an error; a run whose own files are missing or broken is reported as a
+// warning and drawn from what remains, so that one bad file does not cost
+// the whole report.
+func load(path string) (*experiment, error) {
+	dir, err := results.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s (no spec.yaml)", ErrNotResults, path)
+	}
+	e := &experiment{dir: dir, name: filepath.Base(filepath.Clean(path))}
+	e.readSpec()
+	if e.env, err = dir.ReadEnv(); err != nil {
+		e.warn("env.json: %v", err)
+	}
+	rows, err := dir.ReadResults()
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// No run has ended yet: the report shows the plan and nothing else.
+	case err != nil:
+		return nil, err
+	}
+	for _, row := range rows {
+		e.runs = append(e.runs, e.readRun(row))
+	}
+	e.vary = varyOf(e.runs)
+	e.points = groupPoints(e.runs, e.vary)
+	return e, nil
+}
+
+func (e *experiment) warn(format string, args ...any) {
+	e.warnings = append(e.warnings, fmt.Sprintf(format, args...))
+}
+
+func (e *experiment) readSpec() {
+	b, err := os.ReadFile(filepath.Join(e.dir.Path, "spec.yaml"))
+	if err != nil {
+		e.warn("spec.yaml: %v", err)
+		return
+	}
+	e.specText = string(b)
+	s, problems := spec.Parse(b)
+	if len(problems) == 0 {
+		var plan *spec.Plan
+		if plan, problems = spec.Expand(s); len(problems) == 0 {
+			e.spec, e.plan, e.name = s, plan, s.Name
+			return
+		}
+	}
+	// A spec written by another version of tenantbench may not parse
+	// here; the runs' own files still say everything the figures need.
+	e.warn("spec.yaml could not be read as a spec (%s); the plan is left out", problems[0].Error())
+}
+
+func (e *experiment) readRun(row results.ResultRow) *run {
+	r := &run{row: row}
+	id := row.RunID
+	var err error
+	if r.summary, err = e.dir.ReadSummary(id); err != nil {
+		e.warn("run %s: %v", id, err)
+	} else {
+		r.warmup = int(r.summary.Warmup + 0.5)
+	}
+	tenants, err := e.dir.ReadTenants(id)
+	if err != nil {
+		e.warn("run %s: %v", id, err)
+	}
+	for _, t := range tenants {
+		if t.Txn == "all" {
+			r.tenants = append(r.tenants, t)
+		}
+	}
+	sort.Slice(r.tenants, func(i, j int) bool { return r.tenants[i].Tenant < r.tenants[j].Tenant })
+	series, err := e.dir.ReadSeries(id)
+	if err != nil {
+		e.warn("run %s: %v", id, err)
+	}
+	for _, s := range series {
+		if s.Txn != "all" || s.Second < 0 {
+			continue
+		}
+		for int(s.Second) >= len(r.perSecond) {
+			r.perSecond = append(r.perSecond, 0)
+		}
+		r.perSecond[s.Second] += float64(s.Committed)
+	}
+	return r
+}
+
+// varyOf finds the dimensions that take more than one value.
+func varyOf(runs []*run) vary {
+	scales, clients, settings := map[float64]bool{}, map[int]bool{}, map[string]bool{}
+	for _, r := range runs {
+		scales[r.row.Scale] = true
+		clients[r.row.Clients] = true
+		// results.csv has a set_ column only for list-valued settings, so
+		// a column is a dimension even when the runs so far share a value.
+		for k := range r.row.Settings {
+			settings[k] = true
+		}
+	}
+	v := vary{scale: len(scales) > 1, clients: len(clients) > 1}
+	for k := range settings {
+		v.settings = append(v.settings, k)
+	}
+	sort.Strings(v.settings)
+	return v
+}
+
+// point is one matrix point: the runs that differ only by repetition.
+type point struct {
+	model    string
+	tenants  int
+	scale    float64
+	clients  int
+	settings map[string]string
+	series   string // the label of its line: the point without its tenants
+	label    string // series and tenants
+	runs     []*run // every repetition, failed ones too
+}
+
+// okRuns are the repetitions that succeeded: only they enter statistics,
+// since a failed run's figures are partial.
+func (p *point) okRuns() []*run {
+	var out []*run
+	for _, r := range p.runs {
+		if r.ok() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (p *point) failed() int { return len(p.runs) - len(p.okRuns()) }
+
+// seriesLabel names a line: the model and every other varying dimension
+// but the tenants.
+func seriesLabel(row results.ResultRow, v vary) string {
+	parts := []string{row.Model}
+	if v.scale {
+		parts = append(parts, "scale "+fmtNum(row.Scale))
+	}
+	if v.clients {
+		parts = append(parts, fmt.Sprintf("%d clients", row.Clients))
+	}
+	for _, k := range v.settings {
+		parts = append(parts, k+"="+row.Settings[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func tenantsLabel(n int) string {
+	if n == 1 {
+		return "1 tenant"
+	}
+	return fmt.Sprintf("%d tenants", n)
+}
+
+// groupPoints groups runs into matrix points, in the order their first
+// repetition appears (plan order).
+func groupPoints(runs []*run, v vary) []*point {
+	byKey := map[string]*point{}
+	var out []*point
+	for _, r := range runs {
+		series := seriesLabel(r.row, v)
+		key := series + "\x00" + fmt.Sprint(r.row.Tenants)
+		p := byKey[key]
+		if p == nil {
+			p = &point{model: r.row.Model, tenants: r.row.Tenants, scale: r.row.Scale, clients: r.row.Clients,
+				settings: r.row.Settings, series: series, label: series + ", " + tenantsLabel(r.row.Tenants)}
+			byKey[key] = p
+			out = append(out, p)
+		}
+		p.runs = append(p.runs, r)
+	}
+	return out
+}
+
+// seriesNames are the distinct series of points, in order of appearance.
+func seriesNames(points []*point) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range points {
+		if !seen[p.series] {
+			seen[p.series] = true
+			out = append(out, p.series)
+		}
+	}
+	return out
+}
+
+// maxTenants is the largest tenant count with a successful run.
+func maxTenants(points []*point) int {
+	n := 0
+	for _, p := range points {
+		if len(p.okRuns()) > 0 {
+			n = max(n, p.tenants)
+		}
+	}
+	return n
+}
+
+// failedRuns lists the runs that failed, in plan order.
+func (e *experiment) failedRuns() []*run {
+	var out []*run
+	for _, r := range e.runs {
+		if !r.ok() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// repeated says whether some point has two successful repetitions: the
+// figures about spread need them.
+func (e *experiment) repeated() bool {
+	for _, p := range e.points {
+		if len(p.okRuns()) > 1 {
+			return true
+		}
+	}
+	return false
+}

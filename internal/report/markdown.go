@@ -1,0 +1,86 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// mdCell escapes what would break a Markdown table cell.
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// writeMDTable writes t as a GitHub-flavoured Markdown table.
+func writeMDTable(b *strings.Builder, t *table) {
+	if len(t.Rows) == 0 {
+		return
+	}
+	b.WriteString("|")
+	for _, h := range t.Header {
+		b.WriteString(" " + mdCell(h) + " |")
+	}
+	b.WriteString("\n|")
+	for i := range t.Header {
+		if t.Numeric[i] {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range t.Rows {
+		b.WriteString("|")
+		for _, c := range r {
+			b.WriteString(" " + mdCell(c) + " |")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+// renderMarkdown writes summary.md: the report's tables, and its figures
+// as links to the SVG files beside it.
+func renderMarkdown(p *page) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", p.Name)
+	fmt.Fprintf(&b, "Results directory `%s`. %s", p.Dir, p.Counts)
+	if p.Span != "" {
+		fmt.Fprintf(&b, " Runs from %s.", p.Span)
+	}
+	fmt.Fprintf(&b, "\n\n%s\n\n", p.Headline)
+	b.WriteString("## Environment\n\n")
+	if p.Env.Note != "" {
+		b.WriteString(p.Env.Note + "\n\n")
+	}
+	writeMDTable(&b, p.Env)
+	fmt.Fprintf(&b, "## Plan\n\n%s\n\n", p.Plan.Note)
+	writeMDTable(&b, p.Plan)
+	b.WriteString("## Results\n\nPer matrix point, over its successful repetitions: n of them, mean, sample standard " +
+		"deviation, coefficient of variation, minimum, maximum, and the less favourable value (seed 000 section 5.1). " +
+		"Empty: no value (one repetition has no standard deviation).\n\n")
+	for _, t := range p.Results {
+		fmt.Fprintf(&b, "### %s\n\n%s\n\n", t.Title, t.Note)
+		writeMDTable(&b, t)
+	}
+	fmt.Fprintf(&b, "## Failed runs\n\n%s\n\n", p.Failed.Note)
+	writeMDTable(&b, p.Failed)
+	for _, s := range p.Sections {
+		fmt.Fprintf(&b, "## %s\n\n", s.Title)
+		for _, f := range s.Figures {
+			if f.Note != "" {
+				fmt.Fprintf(&b, "**%s**: %s\n\n", f.Title, f.Note)
+				continue
+			}
+			fmt.Fprintf(&b, "![%s](%s.svg)\n\n%s\n\n", f.Title, f.ID, f.Caption)
+		}
+	}
+	if len(p.Warnings) > 0 {
+		b.WriteString("## Warnings\n\n")
+		for _, w := range p.Warnings {
+			fmt.Fprintf(&b, "- %s\n", mdCell(w))
+		}
+		b.WriteString("\n")
+	}
+	return []byte(b.String())
+}

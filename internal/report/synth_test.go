@@ -1,0 +1,220 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tenantbench/tenantbench/internal/results"
+)
+
+// synth describes a small results directory a test writes: 2 models x
+// tenants 1 and 2 x 2 repetitions, with numbers the test chooses, so that
+// every expected statistic follows from them.
+type synth struct {
+	scale float64 // multiplies every throughput, for compare
+	// failLast marks the last run failed.
+	failLast bool
+}
+
+// synthModels and synthTenants span the synthetic plan, in plan order.
+var (
+	synthModels  = []string{"schema", "database"}
+	synthTenants = []int{1, 2}
+)
+
+// tenantTPS is tenant k's (0-based) throughput in a run: distinct per
+// model, tenant count, repetition and tenant, so that a mix-up shows.
+func (s synth) tenantTPS(model string, tenants, rep, k int) float64 {
+	base := map[string]float64{"schema": 100, "database": 200}[model]
+	if s.scale == 0 {
+		s.scale = 1
+	}
+	return s.scale * (base/float64(tenants) + 20*float64(rep-1) + 10*float64(k))
+}
+
+// tenantMeanMs is tenant k's mean latency.
+func (s synth) tenantMeanMs(model string, tenants, rep, k int) float64 {
+	return float64(tenants) + 2*float64(rep-1) + 0.5*float64(k)
+}
+
+const synthSpec = `name: synth
+seed: 1
+repeat: 2
+sut:
+  engine: postgres
+  settings:
+    shared_buffers: 128MB
+tenancy:
+  model: [schema, database]
+  tenants: [1, 2]
+workload:
+  name: tpcb
+  scale: 1
+  clients: 2
+  warmup: 2s
+  duration: 10s
+`
+
+// write creates the results directory under a new temporary directory
+// and returns its path.
+func (s synth) write(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "synth")
+	dir, err := results.Create(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, dir.WriteFile("spec.yaml", []byte(synthSpec), 0o644))
+	must(t, dir.WriteFile("env.json", []byte(`{"started":"2026-01-02T03:04:05Z","cpus":8,"memory_bytes":17179869184,`+
+		`"kernel":"6.1.0","os":"linux","arch":"amd64","dbms_version":"16.4","cgroup_mode":"v2","limits_enforced":true}`), 0o644))
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	n := 0
+	for _, model := range synthModels {
+		for _, tenants := range synthTenants {
+			for rep := 1; rep <= 2; rep++ {
+				n++
+				id := fmt.Sprintf("%03d", n)
+				sum := &results.Summary{RunID: id, Model: model, Tenants: tenants, Scale: 1, Clients: 2, Repetition: rep,
+					Settings: map[string]string{"shared_buffers": "128MB"}, Workload: "tpcb", Warmup: 2, Duration: 10,
+					Status: results.StatusOK, Start: start, End: start.Add(20 * time.Second)}
+				start = start.Add(30 * time.Second)
+				if s.failLast && n == len(synthModels)*len(synthTenants)*2 {
+					sum.Status, sum.Error = results.StatusFailed, "workload: instance t02 exited: synthetic failure"
+				}
+				var phases []results.Phase
+				for k := range tenants {
+					name := fmt.Sprintf("t%02d", k+1)
+					tt := results.TenantTotals{Tenant: name, TPS: s.tenantTPS(model, tenants, rep, k),
+						MeanMs: s.tenantMeanMs(model, tenants, rep, k)}
+					tt.P95Ms, tt.P99Ms = 2*tt.MeanMs, 3*tt.MeanMs
+					tt.Committed = int64(tt.TPS * 10)
+					sum.Tenant = append(sum.Tenant, tt)
+					at := 0.0
+					for j, ph := range []string{"provision", "setup", "ingest", "post-ingest", "workload"} {
+						d := float64(j+1) * float64(tenants)
+						phases = append(phases, results.Phase{Tenant: name, Phase: ph, Start: at, End: at + d, Status: "ok"})
+						at += d
+					}
+				}
+				sum.Phases = phases
+				sum.Provider = results.AggregateOf(sum.Tenant, phases)
+				must(t, dir.WriteJSON(filepath.Join("runs", id, "summary.json"), sum))
+				must(t, dir.WritePhases(id, phases))
+				writeTenantsCSV(t, dir, id, sum.Tenant)
+				writeSeriesCSV(t, dir, id, sum.Tenant)
+				must(t, dir.AppendResult(sum))
+			}
+		}
+	}
+	return path
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeCSV(t *testing.T, path string, rows [][]string) {
+	t.Helper()
+	must(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	f, err := os.Create(path)
+	must(t, err)
+	w := csv.NewWriter(f)
+	must(t, w.WriteAll(rows))
+	must(t, f.Close())
+}
+
+// writeTenantsCSV writes tenants.csv with docs/results.md's header: a
+// transaction row and an "all" row per tenant.
+func writeTenantsCSV(t *testing.T, dir *results.Dir, id string, tenants []results.TenantTotals) {
+	rows := [][]string{{"run_id", "tenant", "txn", "committed", "failed", "failed_by_class", "rollbacks", "retries",
+		"throughput_tps", "latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms"}}
+	for _, tt := range tenants {
+		for _, txn := range []string{"tpcb-like", "all"} {
+			rows = append(rows, []string{id, tt.Tenant, txn, fmt.Sprint(tt.Committed), "0", "", "0", "0", fmt.Sprint(tt.TPS),
+				fmt.Sprint(tt.MeanMs), fmt.Sprint(tt.MeanMs), fmt.Sprint(tt.P95Ms), fmt.Sprint(tt.P99Ms), fmt.Sprint(4 * tt.MeanMs)})
+		}
+	}
+	writeCSV(t, dir.RunFile(id, "tenants.csv"), rows)
+}
+
+// writeSeriesCSV writes 12 seconds (2 of warmup) per tenant, each second
+// at the tenant's throughput.
+func writeSeriesCSV(t *testing.T, dir *results.Dir, id string, tenants []results.TenantTotals) {
+	rows := [][]string{{"second", "tenant", "txn", "warmup", "committed", "failed", "latency_mean_ms", "latency_p99_ms"}}
+	for s := range 12 {
+		for _, tt := range tenants {
+			for _, txn := range []string{"tpcb-like", "all"} {
+				rows = append(rows, []string{fmt.Sprint(s), tt.Tenant, txn, fmt.Sprint(s < 2), fmt.Sprint(int(tt.TPS)), "0",
+					fmt.Sprint(tt.MeanMs), fmt.Sprint(tt.P99Ms)})
+			}
+		}
+	}
+	writeCSV(t, dir.RunFile(id, "timeseries.csv"), rows)
+}
+
+// addMonitorFiles adds what the monitor will write: results.csv columns
+// cpu_s and mem_peak_mb, and per run resources.csv, tenant_cpu.csv and
+// waits.csv, in the shape fig_monitor.go reads.
+func addMonitorFiles(t *testing.T, path string) {
+	t.Helper()
+	tab, err := results.ReadTable(filepath.Join(path, "results.csv"))
+	must(t, err)
+	rows := [][]string{append(append([]string{}, tab.Header...), "cpu_s", "mem_peak_mb")}
+	for i, r := range tab.Rows {
+		rows = append(rows, append(append([]string{}, r...), fmt.Sprint(5+i), fmt.Sprint(100+10*i)))
+	}
+	writeCSV(t, filepath.Join(path, "results.csv"), rows)
+	dir := &results.Dir{Path: path}
+	for _, r := range tab.Rows {
+		id := r[0]
+		sum, err := dir.ReadSummary(id)
+		must(t, err)
+		res := [][]string{{"second", "instance", "cpu_user_s", "cpu_system_s", "rss_bytes"}}
+		cpu := [][]string{{"tenant", "phase", "cpu_s"}}
+		waits := [][]string{{"tenant", "wait_event_type", "wait_event", "samples"}}
+		for s := range 20 {
+			res = append(res, []string{fmt.Sprint(s), "shared", fmt.Sprint(0.5 + 0.01*float64(s)), "0.1", fmt.Sprint(1 << 27)},
+				[]string{fmt.Sprint(s), "host", "9", "9", fmt.Sprint(1 << 33)})
+		}
+		for _, tt := range sum.Tenant {
+			cpu = append(cpu, []string{tt.Tenant, "workload", fmt.Sprint(tt.TPS / 100)}, []string{tt.Tenant, "ingest", "99"})
+			waits = append(waits, []string{tt.Tenant, "", "", "50"}, []string{tt.Tenant, "LWLock", "WALWrite", "30"},
+				[]string{tt.Tenant, "Client", "ClientRead", "20"})
+		}
+		writeCSV(t, dir.RunFile(id, "resources.csv"), res)
+		writeCSV(t, dir.RunFile(id, "tenant_cpu.csv"), cpu)
+		writeCSV(t, dir.RunFile(id, "waits.csv"), waits)
+	}
+}
+
+// mdRow finds the row of a Markdown table under heading whose first cell
+// is first, and returns its cells.
+func mdRow(t *testing.T, md, heading, first string) []string {
+	t.Helper()
+	i := strings.Index(md, "### "+heading+"\n")
+	if i < 0 {
+		t.Fatalf("summary.md has no table %q", heading)
+	}
+	for _, line := range strings.Split(md[i:], "\n")[1:] {
+		if strings.HasPrefix(line, "### ") || strings.HasPrefix(line, "## ") {
+			break
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for j := range cells {
+			cells[j] = strings.TrimSpace(cells[j])
+		}
+		if len(cells) > 1 && cells[0] == first {
+			return cells
+		}
+	}
+	t.Fatalf("table %q has no row %q", heading, first)
+	return nil
+}

@@ -1,0 +1,285 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tenantbench/tenantbench/internal/metrics"
+	"github.com/tenantbench/tenantbench/internal/results"
+)
+
+// table is a table of the report, rendered to HTML and Markdown alike so
+// that report.html and summary.md never disagree.
+type table struct {
+	Title  string
+	Note   string
+	Header []string
+	Rows   [][]string
+	// Numeric marks the columns to align right.
+	Numeric []bool
+}
+
+func newTable(title string, header ...string) *table {
+	return &table{Title: title, Header: header, Numeric: make([]bool, len(header))}
+}
+
+func (t *table) numbers(cols ...int) *table {
+	for _, c := range cols {
+		t.Numeric[c] = true
+	}
+	return t
+}
+
+// envTable lists env.json: the keys docs/results.md describes first, in
+// its order and with readable values, then any other key as written.
+func (e *experiment) envTable() *table {
+	t := newTable("Environment (env.json)", "key", "value")
+	if e.env == nil {
+		t.Note = "env.json is missing."
+		return t
+	}
+	known := []string{"started", "cpus", "memory_bytes", "kernel", "os", "arch", "driver_procs", "go_version",
+		"tenantbench_version", "tenantbench_commit", "tenantbench_modified", "dbms_version", "cgroup_mode", "limits_enforced"}
+	done := map[string]bool{}
+	add := func(k string) {
+		v, ok := e.env[k]
+		if !ok || done[k] {
+			return
+		}
+		done[k] = true
+		s := fmt.Sprint(v)
+		if k == "memory_bytes" {
+			if f, ok := v.(float64); ok {
+				s = fmtBytes(f)
+			}
+		}
+		t.Rows = append(t.Rows, []string{k, s})
+	}
+	for _, k := range known {
+		add(k)
+	}
+	var rest []string
+	for k := range e.env {
+		rest = append(rest, k)
+	}
+	sort.Strings(rest)
+	for _, k := range rest {
+		add(k)
+	}
+	return t
+}
+
+// headline is the one-line summary of the machine and the system under
+// test shown at the top of the report.
+func (e *experiment) headline() string {
+	get := func(k string) string {
+		if v, ok := e.env[k]; ok {
+			return fmt.Sprint(v)
+		}
+		return "?"
+	}
+	if e.env == nil {
+		return "environment unknown (no env.json)"
+	}
+	mem := "?"
+	if f, ok := e.env["memory_bytes"].(float64); ok {
+		mem = fmtBytes(f)
+	}
+	limits := "limits not enforced (the servers ran unlimited)"
+	if b, ok := e.env["limits_enforced"].(bool); ok && b {
+		limits = "limits enforced"
+	}
+	s := fmt.Sprintf("%s CPUs, %s memory, %s %s, kernel %s; PostgreSQL %s; cgroups %s, %s", get("cpus"), mem, get("os"),
+		get("arch"), get("kernel"), get("dbms_version"), get("cgroup_mode"), limits)
+	if e.spec != nil {
+		r := e.spec.SUT.Resources
+		if r.CPUs > 0 || r.Memory > 0 {
+			s += fmt.Sprintf(" (per server: %s CPUs, %s memory", fmtLimit(r.CPUs), r.Memory)
+			if r.Divide {
+				s += ", divided among the instance model's servers"
+			}
+			s += ")"
+		}
+	}
+	return s
+}
+
+// list writes a spec list as the spec does: [a, b] or a single value.
+func list[T any](vs []T) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = fmt.Sprint(v)
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func fmtLimit(v float64) string {
+	if v == 0 {
+		return "unlimited"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// planTable lists the runs of the plan with their status: a run the plan
+// has and results.csv lacks did not end (the experiment was cut).
+func (e *experiment) planTable() *table {
+	byID := map[string]*run{}
+	for _, r := range e.runs {
+		byID[r.row.RunID] = r
+	}
+	var keys []string
+	if e.plan != nil {
+		keys = e.plan.SettingKeys
+	} else {
+		keys = e.vary.settings
+	}
+	head := append([]string{"run", "model", "tenants", "scale", "clients"}, keys...)
+	head = append(head, "rep", "status", "throughput (tx/s)", "mean latency (ms)", "p99 latency (ms)")
+	t := newTable("Plan", head...)
+	n := len(head)
+	t.numbers(2, 3, 4, 5+len(keys), n-3, n-2, n-1)
+	row := func(id, model string, tenants int, scale float64, clients int, settings map[string]string, rep int) {
+		cells := []string{id, model, strconv.Itoa(tenants), strconv.FormatFloat(scale, 'g', -1, 64), strconv.Itoa(clients)}
+		for _, k := range keys {
+			cells = append(cells, settings[k])
+		}
+		cells = append(cells, strconv.Itoa(rep))
+		if r := byID[id]; r != nil {
+			cells = append(cells, r.row.Status, fmtNum(r.row.TPS), fmtNum(r.row.MeanMs), fmtNum(r.row.P99Ms))
+		} else {
+			cells = append(cells, "not run", "", "", "")
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	if e.plan != nil {
+		for _, r := range e.plan.Runs {
+			row(r.ID, r.Model, r.Tenants, r.Scale, r.Clients, r.Settings, r.Repetition)
+		}
+		s := e.plan.Spec
+		t.Note = fmt.Sprintf("%d runs: model %s x tenants %s x scale %s x clients %s", len(e.plan.Runs),
+			list(s.Tenancy.Model), list(s.Tenancy.Tenants), list(s.Workload.Scale), list(s.Workload.Clients))
+		for _, k := range keys {
+			t.Note += fmt.Sprintf(" x %s %s", k, list(s.SUT.Settings[k]))
+		}
+		t.Note += fmt.Sprintf(" x %d repetition(s); workload %s, warmup %s, duration %s.", s.Repeat, s.Workload.Name,
+			s.Workload.Warmup, s.Workload.Duration)
+		return t
+	}
+	for _, r := range e.runs {
+		row(r.row.RunID, r.row.Model, r.row.Tenants, r.row.Scale, r.row.Clients, r.row.Settings, r.row.Repetition)
+	}
+	t.Note = "From results.csv (spec.yaml could not be read as a spec)."
+	return t
+}
+
+// resultTables has a table per metric: each matrix point's statistics
+// over its successful repetitions (seed 001 section 2: mean, standard
+// deviation, min, max; section 3.3: CV) and seed 000's less favourable
+// value (section 5.1).
+func (e *experiment) resultTables() []*table {
+	var out []*table
+	for _, m := range append(coreMetrics(), extraMetrics(e.runs)...) {
+		if !hasValues(e.runs, m) {
+			continue
+		}
+		t := newTable(m.label(), "matrix point", "n", "failed", "mean", "std", "CV (%)", "min", "max", "less favourable")
+		t.numbers(1, 2, 3, 4, 5, 6, 7, 8)
+		switch m.dir {
+		case metrics.HigherIsBetter:
+			t.Note = "Higher is better; the less favourable value is the minimum."
+		case metrics.LowerIsBetter:
+			t.Note = "Lower is better; the less favourable value is the maximum."
+		default:
+			t.Note = "A column the report does not know: no less favourable value."
+		}
+		t.Note += " Source: " + source(m) + "."
+		for _, p := range e.points {
+			st, ok := statOf(p, m)
+			if !ok {
+				t.Rows = append(t.Rows, []string{p.label, "0", strconv.Itoa(p.failed()), "", "", "", "", "", ""})
+				continue
+			}
+			t.Rows = append(t.Rows, []string{p.label, strconv.Itoa(st.N), strconv.Itoa(st.Failed), fmtNum(st.Mean),
+				fmtNum(st.Std), fmtPct(st.CV), fmtNum(st.Min), fmtNum(st.Max), fmtNum(st.Less)})
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// source says where a metric's values come from.
+func source(m metric) string {
+	switch m.key {
+	case mFairness.key:
+		return "Jain's index over runs/<id>/tenants.csv throughput_tps (txn all), or results.csv fairness_jain"
+	case mETpX.key, mELat.key:
+		return "results.csv " + m.key + ", or seed 000 eq. 1-2 from results.csv cpu_s"
+	}
+	return "results.csv " + m.key
+}
+
+// failedTable lists the failed runs with their errors, and the first
+// failure of each tenant that lost its connection.
+func (e *experiment) failedTable() *table {
+	t := newTable("Failed runs", "run", "matrix point", "rep", "error")
+	t.numbers(2)
+	for _, r := range e.failedRuns() {
+		msg := r.row.Error
+		if msg == "" && r.summary != nil {
+			msg = r.summary.Error
+		}
+		if r.summary != nil {
+			for _, tt := range r.summary.Tenant {
+				if tt.ConnLost != "" {
+					msg += fmt.Sprintf("; %s lost its connection: %s", tt.Tenant, tt.ConnLost)
+				}
+			}
+		}
+		t.Rows = append(t.Rows, []string{r.row.RunID, seriesLabel(r.row, e.vary) + ", " + tenantsLabel(r.row.Tenants),
+			strconv.Itoa(r.row.Repetition), msg})
+	}
+	if len(t.Rows) == 0 {
+		t.Note = "None: every run ended ok."
+	} else {
+		t.Note = "Failed runs are left out of every figure and statistic: their figures are partial."
+	}
+	return t
+}
+
+// runSpan is the wall-clock time the runs took, from the summaries.
+func (e *experiment) runSpan() string {
+	var first, last time.Time
+	for _, r := range e.runs {
+		if r.summary == nil {
+			continue
+		}
+		if first.IsZero() || r.summary.Start.Before(first) {
+			first = r.summary.Start
+		}
+		if r.summary.End.After(last) {
+			last = r.summary.End
+		}
+	}
+	if first.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("%s to %s (%s)", first.UTC().Format("2006-01-02 15:04:05"), last.UTC().Format("15:04:05 MST"),
+		last.Sub(first).Round(time.Second))
+}
+
+// ok counts successful runs.
+func (e *experiment) okCount() int {
+	n := 0
+	for _, r := range e.runs {
+		if r.row.Status == results.StatusOK {
+			n++
+		}
+	}
+	return n
+}
