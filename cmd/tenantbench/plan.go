@@ -9,6 +9,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/run"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/sales"
 	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
 	"github.com/tenantbench/tenantbench/internal/workload/tpcc"
 )
@@ -32,6 +33,7 @@ func planCmd() *cobra.Command {
 func registry() workload.Registry {
 	r := workload.Registry{}
 	r.Add(tpcb.Factory())
+	r.Add(sales.Factory())
 	r.Add(tpcc.Factory())
 	return r
 }

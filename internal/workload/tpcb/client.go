@@ -3,10 +3,8 @@ package tpcb
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -18,10 +16,10 @@ import (
 // it as "pgbench -M prepared" does, one statement per round trip (BEGIN and
 // END included), each a prepared statement.
 //
-// The hot path speaks the protocol itself (see wire): statements prepared
-// once, parameters encoded in binary into buffers allocated once, results
-// read in place, and the context watched once per context rather than once
-// per statement. A transaction allocates nothing.
+// The hot path speaks the protocol itself (see workload.Wire): statements
+// prepared once, parameters encoded in binary into buffers allocated once,
+// results read in place, and the context watched once per context rather
+// than once per statement. A transaction allocates nothing.
 type Client struct {
 	pg *pgconn.PgConn
 	// choose draws the scripts (pgbench's per-thread ts_choose_rs), draw the
@@ -35,14 +33,11 @@ type Client struct {
 
 	begin, end, updateAccount, selectAccount, updateTeller, updateBranch, insertHistory statement
 
-	// binary is the format code list meaning "all binary" (one code applies
-	// to every parameter or column).
-	binary []int16
 	// balance is the abalance the last SELECT returned.
 	balance int32
 
-	watch watcher
-	wire  wire
+	watch workload.Watcher
+	wire  workload.Wire
 }
 
 var _ workload.Client = (*Client)(nil)
@@ -95,7 +90,7 @@ func (w *Workload) NewClient(ctx context.Context, conn *pgx.Conn, ci workload.Cl
 			return nil, err
 		}
 	}
-	c.wire = newWire(c.pg, c.binary)
+	c.wire = workload.NewWire(c.pg)
 	return c, nil
 }
 
@@ -109,7 +104,6 @@ func (w *Workload) newClient(seed uint64) *Client {
 		accounts: w.scale * accountsPerScale,
 		branches: w.scale * branchesPerScale,
 		tellers:  w.scale * tellersPerScale,
-		binary:   []int16{pgx.BinaryFormatCode},
 	}
 	for _, wt := range w.weights {
 		c.total += wt
@@ -168,7 +162,7 @@ func (c *Client) Pick() int {
 // (a *pgconn.PgError for an SQL error), joined with the context's error when
 // the context ended the transaction.
 func (c *Client) Run(ctx context.Context, typ int) error {
-	if err := c.watch.watch(ctx, c.pg); err != nil {
+	if err := c.watch.Watch(ctx, c.pg); err != nil {
 		return err
 	}
 	var err error
@@ -181,7 +175,7 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 		err = c.selectOnly()
 	}
 	if err != nil {
-		return c.fail(ctx, err)
+		return c.wire.Fail(ctx, err)
 	}
 	return nil
 }
@@ -192,25 +186,19 @@ func (c *Client) random(min, max int64) int64 {
 }
 
 // exec runs s with its current parameters and discards its result.
-func (c *Client) exec(s *statement) error { return c.wire.roundTrip(s, nil) }
+func (c *Client) exec(s *statement) error { return c.wire.RoundTrip(s.sd.Name, s.params, nil) }
 
 // query runs s, a SELECT abalance, and keeps the balance it returns.
-func (c *Client) query(s *statement) error { return c.wire.roundTrip(s, &c.balance) }
-
-// fail rolls back a transaction left open by a failed statement, if the
-// connection is still usable, and returns err.
-func (c *Client) fail(ctx context.Context, err error) error {
-	if !c.pg.IsClosed() && c.wire.txStatus != 'I' {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
-		_ = c.pg.Exec(rctx, "ROLLBACK").Close()
-		cancel()
-		c.wire.txStatus = c.pg.TxStatus()
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return errors.Join(ctxErr, err)
-	}
-	return err
+func (c *Client) query(s *statement) error {
+	return c.wire.RoundTrip(s.sd.Name, s.params, (*balanceRow)(&c.balance))
 }
 
-// rollbackTimeout bounds the ROLLBACK after a failure.
-const rollbackTimeout = 10 * time.Second
+// balanceRow reads a row of one int4 column into the int32 it points to.
+// A pointer in an interface costs no allocation.
+type balanceRow int32
+
+func (b *balanceRow) ReadRow(values [][]byte) {
+	if len(values) == 1 && len(values[0]) == 4 {
+		*b = balanceRow(int32(binary.BigEndian.Uint32(values[0])))
+	}
+}

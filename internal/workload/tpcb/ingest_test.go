@@ -5,15 +5,17 @@ import (
 	"encoding/binary"
 	"io"
 	"testing"
+
+	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 // decodeCopy parses COPY binary data into rows of fields (nil for NULL).
 func decodeCopy(t *testing.T, data []byte) [][][]byte {
 	t.Helper()
-	if !bytes.HasPrefix(data, []byte(copyHeader)) {
+	if !bytes.HasPrefix(data, []byte(workload.CopyHeader)) {
 		t.Fatalf("no COPY binary header: % x", data[:min(len(data), 19)])
 	}
-	data = data[len(copyHeader):]
+	data = data[len(workload.CopyHeader):]
 	var rows [][][]byte
 	for {
 		if len(data) < 2 {
@@ -61,21 +63,21 @@ func TestCopyRows(t *testing.T) {
 	w := mustNew(t, 2, nil)
 	for _, tb := range w.tables() {
 		var reported, calls int64
-		r := &rowReader{t: tb, next: 1, last: tb.rows, report: func(n int64) { reported += n; calls++ }}
+		r := workload.NewCopyReader(tb, func(n int64) { reported += n; calls++ })
 		data, err := readAll(r, 65536)
 		if err != nil {
 			t.Fatal(err)
 		}
 		rows := decodeCopy(t, data)
-		if int64(len(rows)) != tb.rows {
-			t.Fatalf("%s: %d rows, want %d", tb.name, len(rows), tb.rows)
+		if int64(len(rows)) != tb.Last {
+			t.Fatalf("%s: %d rows, want %d", tb.Name, len(rows), tb.Last)
 		}
-		if reported != tb.rows || calls != (tb.rows+progressEvery-1)/progressEvery {
-			t.Errorf("%s: progress reported %d rows in %d calls", tb.name, reported, calls)
+		if reported != tb.Last || calls != (tb.Last+workload.CopyProgressEvery-1)/workload.CopyProgressEvery {
+			t.Errorf("%s: progress reported %d rows in %d calls", tb.Name, reported, calls)
 		}
 		for i, row := range rows {
 			id := int64(i + 1)
-			switch tb.name {
+			switch tb.Name {
 			case "pgbench_branches":
 				if len(row) != 3 || int4(row[0]) != id || int4(row[1]) != 0 || row[2] != nil {
 					t.Fatalf("branch %d = %v", id, row)
@@ -99,7 +101,8 @@ func TestCopyReadSizes(t *testing.T) {
 	tb := w.tables()[2]
 	var want []byte
 	for _, size := range []int{65536, 1, 7, 63, 64, 65, 1000} {
-		got, err := readAll(&rowReader{t: tb, next: 99990, last: 100000}, size)
+		tb.First = 99990
+		got, err := readAll(workload.NewCopyReader(tb, nil), size)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +122,8 @@ func TestCopyReadSizes(t *testing.T) {
 func TestCopyBigAccounts(t *testing.T) {
 	w := &Workload{scale: scale32BitThreshold, opts: DefaultOptions()}
 	tb := w.tables()[2]
-	data, err := readAll(&rowReader{t: tb, next: 2000000000, last: 2000000001}, 4096)
+	tb.First, tb.Last = 2000000000, 2000000001
+	data, err := readAll(workload.NewCopyReader(tb, nil), 4096)
 	if err != nil {
 		t.Fatal(err)
 	}

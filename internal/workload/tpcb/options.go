@@ -3,12 +3,12 @@ package tpcb
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 // Options are the tpcb keys of workload.options.
@@ -46,24 +46,24 @@ func optionKeys() []string { return []string{"scripts", "fillfactor", "foreign_k
 // A missing or empty node gives DefaultOptions. Parse only reads node.
 func Parse(node *yaml.Node) (any, []spec.Problem) {
 	opts := DefaultOptions()
-	if node == nil || node.Kind == 0 || isNull(node) {
+	if node == nil || node.Kind == 0 || workload.IsNull(node) {
 		return opts, nil
 	}
 	if node.Kind == yaml.DocumentNode && len(node.Content) == 1 {
 		node = node.Content[0]
 	}
-	node = deref(node)
+	node = workload.Deref(node)
 	if node.Kind != yaml.MappingNode {
-		return nil, []spec.Problem{{Path: optionsPath, Value: describe(node),
+		return nil, []spec.Problem{{Path: optionsPath, Value: workload.Describe(node),
 			Allowed: "must be a mapping with the keys " + strings.Join(optionKeys(), ", ")}}
 	}
 	var problems []spec.Problem
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(node.Content); i += 2 {
-		key, val := node.Content[i].Value, deref(node.Content[i+1])
+		key, val := node.Content[i].Value, workload.Deref(node.Content[i+1])
 		path := optionsPath + "." + key
 		if seen[key] {
-			problems = append(problems, spec.Problem{Path: path, Value: describe(val), Allowed: "the key is given twice; give it once"})
+			problems = append(problems, spec.Problem{Path: path, Value: workload.Describe(val), Allowed: "the key is given twice; give it once"})
 			continue
 		}
 		seen[key] = true
@@ -75,9 +75,9 @@ func Parse(node *yaml.Node) (any, []spec.Problem) {
 				opts.Scripts = scripts
 			}
 		case "fillfactor":
-			n, ok := intValue(val)
+			n, ok := workload.IntValue(val)
 			if !ok || n < minFillfactor || n > maxFillfactor {
-				problems = append(problems, spec.Problem{Path: path, Value: describe(val),
+				problems = append(problems, spec.Problem{Path: path, Value: workload.Describe(val),
 					Allowed: fmt.Sprintf("must be an integer from %d to %d (pgbench -F)", minFillfactor, maxFillfactor)})
 				continue
 			}
@@ -85,12 +85,12 @@ func Parse(node *yaml.Node) (any, []spec.Problem) {
 		case "foreign_keys":
 			var b bool
 			if val.Kind != yaml.ScalarNode || val.Tag != "!!bool" || val.Decode(&b) != nil {
-				problems = append(problems, spec.Problem{Path: path, Value: describe(val), Allowed: "must be true or false"})
+				problems = append(problems, spec.Problem{Path: path, Value: workload.Describe(val), Allowed: "must be true or false"})
 				continue
 			}
 			opts.ForeignKeys = b
 		default:
-			problems = append(problems, spec.Problem{Path: path, Value: describe(val),
+			problems = append(problems, spec.Problem{Path: path, Value: workload.Describe(val),
 				Allowed: "unknown key; the tpcb options are " + strings.Join(optionKeys(), ", ")})
 		}
 	}
@@ -103,29 +103,29 @@ func Parse(node *yaml.Node) (any, []spec.Problem) {
 // parseScripts reads the scripts mapping: built-in name -> weight, like
 // pgbench's "-b name@weight" (weights 0..INT_MAX, their sum > 0).
 func parseScripts(path string, node *yaml.Node) (map[string]int, []spec.Problem) {
-	node = deref(node)
+	node = workload.Deref(node)
 	allowedNames := "must be one of the built-in scripts " + strings.Join(scriptNames(), ", ")
 	if node.Kind != yaml.MappingNode || len(node.Content) == 0 {
-		return nil, []spec.Problem{{Path: path, Value: describe(node),
+		return nil, []spec.Problem{{Path: path, Value: workload.Describe(node),
 			Allowed: "must be a mapping of script name to weight, e.g. {tpcb-like: 1}; scripts are " + strings.Join(scriptNames(), ", ")}}
 	}
 	var problems []spec.Problem
 	scripts := map[string]int{}
 	var total int64
 	for i := 0; i+1 < len(node.Content); i += 2 {
-		name, val := node.Content[i].Value, deref(node.Content[i+1])
+		name, val := node.Content[i].Value, workload.Deref(node.Content[i+1])
 		p := path + "." + name
 		if scriptIndex(name) < 0 {
 			problems = append(problems, spec.Problem{Path: p, Value: fmt.Sprintf("%q", name), Allowed: allowedNames})
 			continue
 		}
 		if _, dup := scripts[name]; dup {
-			problems = append(problems, spec.Problem{Path: p, Value: describe(val), Allowed: "the script is given twice; give it once"})
+			problems = append(problems, spec.Problem{Path: p, Value: workload.Describe(val), Allowed: "the script is given twice; give it once"})
 			continue
 		}
-		w, ok := intValue(val)
+		w, ok := workload.IntValue(val)
 		if !ok || w < 0 || w > maxWeight {
-			problems = append(problems, spec.Problem{Path: p, Value: describe(val),
+			problems = append(problems, spec.Problem{Path: p, Value: workload.Describe(val),
 				Allowed: fmt.Sprintf("must be an integer weight from 0 to %d (pgbench -b name@weight)", maxWeight)})
 			scripts[name] = 0
 			continue
@@ -134,55 +134,10 @@ func parseScripts(path string, node *yaml.Node) (map[string]int, []spec.Problem)
 		total += w
 	}
 	if problems == nil && total == 0 {
-		problems = append(problems, spec.Problem{Path: path, Value: describe(node), Allowed: "at least one weight must be greater than 0"})
+		problems = append(problems, spec.Problem{Path: path, Value: workload.Describe(node), Allowed: "at least one weight must be greater than 0"})
 	}
 	if problems != nil {
 		return nil, problems
 	}
 	return scripts, nil
-}
-
-// intValue is node's value when it is a plain integer scalar.
-func intValue(node *yaml.Node) (int64, bool) {
-	if node.Kind != yaml.ScalarNode || node.Tag != "!!int" {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(node.Value, 0, 64)
-	if err != nil {
-		// yaml 1.1 forms such as 0o17 or 1_000 are rare: let yaml decode them.
-		if node.Decode(&n) != nil {
-			return 0, false
-		}
-	}
-	return n, true
-}
-
-// deref follows a YAML alias to the node it names.
-func deref(node *yaml.Node) *yaml.Node {
-	for node.Kind == yaml.AliasNode && node.Alias != nil {
-		node = node.Alias
-	}
-	return node
-}
-
-func isNull(node *yaml.Node) bool {
-	return node.Kind == yaml.ScalarNode && node.Tag == "!!null"
-}
-
-// describe shows a node as the user wrote it, for a problem's Value.
-func describe(node *yaml.Node) string {
-	switch node.Kind {
-	case yaml.ScalarNode:
-		if node.Tag == "!!null" {
-			return ""
-		}
-		return node.Value
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.AliasNode:
-		return "*" + node.Value
-	}
-	return ""
 }

@@ -1,4 +1,4 @@
-package tpcb
+package workload
 
 import (
 	"context"
@@ -8,24 +8,24 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// watcher interrupts a connection's I/O when the context given to Run ends.
+// Watcher interrupts a connection's I/O when the context given to Run ends.
 //
 // pgconn watches the context of every statement itself, at the cost of a
 // context.AfterFunc and a channel per statement. The driver gives Run the
-// same context transaction after transaction, so the watcher registers once
+// same context transaction after transaction, so the Watcher registers once
 // per context: when it ends, the connection's deadline is set in the past,
 // which fails the statement in flight (pgconn then closes the connection, as
 // its own deadline handler would). A client given a new context after the
 // old one ended clears the deadline first.
-type watcher struct {
+type Watcher struct {
 	done  <-chan struct{} // Done of the watched context; nil if none
 	stop  func() bool
 	fired chan struct{} // closed once the deadline is set
 	conn  net.Conn
 }
 
-// watch makes sure ctx is watched; it fails if ctx has already ended.
-func (w *watcher) watch(ctx context.Context, pg *pgconn.PgConn) error {
+// Watch makes sure ctx is watched; it fails if ctx has already ended.
+func (w *Watcher) Watch(ctx context.Context, pg *pgconn.PgConn) error {
 	done := ctx.Done()
 	if done != w.done {
 		w.reset()
@@ -37,7 +37,7 @@ func (w *watcher) watch(ctx context.Context, pg *pgconn.PgConn) error {
 	return ctx.Err()
 }
 
-func (w *watcher) arm(ctx context.Context, conn net.Conn) {
+func (w *Watcher) arm(ctx context.Context, conn net.Conn) {
 	fired := make(chan struct{})
 	w.fired, w.conn = fired, conn
 	w.stop = context.AfterFunc(ctx, func() {
@@ -48,7 +48,7 @@ func (w *watcher) arm(ctx context.Context, conn net.Conn) {
 
 // reset stops watching; if the watched context had ended, it waits for the
 // deadline to be set and clears it.
-func (w *watcher) reset() {
+func (w *Watcher) reset() {
 	if w.stop == nil {
 		return
 	}
