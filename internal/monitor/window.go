@@ -1,0 +1,169 @@
+package monitor
+
+import (
+	"sort"
+	"time"
+)
+
+// Usage is what one instance (or all of them) used during a window.
+type Usage struct {
+	Instance string // "" for the total
+	// CPU seconds: user, system, and their sum (the results' cpu_s).
+	CPUUser, CPUSys, CPU float64
+	// MemPeakMB is the peak memory in MiB: the cgroup's (see Window), else
+	// the largest PSS sum sampled, else the largest RSS sum. The total is
+	// the sum of the instances' peaks.
+	MemPeakMB float64
+	// Block IO bytes.
+	IOReadBytes, IOWriteBytes int64
+	// CPU seconds of the processes that are no tenant's: background
+	// processes, the monitor's backend, client backends of other roles.
+	BackgroundCPU, MonitorCPU, OtherCPU float64
+}
+
+// Window is what the instances, tenants and tenantbench used between two
+// times, e.g. the workload phase: the figures for results.csv.
+type Window struct {
+	From, To  time.Duration // since Origin
+	Instances []Usage
+	Total     Usage
+	// TenantCPU is each tenant's CPU seconds (its backends' and parallel
+	// workers').
+	TenantCPU map[string]float64
+	// SelfCPU is tenantbench's own CPU seconds: the driver's cost, apart.
+	SelfCPU float64
+	// HostBusyPct is the machine's mean busy CPU percentage.
+	HostBusyPct float64
+}
+
+// Window computes the figures between from and to. Cumulative counters
+// are interpolated linearly between the samples around each end. Peak
+// memory: when the cgroup's peak counter rose between the samples around
+// the window, the peak was reached in it and is that counter; else it is
+// the largest current usage sampled in the window (a lower bound).
+func (s *Samples) Window(from, to time.Time) Window {
+	w := Window{TenantCPU: map[string]float64{}}
+	if s == nil { // no monitor: no figures
+		return w
+	}
+	f, t := from.Sub(s.Origin), to.Sub(s.Origin)
+	w.From, w.To = f, t
+	for _, is := range s.Instances {
+		u := is.usage(f, t, w.TenantCPU)
+		w.Instances = append(w.Instances, u)
+		w.Total.CPUUser += u.CPUUser
+		w.Total.CPUSys += u.CPUSys
+		w.Total.CPU += u.CPU
+		w.Total.MemPeakMB += u.MemPeakMB
+		w.Total.IOReadBytes += u.IOReadBytes
+		w.Total.IOWriteBytes += u.IOWriteBytes
+		w.Total.BackgroundCPU += u.BackgroundCPU
+		w.Total.MonitorCPU += u.MonitorCPU
+		w.Total.OtherCPU += u.OtherCPU
+	}
+	h := s.Host
+	ts := func(i int) time.Duration { return h[i].T }
+	w.SelfCPU = between(len(h), ts, func(i int) float64 { return h[i].SelfCPUUser + h[i].SelfCPUSys }, f, t)
+	var busy float64
+	var n int
+	for _, x := range h {
+		if x.T > f && x.T <= t+s.Interval/2 && x.BusyPct >= 0 {
+			busy += x.BusyPct
+			n++
+		}
+	}
+	if n > 0 {
+		w.HostBusyPct = busy / float64(n)
+	}
+	return w
+}
+
+func (is *InstanceSeries) usage(f, t time.Duration, tenants map[string]float64) Usage {
+	u := Usage{Instance: is.Name}
+	sm := is.Samples
+	n := len(sm)
+	if n == 0 {
+		return u
+	}
+	ts := func(i int) time.Duration { return sm[i].T }
+	diff := func(v func(i int) float64) float64 { return between(n, ts, v, f, t) }
+	u.CPUUser = diff(func(i int) float64 { return sm[i].CPUUser })
+	u.CPUSys = diff(func(i int) float64 { return sm[i].CPUSys })
+	u.CPU = u.CPUUser + u.CPUSys
+	u.IOReadBytes = int64(diff(func(i int) float64 { return float64(sm[i].IOReadBytes) }) + 0.5)
+	u.IOWriteBytes = int64(diff(func(i int) float64 { return float64(sm[i].IOWriteBytes) }) + 0.5)
+	for k, name := range is.Tenants {
+		c := diff(func(i int) float64 {
+			if k >= len(sm[i].TenantUser) {
+				return 0
+			}
+			return sm[i].TenantUser[k] + sm[i].TenantSys[k]
+		})
+		switch k {
+		case catBackground:
+			u.BackgroundCPU = c
+		case catMonitor:
+			u.MonitorCPU = c
+		case catOther:
+			u.OtherCPU = c
+		default:
+			tenants[name] += c
+		}
+	}
+	i0, i1 := bracket(n, ts, f, t)
+	var peak, pss, rss int64
+	for i := i0; i <= i1; i++ {
+		peak = max(peak, sm[i].MemCurrent)
+		pss = max(pss, sm[i].PSS)
+		rss = max(rss, sm[i].RSS)
+	}
+	if sm[i1].MemPeak > sm[i0].MemPeak {
+		peak = max(peak, sm[i1].MemPeak)
+	}
+	switch {
+	case sm[i1].MemCurrent >= 0:
+	case pss > 0:
+		peak = pss
+	default:
+		peak = rss
+	}
+	u.MemPeakMB = float64(peak) / (1 << 20)
+	return u
+}
+
+// bracket finds the samples around [f, t]: the last at or before f and
+// the first at or after t (the ends of the series when there are none).
+func bracket(n int, ts func(int) time.Duration, f, t time.Duration) (int, int) {
+	i1 := sort.Search(n, func(i int) bool { return ts(i) >= t })
+	if i1 == n {
+		i1 = n - 1
+	}
+	i0 := sort.Search(n, func(i int) bool { return ts(i) > f }) - 1
+	i0 = min(max(i0, 0), i1)
+	return i0, i1
+}
+
+// between is the change of a cumulative counter from f to t, its value at
+// each end interpolated linearly between samples.
+func between(n int, ts func(int) time.Duration, v func(int) float64, f, t time.Duration) float64 {
+	if n == 0 || t <= f {
+		return 0
+	}
+	return at(n, ts, v, t) - at(n, ts, v, f)
+}
+
+func at(n int, ts func(int) time.Duration, v func(int) float64, x time.Duration) float64 {
+	i := sort.Search(n, func(i int) bool { return ts(i) >= x })
+	switch {
+	case i == 0:
+		return v(0)
+	case i == n:
+		return v(n - 1)
+	}
+	a, b := ts(i-1), ts(i)
+	if b == a {
+		return v(i)
+	}
+	r := float64(x-a) / float64(b-a)
+	return v(i-1) + r*(v(i)-v(i-1))
+}
