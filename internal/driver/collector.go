@@ -36,6 +36,8 @@ type Collector struct {
 	out   io.Writer // progress lines; nil for none
 	every time.Duration
 	label string
+
+	slots *slotter // nil without a schedule
 }
 
 type tenantAgg struct {
@@ -44,6 +46,9 @@ type tenantAgg struct {
 	sumUs  []int64
 	rolled []int64
 	fails  map[failKey]*Failure
+	// service times of an open load, after warmup; nil when closed
+	svc      *hdrhistogram.Histogram
+	svcSumUs int64
 	// progress since the last line
 	pCount, pFailed int64
 	pSum, pSq       float64
@@ -65,6 +70,14 @@ type secondAgg struct {
 // out is nil), prefixed by label.
 func NewCollector(start time.Time, warmup time.Duration, tenants []string, txnNames []string,
 	clients int, out io.Writer, every time.Duration, label string) *Collector {
+	return newCollector(start, warmup, tenants, txnNames, clients, out, every, label, nil, 0)
+}
+
+// newCollector is NewCollector that also aggregates per result slot:
+// slots[i] are tenant i's slot starts (nil for none), phase the length of
+// the workload phase.
+func newCollector(start time.Time, warmup time.Duration, tenants []string, txnNames []string,
+	clients int, out io.Writer, every time.Duration, label string, slots [][]time.Duration, phase time.Duration) *Collector {
 	c := &Collector{
 		start: start, warmup: int64(math.Ceil(warmup.Seconds())), txnNames: txnNames,
 		// Room for every client's bucket twice over, so a client never
@@ -80,6 +93,9 @@ func NewCollector(start time.Time, warmup time.Duration, tenants []string, txnNa
 			t.total[i] = NewHistogram()
 		}
 		c.tenants = append(c.tenants, t)
+	}
+	if slots != nil {
+		c.slots = newSlotter(tenants, slots, phase)
 	}
 	go c.loop()
 	return c
@@ -116,11 +132,18 @@ func (c *Collector) loop() {
 		case b, ok := <-c.full:
 			if !ok {
 				c.finalize(math.MaxInt64)
+				if c.slots != nil {
+					c.slots.finalize(math.MaxInt64, c.warmup)
+				}
 				return
 			}
 			c.merge(b)
 		case now := <-tick.C:
-			c.finalize(int64(now.Sub(c.start)/time.Second) - lateWindow)
+			upTo := int64(now.Sub(c.start)/time.Second) - lateWindow
+			c.finalize(upTo)
+			if c.slots != nil {
+				c.slots.finalize(upTo, c.warmup)
+			}
 		case now := <-progress:
 			c.printProgress(now)
 		}
@@ -156,6 +179,16 @@ func (c *Collector) merge(b *bucket) {
 		} else {
 			c.addLate(b.tenant, b.second, typ, n, b.sumUs[typ], 0)
 		}
+	}
+	if b.svc != nil && b.svc.TotalCount() > 0 && b.second >= c.warmup {
+		if t.svc == nil {
+			t.svc = NewHistogram()
+		}
+		t.svc.Merge(b.svc)
+		t.svcSumUs += b.svcSumUs
+	}
+	if c.slots != nil {
+		c.slots.add(b)
 	}
 	for _, f := range b.fails {
 		t.pFailed += f.n
@@ -322,7 +355,11 @@ func (c *Collector) Close() *Result {
 			tr.Failures = append(tr.Failures, *f)
 		}
 		sort.Slice(tr.Failures, func(i, j int) bool { return tr.Failures[i].First < tr.Failures[j].First })
+		tr.All.Service, tr.All.ServiceSumUs = t.svc, t.svcSumUs
 		res.Tenants = append(res.Tenants, tr)
+	}
+	if c.slots != nil {
+		res.Slots = c.slots.result(c.warmup)
 	}
 	return res
 }

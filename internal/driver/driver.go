@@ -1,5 +1,6 @@
-// Package driver runs every tenant's workload at once in a closed loop and
-// records what happens (issue 2 point 7).
+// Package driver runs every tenant's workload at once under its load shape
+// (closed loop: closed.go; open loop: open.go) and schedule, and records
+// what happens (issue 2 point 7, issue 5 points 1, 2 and 6).
 package driver
 
 import (
@@ -16,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tenantbench/tenantbench/internal/load"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -24,8 +26,13 @@ type Tenant struct {
 	Name     string
 	Connect  workload.Connect // opens a connection as the tenant
 	Workload workload.Workload
-	Clients  int
-	Seed     uint64
+	// Clients is how many connections the tenant opens: its clients
+	// (closed) or its pool (open).
+	Clients int
+	Seed    uint64
+	// Load is the tenant's schedule (from spec.Run.Load); nil runs Clients
+	// clients back to back over the whole phase. An open load needs one.
+	Load *load.Tenant
 }
 
 // Options shape the workload phase.
@@ -39,6 +46,11 @@ type Options struct {
 	// before their connections are closed under them (a stalled server
 	// must not hang the run). Default 10 s.
 	Grace time.Duration
+	// Shape is the load shape of every tenant: load.ShapeClosed (the
+	// default, "") or load.ShapeOpen.
+	Shape string
+	Think time.Duration // closed: pause after each transaction
+	Open  load.Open     // open: arrival process, and what a full pool does
 }
 
 // connectTxn marks failures to (re)connect, which belong to no
@@ -54,13 +66,26 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	if o.Grace == 0 {
 		o.Grace = 10 * time.Second
 	}
+	open := o.Shape == load.ShapeOpen
+	phase := o.Warmup + o.Duration
 	var workers []*worker
 	names := make([]string, len(tenants))
+	slots := make([][]time.Duration, len(tenants))
+	queues := make([]*arrivals, len(tenants))
 	for ti := range tenants {
 		t := &tenants[ti]
 		names[ti] = t.Name
+		if t.Load != nil {
+			slots[ti] = t.Load.Windows
+		}
+		if open {
+			if t.Load == nil {
+				return nil, fmt.Errorf("tenant %s: an open load needs a rate profile", t.Name)
+			}
+			queues[ti] = newArrivals(t.Load, o.Open, mix(t.Seed, 1<<32), phase)
+		}
 		for i := 0; i < t.Clients; i++ {
-			workers = append(workers, &worker{tenant: t, tenantIdx: ti, index: i, seed: mix(t.Seed, uint64(i))})
+			workers = append(workers, &worker{tenant: t, tenantIdx: ti, index: i, seed: mix(t.Seed, uint64(i)), think: o.Think})
 		}
 	}
 	if len(workers) == 0 {
@@ -85,16 +110,23 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 
 	start := time.Now()
 	end := start.Add(o.Warmup + o.Duration)
-	col := NewCollector(start, o.Warmup, names, txns, len(workers), o.Out, o.Progress, o.Label)
+	col := newCollector(start, o.Warmup, names, txns, len(workers), o.Out, o.Progress, o.Label, slots, phase)
 	var stopped atomic.Bool
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for _, w := range workers {
 		w.rec = col.Recorder(w.tenantIdx)
+		if open {
+			w.sleep.usePrecise()
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.loop(&stopped, stop, end)
+			if open {
+				w.openLoop(queues[w.tenantIdx], &stopped, stop, start, end)
+			} else {
+				w.closedLoop(&stopped, stop, start, end)
+			}
 		}()
 	}
 	finished := make(chan struct{})
@@ -133,6 +165,7 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 			tr.ConnLost, tr.ConnLostAt = w.lost, w.lostAt
 		}
 	}
+	addLoad(res, tenants, queues, o.Warmup)
 	return res, runErr
 }
 
@@ -150,6 +183,9 @@ type worker struct {
 	lostAt    time.Duration // when, since the phase started
 	retries   []int64       // per type, of clients dropped so far
 	connects  uint64
+	think     time.Duration
+	sleep     sleeper
+	backoff   time.Duration // before the next reconnect
 }
 
 func (w *worker) connect(ctx context.Context) error {
@@ -170,66 +206,6 @@ func (w *worker) connect(ctx context.Context) error {
 	w.conn, w.client, w.sock = conn, client, conn.PgConn().Conn()
 	w.mu.Unlock()
 	return nil
-}
-
-// loop is the hot path: no lock, no allocation of its own per transaction.
-func (w *worker) loop(stopped *atomic.Bool, stop <-chan struct{}, end time.Time) {
-	defer w.rec.Flush()
-	backoff := 100 * time.Millisecond
-	// Transactions run under a context without a Done channel: pgx then
-	// arms no context watcher per query; cancellation closes the socket.
-	bg := context.Background()
-	for !stopped.Load() {
-		if w.client == nil {
-			err := w.connect(bg)
-			now := time.Now()
-			if !now.Before(end) {
-				return
-			}
-			if err != nil {
-				w.rec.Fail(connectTxn, now, "connection", err)
-				select {
-				case <-stop:
-					return
-				case <-time.After(backoff):
-				}
-				backoff = min(2*backoff, time.Second)
-				continue
-			}
-			backoff = 100 * time.Millisecond
-		}
-		typ := w.client.Pick()
-		t0 := time.Now()
-		if !t0.Before(end) {
-			return
-		}
-		err := w.client.Run(bg, typ)
-		t1 := time.Now()
-		if err == nil {
-			if t1.Before(end) {
-				w.rec.Record(typ, t1, t1.Sub(t0))
-			}
-			continue
-		}
-		if errors.Is(err, workload.ErrRollback) {
-			if t1.Before(end) {
-				w.rec.Rollback(typ, t1)
-			}
-			continue
-		}
-		if stopped.Load() {
-			return // the watchdog closed the socket: not the tenant's failure
-		}
-		if t1.Before(end) {
-			w.rec.Fail(typ, t1, Classify(err), err)
-		}
-		if w.conn.IsClosed() {
-			if w.lost == "" {
-				w.lost, w.lostAt = err.Error(), t1.Sub(w.rec.c.start)
-			}
-			w.drop()
-		}
-	}
 }
 
 func (w *worker) drop() {
@@ -261,6 +237,7 @@ func (w *worker) keepRetries() {
 
 func closeSockets(ws []*worker) {
 	for _, w := range ws {
+		w.sleep.interrupt()
 		w.mu.Lock()
 		if w.sock != nil {
 			w.sock.Close()
@@ -272,6 +249,7 @@ func closeSockets(ws []*worker) {
 func closeAll(ws []*worker) {
 	for _, w := range ws {
 		w.drop()
+		w.sleep.close()
 	}
 }
 

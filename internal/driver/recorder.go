@@ -18,6 +18,11 @@ type bucket struct {
 	sqUs   []float64                 // sums of squares, for the stddev
 	rolled []int64                   // expected rollbacks per type
 	fails  []failCount
+	// svc is the service time (actual start to end) of an open load's
+	// transactions, every type together; hists then hold the latency from
+	// the intended start. nil until the first open-loop transaction.
+	svc      *hdrhistogram.Histogram
+	svcSumUs int64
 }
 
 // failCount counts one kind of failure within a bucket.
@@ -49,6 +54,10 @@ func (b *bucket) reset() {
 		b.rolled[i] = 0
 	}
 	b.fails = b.fails[:0]
+	if b.svc != nil && b.svc.TotalCount() > 0 {
+		b.svc.Reset()
+	}
+	b.svcSumUs = 0
 }
 
 // Recorder is one client's handle on the collector. Use it from one
@@ -68,6 +77,20 @@ func (r *Recorder) Record(typ int, end time.Time, lat time.Duration) {
 	_ = b.hists[typ].RecordValue(us) // cannot fail: us is clamped to the range
 	b.sumUs[typ] += us
 	b.sqUs[typ] += float64(us) * float64(us)
+}
+
+// RecordOpen counts one committed transaction of an open load: lat is
+// timed from its intended start (coordinated omission corrected), svc from
+// its actual start.
+func (r *Recorder) RecordOpen(typ int, end time.Time, lat, svc time.Duration) {
+	r.Record(typ, end, lat)
+	b := r.cur
+	if b.svc == nil {
+		b.svc = NewHistogram() // once per bucket: buckets are recycled
+	}
+	us := clampUs(svc.Microseconds())
+	_ = b.svc.RecordValue(us)
+	b.svcSumUs += us
 }
 
 // Rollback counts one transaction of type typ that the workload rolled

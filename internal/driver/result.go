@@ -13,6 +13,9 @@ type Result struct {
 	Duration time.Duration // measured part, after warmup
 	Tenants  []TenantResult
 	Series   []SecondRow
+	// Slots are the per-slot measurements of a run with a schedule
+	// (issue 5 point 6), by tenant then slot; nil without one.
+	Slots []SlotRow
 }
 
 // TenantResult is one tenant's totals after warmup.
@@ -24,6 +27,24 @@ type TenantResult struct {
 	// ConnLost is the first lost-connection error, "" when none was lost.
 	ConnLost   string
 	ConnLostAt time.Duration // since the workload phase started
+	// Open holds an open load's arrivals after warmup; nil when closed.
+	Open *OpenResult
+}
+
+// OpenResult counts an open load's arrivals whose intended start is after
+// the warmup (seed 002's open workload model; issue 5 point 1).
+type OpenResult struct {
+	// TargetRate is the mean rate the schedule asked for over the measured
+	// part, per second.
+	TargetRate float64
+	Arrivals   int64 // intended starts within the measured part
+	Queued     int64 // of them, found every connection busy and waited (on_full: queue)
+	// Dropped were never started: they found every connection busy
+	// (on_full: drop) or were still waiting when the phase ended.
+	Dropped int64
+	// AchievedRate is the arrivals started per second: (Arrivals -
+	// Dropped) / measured seconds.
+	AchievedRate float64
 }
 
 // TxnResult is one transaction type of one tenant.
@@ -35,6 +56,28 @@ type TxnResult struct {
 	Failed    map[string]int64 // by SQLSTATE class or "connection"
 	SumUs     int64
 	Hist      *hdrhistogram.Histogram // latency in us
+	// Service is an open load's service time (actual start to end) in us,
+	// in the tenant's All only; Hist then times from the intended start.
+	// nil for a closed load, whose latency is its service time.
+	Service      *hdrhistogram.Histogram
+	ServiceSumUs int64
+}
+
+// ServiceMeanMs is the exact mean service time in milliseconds (0 without
+// service times).
+func (t TxnResult) ServiceMeanMs() float64 {
+	if t.Service == nil || t.Service.TotalCount() == 0 {
+		return 0
+	}
+	return float64(t.ServiceSumUs) / float64(t.Service.TotalCount()) / 1000
+}
+
+// ServiceQuantileMs is the service time at quantile q (0..100) in ms.
+func (t TxnResult) ServiceQuantileMs(q float64) float64 {
+	if t.Service == nil || t.Service.TotalCount() == 0 {
+		return 0
+	}
+	return float64(t.Service.ValueAtQuantile(q)) / 1000
 }
 
 // FailedTotal sums the failures of every class.
@@ -83,4 +126,30 @@ type SecondRow struct {
 	MeanMs    float64
 	P99Ms     float64
 	Warmup    bool
+	// Arrivals and Dropped count an open load's arrivals intended in the
+	// second, in the rows of txn "all"; 0 otherwise.
+	Arrivals, Dropped int64
+}
+
+// SlotRow is one tenant's measurements in one result slot of its schedule
+// (a time slot, a stage, or a fixed window of a sinusoid), warmup
+// included: latency from the intended start for an open load, with its
+// service time beside it.
+type SlotRow struct {
+	Tenant     string
+	Slot       int // from 0
+	Start, End time.Duration
+	Warmup     bool    // the slot starts within the warmup
+	Target     float64 // the schedule's mean target over the slot: clients or arrivals per second
+	Committed  int64
+	Failed     int64
+	Rollbacks  int64
+	MeanMs     float64
+	P50Ms      float64
+	P95Ms      float64
+	P99Ms      float64
+	MaxMs      float64
+	// open load only
+	ServiceMeanMs, ServiceP99Ms float64
+	Arrivals, Queued, Dropped   int64
 }

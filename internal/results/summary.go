@@ -79,6 +79,20 @@ type TenantTotals struct {
 	Failures   []Failure        `json:"failures,omitempty"`
 	IngestS    float64          `json:"ingest_s"`
 	PostIngest float64          `json:"post_ingest_s"`
+	// Open is an open load's arrivals and service time; absent when closed.
+	Open *OpenTotals `json:"open,omitempty"`
+}
+
+// OpenTotals is what an open load asked for and got, after warmup
+// (issue 5 point 1): the tenants.csv columns of the same names.
+type OpenTotals struct {
+	TargetRate    float64 `json:"target_rate"`
+	Arrivals      int64   `json:"arrivals"`
+	Queued        int64   `json:"queued"`
+	Dropped       int64   `json:"dropped"`
+	AchievedRate  float64 `json:"achieved_rate"`
+	ServiceMeanMs float64 `json:"service_mean_ms"`
+	ServiceP99Ms  float64 `json:"service_p99_ms"`
 }
 
 // Failure is one kind of failure with when it was first and last seen.

@@ -18,6 +18,10 @@ func Totals(res *driver.Result) []TenantTotals {
 		if secs > 0 {
 			tt.TPS = float64(all.Committed) / secs
 		}
+		if o := t.Open; o != nil {
+			tt.Open = &OpenTotals{TargetRate: o.TargetRate, Arrivals: o.Arrivals, Queued: o.Queued, Dropped: o.Dropped,
+				AchievedRate: o.AchievedRate, ServiceMeanMs: all.ServiceMeanMs(), ServiceP99Ms: all.ServiceQuantileMs(99)}
+		}
 		for _, f := range t.Failures {
 			tt.Failures = append(tt.Failures, Failure{Txn: f.Txn, Class: f.Class, Count: f.Count,
 				FirstS: f.First.Seconds(), LastS: f.Last.Seconds(), Message: f.Message})
@@ -28,7 +32,9 @@ func Totals(res *driver.Result) []TenantTotals {
 }
 
 // WriteTenants writes runs/<id>/tenants.csv: a row per tenant and
-// transaction type, and an "all" row per tenant.
+// transaction type, and an "all" row per tenant. The open-load columns
+// (issue 5 point 1) are filled in the "all" row of an open load, empty
+// otherwise.
 func (d *Dir) WriteTenants(id string, res *driver.Result) error {
 	secs := res.Duration.Seconds()
 	var rows [][]string
@@ -38,26 +44,82 @@ func (d *Dir) WriteTenants(id string, res *driver.Result) error {
 			if secs > 0 {
 				tps = float64(x.Committed) / secs
 			}
-			rows = append(rows, []string{id, t.Name, x.Txn, strconv.FormatInt(x.Committed, 10),
+			row := []string{id, t.Name, x.Txn, strconv.FormatInt(x.Committed, 10),
 				strconv.FormatInt(x.FailedTotal(), 10), classes(x.Failed), strconv.FormatInt(x.Rollbacks, 10),
 				strconv.FormatInt(x.Retries, 10), ftoa(tps), ftoa(x.MeanMs()),
-				ftoa(x.QuantileMs(50)), ftoa(x.QuantileMs(95)), ftoa(x.QuantileMs(99)), ftoa(x.QuantileMs(100))})
+				ftoa(x.QuantileMs(50)), ftoa(x.QuantileMs(95)), ftoa(x.QuantileMs(99)), ftoa(x.QuantileMs(100))}
+			open := make([]string, 7)
+			if o := t.Open; o != nil && x.Txn == "all" {
+				open = []string{ftoa(o.TargetRate), strconv.FormatInt(o.Arrivals, 10), strconv.FormatInt(o.Queued, 10),
+					strconv.FormatInt(o.Dropped, 10), ftoa(o.AchievedRate), ftoa(x.ServiceMeanMs()), ftoa(x.ServiceQuantileMs(99))}
+			}
+			rows = append(rows, append(row, open...))
 		}
 	}
 	return d.writeCSV(filepath.Join("runs", id, "tenants.csv"),
 		[]string{"run_id", "tenant", "txn", "committed", "failed", "failed_by_class", "rollbacks", "retries", "throughput_tps",
-			"latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms"}, rows)
+			"latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms",
+			"target_rate", "arrivals", "queued", "dropped", "achieved_rate", "service_mean_ms", "service_p99_ms"}, rows)
 }
 
 // WriteSeries writes runs/<id>/timeseries.csv: a row per second, tenant
-// and transaction type ("all" for every type together).
+// and transaction type ("all" for every type together); and, for a run
+// with a schedule, runs/<id>/slots.csv (WriteSlots).
 func (d *Dir) WriteSeries(id string, res *driver.Result) error {
+	open := false
+	for _, t := range res.Tenants {
+		open = open || t.Open != nil
+	}
 	rows := make([][]string, 0, len(res.Series))
 	for _, r := range res.Series {
-		rows = append(rows, []string{strconv.FormatInt(r.Second, 10), r.Tenant, r.Txn, strconv.FormatBool(r.Warmup),
+		row := []string{strconv.FormatInt(r.Second, 10), r.Tenant, r.Txn, strconv.FormatBool(r.Warmup),
 			strconv.FormatInt(r.Committed, 10), strconv.FormatInt(r.Failed, 10),
-			ftoa(r.MeanMs), ftoa(r.P99Ms)})
+			ftoa(r.MeanMs), ftoa(r.P99Ms), "", ""}
+		if open && r.Txn == "all" {
+			row[8], row[9] = strconv.FormatInt(r.Arrivals, 10), strconv.FormatInt(r.Dropped, 10)
+		}
+		rows = append(rows, row)
 	}
-	return d.writeCSV(filepath.Join("runs", id, "timeseries.csv"),
-		[]string{"second", "tenant", "txn", "warmup", "committed", "failed", "latency_mean_ms", "latency_p99_ms"}, rows)
+	err := d.writeCSV(filepath.Join("runs", id, "timeseries.csv"),
+		[]string{"second", "tenant", "txn", "warmup", "committed", "failed", "latency_mean_ms", "latency_p99_ms",
+			"arrivals", "dropped"}, rows)
+	if err != nil || res.Slots == nil {
+		return err
+	}
+	return d.WriteSlots(id, res)
+}
+
+// WriteSlots writes runs/<id>/slots.csv: a row per tenant and slot of the
+// run's schedule, with what the schedule asked for (target) and what was
+// measured (issue 5 point 6; seed 004 changes the load once per slot).
+func (d *Dir) WriteSlots(id string, res *driver.Result) error {
+	open := false
+	for _, t := range res.Tenants {
+		open = open || t.Open != nil
+	}
+	rows := make([][]string, 0, len(res.Slots))
+	for _, s := range res.Slots {
+		secs := (s.End - s.Start).Seconds()
+		tps := 0.0
+		if secs > 0 {
+			tps = float64(s.Committed) / secs
+		}
+		row := []string{id, s.Tenant, strconv.Itoa(s.Slot), ftoa(s.Start.Seconds()), ftoa(s.End.Seconds()),
+			strconv.FormatBool(s.Warmup), ftoa(s.Target), strconv.FormatInt(s.Committed, 10), strconv.FormatInt(s.Failed, 10),
+			strconv.FormatInt(s.Rollbacks, 10), ftoa(tps), ftoa(s.MeanMs), ftoa(s.P50Ms), ftoa(s.P95Ms), ftoa(s.P99Ms),
+			ftoa(s.MaxMs), "", "", "", "", ""}
+		if open {
+			achieved := 0.0
+			if secs > 0 {
+				achieved = float64(s.Arrivals-s.Dropped) / secs
+			}
+			copy(row[16:], []string{strconv.FormatInt(s.Arrivals, 10), strconv.FormatInt(s.Dropped, 10),
+				ftoa(achieved), ftoa(s.ServiceMeanMs), ftoa(s.ServiceP99Ms)})
+		}
+		rows = append(rows, row)
+	}
+	return d.writeCSV(filepath.Join("runs", id, "slots.csv"),
+		[]string{"run_id", "tenant", "slot", "start_s", "end_s", "warmup", "target", "committed", "failed", "rollbacks",
+			"throughput_tps", "latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms",
+			"arrivals", "dropped", "achieved_rate", "service_mean_ms", "service_p99_ms"}, rows)
 }

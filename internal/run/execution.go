@@ -312,15 +312,22 @@ func (e *execution) postIngest(ctx context.Context) error {
 }
 
 func (e *execution) workload(ctx context.Context) error {
+	lp := e.spec.LoadPlan(e.run) // the load shape and each tenant's schedule (issue 5)
 	var ts []driver.Tenant
 	for i, p := range e.placements {
-		ts = append(ts, driver.Tenant{Name: p.Tenant, Connect: e.connect(i), Workload: e.workloads[i],
-			Clients: e.run.Clients, Seed: uint64(e.run.Seed)*1000003 + uint64(i)})
+		t := driver.Tenant{Name: p.Tenant, Connect: e.connect(i), Workload: e.workloads[i],
+			Clients: e.run.Clients, Seed: uint64(e.run.Seed)*1000003 + uint64(i)}
+		if i < len(lp.Tenants) {
+			t.Load, t.Clients = &lp.Tenants[i], lp.Tenants[i].Conns
+		}
+		ts = append(ts, t)
 	}
 	w := e.spec.Workload
+	opts := driver.Options{Warmup: time.Duration(w.Warmup), Duration: time.Duration(w.Duration),
+		Progress: time.Duration(e.spec.Progress), Out: e.opts.Log, Label: e.label()}
+	opts.Shape, opts.Think, opts.Open = lp.Shape, lp.Closed.Think, lp.Open
 	start := time.Now()
-	res, err := driver.Run(ctx, ts, driver.Options{Warmup: time.Duration(w.Warmup), Duration: time.Duration(w.Duration),
-		Progress: time.Duration(e.spec.Progress), Out: e.opts.Log, Label: e.label()})
+	res, err := driver.Run(ctx, ts, opts)
 	end := time.Now()
 	if res != nil {
 		e.result = &workloadResult{Result: res}

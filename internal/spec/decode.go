@@ -257,6 +257,9 @@ func (d *decoder) workload(n *yaml.Node, path string, w *Workload) {
 		{"duration", func(n *yaml.Node, p string) { scalar(d, n, p, readDuration, &w.Duration) }},
 		{"warmup", func(n *yaml.Node, p string) { scalar(d, n, p, readDuration, &w.Warmup) }},
 		{"options", func(n *yaml.Node, p string) { d.options(n, p, &w.Options) }},
+		{"load", func(n *yaml.Node, p string) { d.load(n, p, &w.Load) }},
+		{"schedule", func(n *yaml.Node, p string) { d.schedule(n, p, &w.Schedule) }},
+		{"pattern", func(n *yaml.Node, p string) { d.pattern(n, p, &w.Pattern) }},
 	})
 }
 

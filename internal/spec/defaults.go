@@ -29,6 +29,7 @@ func defaults() *Spec {
 			Clients:  Ints{1},
 			Duration: Duration(60 * time.Second),
 			Warmup:   0,
+			Load:     LoadShape{Shape: "closed"},
 		},
 	}
 }

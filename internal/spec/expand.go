@@ -11,6 +11,7 @@ import (
 // Expand turns a spec into its plan: the cross product of
 //
 //	tenancy.model x tenancy.tenants x workload.scale x workload.clients
+//	x workload.load.rate x workload.pattern.name
 //	x each list-valued sut.settings key (keys sorted, values as written)
 //	x repetition
 //
@@ -34,7 +35,10 @@ func Expand(s *Spec) (*Plan, []Problem) {
 	}
 	// An odometer over the dimensions: counts[i] is how many values
 	// dimension i has, at[i] which one the current run takes.
-	counts := []int{len(s.Tenancy.Model), len(s.Tenancy.Tenants), len(s.Workload.Scale), len(s.Workload.Clients)}
+	rates, patterns := s.Workload.rates(), s.Workload.patterns()
+	counts := []int{len(s.Tenancy.Model), len(s.Tenancy.Tenants), len(s.Workload.Scale), len(s.Workload.Clients),
+		len(rates), len(patterns)}
+	const settingsAt = 6 // index of the first settings dimension
 	for _, k := range p.SettingKeys {
 		counts = append(counts, len(s.SUT.Settings[k]))
 	}
@@ -46,6 +50,12 @@ func Expand(s *Spec) (*Plan, []Problem) {
 	width := max(3, len(strconv.Itoa(total)))
 	p.Runs = make([]Run, 0, total)
 	at := make([]int, len(counts))
+	type point struct {
+		tenants, clients int
+		rate             float64
+		pattern          string
+	}
+	conns := map[point]int{} // the same for every model, scale, setting, repetition
 	for i := 1; i <= total; i++ {
 		r := Run{
 			Index:      i,
@@ -54,6 +64,8 @@ func Expand(s *Spec) (*Plan, []Problem) {
 			Tenants:    s.Tenancy.Tenants[at[1]],
 			Scale:      s.Workload.Scale[at[2]],
 			Clients:    s.Workload.Clients[at[3]],
+			Rate:       rates[at[4]],
+			Pattern:    patterns[at[5]],
 			Repetition: at[len(at)-1] + 1,
 			Settings:   make(map[string]string, len(s.SUT.Settings)),
 		}
@@ -61,9 +73,16 @@ func Expand(s *Spec) (*Plan, []Problem) {
 			r.Settings[k] = v[0]
 		}
 		for j, k := range p.SettingKeys {
-			r.Settings[k] = s.SUT.Settings[k][at[4+j]]
+			r.Settings[k] = s.SUT.Settings[k][at[settingsAt+j]]
 		}
 		r.Seed = RunSeed(s.Seed, &r)
+		k := point{r.Tenants, r.Clients, r.Rate, r.Pattern}
+		if c, ok := conns[k]; ok {
+			r.Clients = c
+		} else {
+			s.resolveLoad(&r)
+			conns[k] = r.Clients
+		}
 		p.Runs = append(p.Runs, r)
 		for d := len(at) - 1; d >= 0; d-- {
 			if at[d]++; at[d] < counts[d] {

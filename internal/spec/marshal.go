@@ -23,6 +23,9 @@ func Marshal(s *Spec) ([]byte, error) {
 		Clients  Ints       `yaml:"clients"`
 		Duration Duration   `yaml:"duration"`
 		Warmup   Duration   `yaml:"warmup"`
+		Load     LoadShape  `yaml:"load"`
+		Schedule *Schedule  `yaml:"schedule,omitempty"`
+		Pattern  *Pattern   `yaml:"pattern,omitempty"`
 		Options  *yaml.Node `yaml:"options,omitempty"`
 	}
 	type sut struct {
@@ -61,6 +64,9 @@ func Marshal(s *Spec) ([]byte, error) {
 			Clients:  s.Workload.Clients,
 			Duration: s.Workload.Duration,
 			Warmup:   s.Workload.Warmup,
+			Load:     s.Workload.Load,
+			Schedule: s.Workload.Schedule,
+			Pattern:  s.Workload.Pattern,
 		},
 	}
 	if out.SUT.Settings == nil {

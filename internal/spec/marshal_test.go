@@ -101,6 +101,8 @@ workload:
   clients: 1
   duration: 1m
   warmup: 0s
+  load:
+    shape: closed
 `
 	if out != want {
 		t.Errorf("got:\n%s\nwant:\n%s", out, want)

@@ -76,6 +76,11 @@ func parse(data []byte, defaultName string) (*Spec, []Problem) {
 	if named {
 		s.Name = defaultName
 	}
+	if !d.present["workload.duration"] && !d.failed["workload.duration"] {
+		// A schedule or pattern of slots or stages sets how long the
+		// workload phase lasts, unless the spec says so itself.
+		s.durationFromSchedule()
+	}
 	problems := d.problems
 	if d.failed["(root)"] {
 		// Not a mapping: every other problem would be noise.

@@ -41,7 +41,7 @@ func TestParseDefaults(t *testing.T) {
 		SUT:      SUT{Engine: "postgres", Provider: "local", Version: "", Transport: "tcp"},
 		Tenancy:  Tenancy{Model: Strings{"schema"}, Tenants: Ints{1}},
 		Workload: Workload{Name: "tpcb", Scale: Floats{1}, Clients: Ints{1},
-			Duration: Duration(60 * time.Second), Warmup: 0},
+			Duration: Duration(60 * time.Second), Warmup: 0, Load: LoadShape{Shape: "closed"}},
 	}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", s, want)
@@ -105,7 +105,7 @@ workload:
 		},
 		Tenancy: Tenancy{Model: Strings{"schema", "database", "instance"}, Tenants: Ints{1, 2, 4}},
 		Workload: Workload{Name: "tpcb", Scale: Floats{0.5, 2}, Clients: Ints{8},
-			Duration: Duration(2 * time.Minute), Warmup: Duration(10 * time.Second)},
+			Duration: Duration(2 * time.Minute), Warmup: Duration(10 * time.Second), Load: LoadShape{Shape: "closed"}},
 	}
 	opts := s.Workload.Options
 	s.Workload.Options = yaml.Node{}

@@ -11,11 +11,19 @@ type Run struct {
 	// ID is Index zero-padded to at least 3 digits ("001"), more when the
 	// plan has over 999 runs, so that IDs sort in plan order. Stable for a
 	// spec.
-	ID         string
-	Model      string
-	Tenants    int
-	Scale      float64
-	Clients    int
+	ID      string
+	Model   string
+	Tenants int
+	Scale   float64
+	// Clients is the connections each tenant opens: workload.clients for a
+	// closed load without schedule, the most clients of the schedule or
+	// pattern, or the pool of an open load.
+	Clients int
+	// Rate is the open load's arrivals per second per tenant (0 when the
+	// schedule or pattern gives the rates, or the load is closed).
+	Rate float64
+	// Pattern is the seed 004 pattern of the run, "" for none.
+	Pattern    string
 	Repetition int // 1-based
 	// Settings is every sut.settings key with this run's value.
 	Settings map[string]string

@@ -1,8 +1,9 @@
 // Package spec holds the experiment file: its schema, strict decoding,
 // defaults, validation and expansion into a plan of runs.
 //
-// The package is a leaf: it imports nothing of tenantbench, so every other
-// package may use its types.
+// The package is nearly a leaf: of tenantbench it imports only
+// internal/load (pure load maths, itself a leaf), to build the patterns and
+// schedules it validates, so every other package may use its types.
 package spec
 
 import (
@@ -60,6 +61,11 @@ type Workload struct {
 	Warmup   Duration `yaml:"warmup"`
 	// Options are the workload's own keys, decoded strictly by the workload.
 	Options yaml.Node `yaml:"options"`
+	// Load is the load shape; Schedule or Pattern, when given, how each
+	// tenant's target varies over the phase (spec/load.go).
+	Load     LoadShape `yaml:"load"`
+	Schedule *Schedule `yaml:"schedule"`
+	Pattern  *Pattern  `yaml:"pattern"`
 }
 
 // Duration is a time.Duration written as "30s", "2m".

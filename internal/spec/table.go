@@ -31,17 +31,40 @@ func (p *Plan) WriteTable(w io.Writer) error {
 		s.Name, len(p.Runs), runs, Duration(p.WorkloadTime()), len(p.Runs), s.Workload.Warmup, s.Workload.Duration); err != nil {
 		return err
 	}
+	if d := s.Workload.describe(); d != "" {
+		if _, err := fmt.Fprintf(w, "load: %s\n", d); err != nil {
+			return err
+		}
+	}
+	rates, patterns := len(s.Workload.rates()) > 1, len(s.Workload.patterns()) > 1
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	head := append([]string{"run", "model", "tenants", "scale", "clients"}, p.SettingKeys...)
+	head := []string{"run", "model", "tenants", "scale", "clients"}
+	if rates {
+		head = append(head, "rate")
+	}
+	if patterns {
+		head = append(head, "pattern")
+	}
+	head = append(head, p.SettingKeys...)
 	head = append(head, "rep")
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, r := range p.Runs {
 		row := []string{r.ID, r.Model, strconv.Itoa(r.Tenants), strconv.FormatFloat(r.Scale, 'g', -1, 64), strconv.Itoa(r.Clients)}
+		if rates {
+			row = append(row, strconv.FormatFloat(r.Rate, 'g', -1, 64))
+		}
+		if patterns {
+			row = append(row, r.Pattern)
+		}
 		for _, k := range p.SettingKeys {
 			row = append(row, r.Settings[k])
 		}
 		row = append(row, strconv.Itoa(r.Repetition))
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	p.targets(w)
+	return nil
 }

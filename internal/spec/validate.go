@@ -194,7 +194,11 @@ func Validate(s *Spec) []Problem {
 	if s.Workload.Warmup < 0 {
 		v.add("workload.warmup", s.Workload.Warmup.String(), "must be 0s or longer")
 	}
-	v.connections(s)
+	before := len(v.problems)
+	v.load(s)
+	if len(v.problems) == before {
+		v.connections(s) // they depend on the load
+	}
 	v.size(s)
 	return v.problems
 }
@@ -321,8 +325,12 @@ func (v *validator) connections(s *Spec) {
 				if modelRule(m) != "" || tenantsRule(t) != "" || clientsRule(c) != "" {
 					continue // reported already
 				}
-				if n := NeededConnections(m, t, c); n > need {
-					need, at = n, fmt.Sprintf("model %s with %d tenants x %d clients", m, t, c)
+				// With a schedule, a pattern or an open load, the run's
+				// connections per tenant come from the load (Expand).
+				for _, r := range s.loadRuns(t, c) {
+					if n := NeededConnections(m, t, r.Clients); n > need {
+						need, at = n, fmt.Sprintf("model %s with %d tenants x %d clients", m, t, r.Clients)
+					}
 				}
 			}
 		}
@@ -355,6 +363,8 @@ func (v *validator) size(s *Spec) {
 		{"tenants", len(s.Tenancy.Tenants)},
 		{"scale", len(s.Workload.Scale)},
 		{"clients", len(s.Workload.Clients)},
+		{"rate", len(s.Workload.rates())},
+		{"pattern", len(s.Workload.patterns())},
 	}
 	for _, k := range sortedKeys(s.SUT.Settings) {
 		factors = append(factors, factor{k, len(s.SUT.Settings[k])})

@@ -1,0 +1,203 @@
+// Command opencost measures the open-loop scheduler's own cost (issue 5's
+// benchmark): tpcb select-only on one server, alternating the closed loop
+// (clients back to back) and the open loop at a fixed arrival rate, and
+// reports for each the throughput, the achieved rate against the target,
+// latency and service time, and the driver's CPU seconds per 1000
+// transactions.
+//
+//	go run ./bench/opencost -rate 20000 -pool 16 -clients 8 -duration 20s -rounds 3
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"gopkg.in/yaml.v3"
+
+	"github.com/tenantbench/tenantbench/internal/driver"
+	"github.com/tenantbench/tenantbench/internal/load"
+	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/provider/local"
+	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
+)
+
+func main() {
+	scale := flag.Int("scale", 10, "pgbench scale")
+	clients := flag.Int("clients", 8, "closed loop: connections")
+	think := flag.Duration("think", 0, "closed loop: think time (to compare at the open loop's throughput)")
+	rate := flag.Float64("rate", 20000, "open loop: arrivals per second")
+	pool := flag.Int("pool", 16, "open loop: connections at most in flight")
+	arrivals := flag.String("arrivals", load.ArrivalsPoisson, "poisson or uniform")
+	duration := flag.Duration("duration", 20*time.Second, "each measurement")
+	rounds := flag.Int("rounds", 3, "alternations")
+	transport := flag.String("transport", "tcp", "tcp or unix")
+	procs := flag.Int("procs", driver.DefaultProcs(), "GOMAXPROCS of the driver")
+	profile := flag.String("cpuprofile", "", "write the open loop's CPU profile here")
+	flag.Parse()
+	runtime.GOMAXPROCS(*procs)
+	if err := run(*scale, *clients, *think, *rate, *pool, *arrivals, *duration, *rounds, *transport, *profile); err != nil {
+		fmt.Fprintln(os.Stderr, "opencost:", err)
+		os.Exit(1)
+	}
+}
+
+type measure struct {
+	tps, achieved, cpuPer1000            float64
+	p50, p99, svc50, svc99               float64
+	arrivals, queued, dropped, committed int64
+}
+
+func run(scale, clients int, think time.Duration, rate float64, pool int, arrivals string, d time.Duration, rounds int, transport, profile string) error {
+	ctx := context.Background()
+	work, err := os.MkdirTemp("", "opencost-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	os.Chmod(work, 0o755)
+	prov, err := local.New(local.Options{})
+	if err != nil {
+		return err
+	}
+	inst, err := prov.Start(ctx, provider.InstanceSpec{Name: "bench", WorkDir: work, MaxConnections: max(clients, pool) + 10,
+		Settings: map[string]string{"shared_buffers": "512MB"}})
+	if err != nil {
+		return err
+	}
+	defer prov.Stop(context.Background(), inst)
+	ps, err := tenancy.Database{}.Place(ctx, []*provider.Instance{inst}, []string{"t01"})
+	if err != nil {
+		return err
+	}
+	var opts yaml.Node
+	if err := yaml.Unmarshal([]byte("scripts: {select-only: 1}"), &opts); err != nil {
+		return err
+	}
+	reg := workload.Registry{}
+	reg.Add(tpcb.Factory())
+	w, err := reg.Build(&spec.Workload{Name: "tpcb", Options: *opts.Content[0]}, float64(scale))
+	if err != nil {
+		return err
+	}
+	dsn := ps[0].DSN(transport)
+	connect := func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }
+	conn, err := connect(ctx)
+	if err != nil {
+		return err
+	}
+	if err := w.Setup(ctx, conn); err != nil {
+		return err
+	}
+	if err := w.Ingest(ctx, connect, func(int64) {}); err != nil {
+		return err
+	}
+	if err := w.PostIngest(ctx, conn); err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, "SELECT sum(abalance) FROM pgbench_accounts"); err != nil {
+		return err
+	}
+	conn.Close(ctx)
+
+	tenant := driver.Tenant{Name: "t01", Connect: connect, Workload: w}
+	var closed, open []measure
+	for r := 0; r < rounds; r++ {
+		tenant.Seed = uint64(time.Now().UnixNano())
+		t := tenant
+		t.Clients = clients
+		m, err := measureRun(ctx, t, driver.Options{Duration: d, Think: think}, "")
+		if err != nil {
+			return err
+		}
+		closed = append(closed, m)
+		fmt.Printf("round %d closed, %d clients, think %s: %s\n", r+1, clients, think, m)
+		t = tenant
+		t.Clients = pool
+		t.Load = &load.Tenant{Profile: load.Constant(rate, d), Conns: pool}
+		m, err = measureRun(ctx, t, driver.Options{Duration: d, Shape: load.ShapeOpen,
+			Open: load.Open{Arrivals: arrivals, Pool: pool, OnFull: load.OnFullQueue}}, profile)
+		if err != nil {
+			return err
+		}
+		open = append(open, m)
+		fmt.Printf("round %d open %.0f/s, pool %d:  %s\n", r+1, rate, pool, m)
+	}
+	mc, mo := median(closed), median(open)
+	fmt.Printf("\n| loop | median TPS | achieved / target | p50 / p99 ms | service p50 / p99 ms | driver CPU s / 1000 txn |\n|---|---|---|---|---|---|\n")
+	fmt.Printf("| closed, %d clients, think %s | %.0f | | %.3f / %.3f | | %.3f |\n", clients, think, mc.tps, mc.p50, mc.p99, mc.cpuPer1000)
+	fmt.Printf("| open, %.0f/s %s, pool %d | %.0f | %.4f | %.3f / %.3f | %.3f / %.3f | %.3f |\n", rate, arrivals, pool, mo.tps,
+		mo.achieved/rate, mo.p50, mo.p99, mo.svc50, mo.svc99, mo.cpuPer1000)
+	fmt.Printf("\nachieved/target: %.4f; driver CPU per transaction open/closed: %.3f\n", mo.achieved/rate, mo.cpuPer1000/mc.cpuPer1000)
+	return nil
+}
+
+func (m measure) String() string {
+	s := fmt.Sprintf("%.0f tps, p50 %.3f p99 %.3f ms, %.3f CPU s / 1000 txn", m.tps, m.p50, m.p99, m.cpuPer1000)
+	if m.arrivals > 0 {
+		s += fmt.Sprintf("; achieved %.1f/s, arrivals %d, queued %d, dropped %d, service p50 %.3f p99 %.3f ms",
+			m.achieved, m.arrivals, m.queued, m.dropped, m.svc50, m.svc99)
+	}
+	return s
+}
+
+func measureRun(ctx context.Context, t driver.Tenant, o driver.Options, profile string) (measure, error) {
+	if profile != "" {
+		f, err := os.Create(profile)
+		if err == nil {
+			pprof.StartCPUProfile(f)
+			defer func() { pprof.StopCPUProfile(); f.Close() }()
+		}
+	}
+	before := rusageSelf()
+	res, err := driver.Run(ctx, []driver.Tenant{t}, o)
+	if err != nil {
+		return measure{}, err
+	}
+	cpu := rusageSelf() - before
+	tr := res.Tenants[0]
+	n := float64(tr.All.Committed)
+	m := measure{tps: n / o.Duration.Seconds(), cpuPer1000: cpu / n * 1000, committed: tr.All.Committed,
+		p50: tr.All.QuantileMs(50), p99: tr.All.QuantileMs(99)}
+	if o := tr.Open; o != nil {
+		m.achieved, m.arrivals, m.queued, m.dropped = o.AchievedRate, o.Arrivals, o.Queued, o.Dropped
+		m.svc50, m.svc99 = tr.All.ServiceQuantileMs(50), tr.All.ServiceQuantileMs(99)
+	}
+	return m, nil
+}
+
+func rusageSelf() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+func median(ms []measure) measure {
+	pick := func(f func(measure) float64) float64 {
+		v := make([]float64, len(ms))
+		for i, m := range ms {
+			v[i] = f(m)
+		}
+		sort.Float64s(v)
+		return v[len(v)/2]
+	}
+	return measure{
+		tps:        pick(func(m measure) float64 { return m.tps }),
+		achieved:   pick(func(m measure) float64 { return m.achieved }),
+		cpuPer1000: pick(func(m measure) float64 { return m.cpuPer1000 }),
+		p50:        pick(func(m measure) float64 { return m.p50 }),
+		p99:        pick(func(m measure) float64 { return m.p99 }),
+		svc50:      pick(func(m measure) float64 { return m.svc50 }),
+		svc99:      pick(func(m measure) float64 { return m.svc99 }),
+	}
+}

@@ -1,0 +1,105 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"time"
+
+	"github.com/tenantbench/tenantbench/internal/load"
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+// closedLoop runs one client of the closed shape (load/closed.go): a
+// transaction, then the think time, then the next. Latency is timed from
+// the actual start. Under a schedule the client runs only while the
+// tenant's target is at least its index + 0.5 and idles, connected,
+// otherwise. It is the hot path: no lock, no allocation of its own per
+// transaction.
+func (w *worker) closedLoop(stopped *atomic.Bool, stop <-chan struct{}, start, end time.Time) {
+	defer w.rec.Flush()
+	var prof *load.Profile
+	if w.tenant.Load != nil && w.tenant.Load.Varies {
+		prof = &w.tenant.Load.Profile
+	}
+	think := w.think
+	// Transactions run under a context without a Done channel: pgx then
+	// arms no context watcher per query; cancellation closes the socket.
+	bg := context.Background()
+	for !stopped.Load() {
+		if w.client == nil {
+			if !w.reconnect(stop, end) {
+				return
+			}
+			continue
+		}
+		if prof != nil {
+			now := time.Now()
+			if at := now.Sub(start); !load.Active(prof, w.index, at) {
+				next, ok := load.NextActive(prof, w.index, at)
+				if !ok || !start.Add(next).Before(end) || !w.sleep.until(start.Add(next), stop) {
+					return
+				}
+				continue
+			}
+		}
+		typ := w.client.Pick()
+		t0 := time.Now()
+		if !t0.Before(end) {
+			return
+		}
+		err := w.client.Run(bg, typ)
+		t1 := time.Now()
+		if err == nil {
+			if t1.Before(end) {
+				w.rec.Record(typ, t1, t1.Sub(t0))
+			}
+		} else if !w.failed(err, typ, t1, end, stopped) {
+			return
+		}
+		if think > 0 && !w.sleep.until(time.Now().Add(think), stop) {
+			return
+		}
+	}
+}
+
+// failed records a transaction that returned err and drops a lost
+// connection; false means the run is stopping.
+func (w *worker) failed(err error, typ int, t1, end time.Time, stopped *atomic.Bool) bool {
+	if errors.Is(err, workload.ErrRollback) {
+		if t1.Before(end) {
+			w.rec.Rollback(typ, t1)
+		}
+		return true
+	}
+	if stopped.Load() {
+		return false // the watchdog closed the socket: not the tenant's failure
+	}
+	if t1.Before(end) {
+		w.rec.Fail(typ, t1, Classify(err), err)
+	}
+	if w.conn.IsClosed() {
+		if w.lost == "" {
+			w.lost, w.lostAt = err.Error(), t1.Sub(w.rec.c.start)
+		}
+		w.drop()
+	}
+	return true
+}
+
+// reconnect opens a new connection for a client that lost its own, with
+// a growing pause between attempts; false means the run is over.
+func (w *worker) reconnect(stop <-chan struct{}, end time.Time) bool {
+	err := w.connect(context.Background())
+	now := time.Now()
+	if !now.Before(end) {
+		return false
+	}
+	if err == nil {
+		w.backoff = 0
+		return true
+	}
+	w.rec.Fail(connectTxn, now, "connection", err)
+	w.backoff = min(max(2*w.backoff, 100*time.Millisecond), time.Second)
+	return w.sleep.until(now.Add(w.backoff), stop)
+}

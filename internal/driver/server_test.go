@@ -1,0 +1,221 @@
+package driver
+
+import (
+	"context"
+	"math"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/procfs"
+	"gopkg.in/yaml.v3"
+
+	"github.com/tenantbench/tenantbench/internal/load"
+	"github.com/tenantbench/tenantbench/internal/pgtest"
+	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
+)
+
+// TestServer runs the driver's tests that need PostgreSQL on one server,
+// loaded once with tpcb at scale 1 (select-only, well below saturation at
+// the rates used).
+func TestServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	inst := pgtest.Start(t)
+	tn := loadTpcb(t, inst)
+	t.Run("ArrivalAccuracy", func(t *testing.T) { testArrivalAccuracy(t, tn) })
+	t.Run("PoissonDelivered", func(t *testing.T) { testPoissonDelivered(t, tn) })
+	t.Run("CoordinatedOmission", func(t *testing.T) { testCoordinatedOmission(t, tn, inst) })
+	t.Run("ClosedSlots", func(t *testing.T) { testClosedSlots(t, tn) })
+}
+
+// loadTpcb places one tenant and loads tpcb into it, as bench/tpcbcmp
+// does.
+func loadTpcb(t *testing.T, inst *provider.Instance) Tenant {
+	ctx := context.Background()
+	ps, err := tenancy.Database{}.Place(ctx, []*provider.Instance{inst}, []string{"t01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opts yaml.Node
+	if err := yaml.Unmarshal([]byte("scripts: {select-only: 1}"), &opts); err != nil {
+		t.Fatal(err)
+	}
+	reg := workload.Registry{}
+	reg.Add(tpcb.Factory())
+	w, err := reg.Build(&spec.Workload{Name: "tpcb", Options: *opts.Content[0]}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsn := ps[0].DSN("tcp")
+	connect := func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }
+	conn, err := connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if err := w.Setup(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Ingest(ctx, connect, func(int64) {}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.PostIngest(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	return Tenant{Name: "t01", Connect: connect, Workload: w, Seed: 1}
+}
+
+// openRun runs tenant tn open at rate for d.
+func openRun(t *testing.T, tn Tenant, rate float64, d time.Duration, pool int, process string, during func()) *Result {
+	t.Helper()
+	tn.Load = &load.Tenant{Profile: load.Constant(rate, d), Conns: pool}
+	tn.Clients = pool
+	if during != nil {
+		go during()
+	}
+	res, err := Run(context.Background(), []Tenant{tn}, Options{Duration: d, Shape: load.ShapeOpen,
+		Open: load.Open{Arrivals: process, Pool: pool, OnFull: load.OnFullQueue}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// Issue 5: "open loop at 200/s for 10 s against real PostgreSQL below
+// saturation delivers 2,000 +- 2 % arrivals".
+func testArrivalAccuracy(t *testing.T, tn Tenant) {
+	res := openRun(t, tn, 200, 10*time.Second, 8, load.ArrivalsUniform, nil)
+	tr := res.Tenants[0]
+	o, all := tr.Open, tr.All
+	t.Logf("arrivals %d, queued %d, dropped %d, committed %d, target %.1f/s, achieved %.1f/s; "+
+		"latency p50 %.3f p99 %.3f ms, service p50 %.3f p99 %.3f ms",
+		o.Arrivals, o.Queued, o.Dropped, all.Committed, o.TargetRate, o.AchievedRate,
+		all.QuantileMs(50), all.QuantileMs(99), all.ServiceQuantileMs(50), all.ServiceQuantileMs(99))
+	if o.Arrivals != 2000 || o.TargetRate != 200 {
+		t.Errorf("arrivals %d at target %v, want exactly 2000 uniform arrivals at 200/s", o.Arrivals, o.TargetRate)
+	}
+	if math.Abs(float64(all.Committed)-2000) > 40 || math.Abs(o.AchievedRate-200) > 4 {
+		t.Errorf("delivered %d transactions, %.1f/s; want 2000 +- 2 %%", all.Committed, o.AchievedRate)
+	}
+	if all.Service.TotalCount() != all.Committed || all.ServiceMeanMs() > all.MeanMs() {
+		t.Error("service time must be recorded for every transaction and be at most the latency")
+	}
+}
+
+// Poisson arrivals: as many delivered as arrived, the count within 4
+// standard deviations of the rate.
+func testPoissonDelivered(t *testing.T, tn Tenant) {
+	res := openRun(t, tn, 200, 3*time.Second, 8, load.ArrivalsPoisson, nil)
+	o, all := res.Tenants[0].Open, res.Tenants[0].All
+	if math.Abs(float64(o.Arrivals)-600) > 4*math.Sqrt(600) {
+		t.Errorf("%d Poisson arrivals in 3 s at 200/s", o.Arrivals)
+	}
+	if o.Dropped != 0 || math.Abs(float64(all.Committed-o.Arrivals)) > float64(o.Arrivals)/50 {
+		t.Errorf("arrivals %d, dropped %d, committed %d", o.Arrivals, o.Dropped, all.Committed)
+	}
+}
+
+// Issue 5: "pause the server process for 1 s (SIGSTOP / SIGCONT) during an
+// open-loop run and show that the p99 latency covers the pause, while
+// service time alone does not". Every process of the instance is stopped:
+// the postmaster and all its children (backends, checkpointer, ...).
+func testCoordinatedOmission(t *testing.T, tn Tenant, inst *provider.Instance) {
+	pause := func() {
+		time.Sleep(2 * time.Second)
+		procs := instanceProcs(t, inst.Pid)
+		for _, p := range procs {
+			_ = syscall.Kill(p, syscall.SIGSTOP)
+		}
+		time.Sleep(time.Second)
+		for _, p := range procs {
+			_ = syscall.Kill(p, syscall.SIGCONT)
+		}
+	}
+	// 4 connections: at most 4 transactions are caught inside the pause,
+	// 0.4 % of them, so the service time's p99 stays a normal one.
+	res := openRun(t, tn, 200, 5*time.Second, 4, load.ArrivalsUniform, pause)
+	tr := res.Tenants[0]
+	lat, svc, maxSvc := tr.All.QuantileMs(99), tr.All.ServiceQuantileMs(99), tr.All.ServiceQuantileMs(100)
+	t.Logf("arrivals %d, queued %d, committed %d; p99 latency %.1f ms, p99 service %.1f ms (max %.1f)",
+		tr.Open.Arrivals, tr.Open.Queued, tr.All.Committed, lat, svc, maxSvc)
+	if lat < 800 {
+		t.Errorf("p99 latency %.1f ms does not cover the 1 s pause", lat)
+	}
+	if svc > 200 {
+		t.Errorf("p99 service time %.1f ms: service time alone should not show the pause", svc)
+	}
+	if maxSvc < 500 {
+		t.Errorf("max service time %.1f ms: the transactions caught in the pause should show in it", maxSvc)
+	}
+	if tr.Open.Queued < 150 {
+		t.Errorf("%d arrivals queued; the ~200 of the pause should have", tr.Open.Queued)
+	}
+	// the per-second series shows the queue draining after the pause
+	var peak float64
+	for _, r := range res.Series {
+		if r.Txn == "all" {
+			peak = max(peak, r.P99Ms)
+		}
+	}
+	if peak < 800 {
+		t.Errorf("no second of the series shows the pause (peak p99 %.1f ms)", peak)
+	}
+}
+
+// instanceProcs lists the postmaster and every process below it.
+func instanceProcs(t *testing.T, pid int) []int {
+	all, err := procfs.AllProcs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	children := map[int][]int{}
+	for _, p := range all {
+		if st, err := p.Stat(); err == nil {
+			children[st.PPID] = append(children[st.PPID], p.PID)
+		}
+	}
+	out := []int{pid}
+	for i := 0; i < len(out); i++ {
+		out = append(out, children[out[i]]...)
+	}
+	if len(out) < 3 {
+		t.Fatalf("found only %d processes of the instance", len(out))
+	}
+	return out
+}
+
+// A closed schedule of slots (2, 0, 2) of a second each: the tenant runs
+// in the first and last slot and pauses in the middle one (seed 004's
+// zero valley), with its connections kept.
+func testClosedSlots(t *testing.T, tn Tenant) {
+	slot := time.Second
+	tn.Load = &load.Tenant{Profile: load.Slots(slot, []float64{2, 0, 2}), Varies: true, Conns: 2,
+		Windows: load.SlotStarts(slot, 3)}
+	tn.Clients = 2
+	res, err := Run(context.Background(), []Tenant{tn}, Options{Duration: 3 * slot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Slots) != 3 {
+		t.Fatalf("%d slot rows, want 3: %+v", len(res.Slots), res.Slots)
+	}
+	for i, r := range res.Slots {
+		t.Logf("slot %d: target %v, committed %d, p99 %.3f ms", i, r.Target, r.Committed, r.P99Ms)
+		// A client busy when its slot ends finishes its transaction, which
+		// then counts in the next slot: at most one per client.
+		if r.Target != []float64{2, 0, 2}[i] || r.Start != time.Duration(i)*slot ||
+			(i != 1 && r.Committed < 100) || (i == 1 && r.Committed > 2) {
+			t.Errorf("slot %d: %+v", i, r)
+		}
+	}
+	if res.Tenants[0].Open != nil {
+		t.Error("a closed load has no arrivals")
+	}
+}

@@ -1,0 +1,61 @@
+package driver
+
+import (
+	"math"
+	"time"
+)
+
+// addLoad puts what the load asked for and what arrived beside what was
+// measured: an open load's arrival counts per tenant (after warmup), per
+// second (rows of txn "all") and per slot, and every slot's target.
+func addLoad(res *Result, tenants []Tenant, queues []*arrivals, warmup time.Duration) {
+	warm := int64(math.Ceil(warmup.Seconds())) // the collector's warmup cut
+	end := res.Warmup + res.Duration
+	index := map[string]int{}
+	for i, t := range tenants {
+		index[t.Name] = i
+	}
+	for ti, q := range queues {
+		if q == nil {
+			continue
+		}
+		q.finish()
+		o := &OpenResult{TargetRate: tenants[ti].Load.Profile.Mean(res.Warmup, end)}
+		for sec := warm; sec < int64(len(q.arrived)); sec++ {
+			o.Arrivals += q.arrived[sec]
+			o.Queued += q.queued[sec]
+			o.Dropped += q.dropped[sec]
+		}
+		if s := res.Duration.Seconds(); s > 0 {
+			o.AchievedRate = float64(o.Arrivals-o.Dropped) / s
+		}
+		res.Tenants[ti].Open = o
+	}
+	for i := range res.Series {
+		r := &res.Series[i]
+		if q := queueOf(queues, index, r.Tenant); q != nil && r.Txn == "all" && r.Second < int64(len(q.arrived)) {
+			r.Arrivals, r.Dropped = q.arrived[r.Second], q.dropped[r.Second]
+		}
+	}
+	for i := range res.Slots {
+		r := &res.Slots[i]
+		ti := index[r.Tenant]
+		if l := tenants[ti].Load; l != nil {
+			r.Target = l.Profile.Mean(r.Start, min(r.End, end))
+		}
+		if q := queues[ti]; q != nil {
+			for sec := int64(r.Start / time.Second); sec < int64(r.End/time.Second) && sec < int64(len(q.arrived)); sec++ {
+				r.Arrivals += q.arrived[sec]
+				r.Queued += q.queued[sec]
+				r.Dropped += q.dropped[sec]
+			}
+		}
+	}
+}
+
+func queueOf(queues []*arrivals, index map[string]int, tenant string) *arrivals {
+	if i, ok := index[tenant]; ok {
+		return queues[i]
+	}
+	return nil
+}
