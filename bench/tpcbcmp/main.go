@@ -3,6 +3,7 @@
 // the client's CPU seconds per 1000 transactions.
 //
 //	go run ./bench/tpcbcmp -scale 10 -clients 8 -duration 30s -rounds 3
+//	go run ./bench/tpcbcmp -monitor   # monitoring on vs off instead of pgbench
 package main
 
 import (
@@ -23,6 +24,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/tenantbench/tenantbench/internal/driver"
+	"github.com/tenantbench/tenantbench/internal/monitor"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
 	"github.com/tenantbench/tenantbench/internal/spec"
@@ -40,6 +42,7 @@ func main() {
 	script := flag.String("script", "select-only", "tpcb script")
 	transport := flag.String("transport", "tcp", "tcp or unix, both tools")
 	profile := flag.String("cpuprofile", "", "write tenantbench's CPU profile here")
+	withMonitor := flag.Bool("monitor", false, "alternate unmonitored and monitored tenantbench rounds instead of pgbench")
 	procs := flag.Int("procs", driver.DefaultProcs(), "GOMAXPROCS of tenantbench's driver (tenantbench run --procs)")
 	flag.Parse()
 	runtime.GOMAXPROCS(*procs)
@@ -50,7 +53,7 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	if err := run(*scale, *clients, *threads, *duration, *rounds, *script, *transport); err != nil {
+	if err := run(*scale, *clients, *threads, *duration, *rounds, *script, *transport, *withMonitor); err != nil {
 		fmt.Fprintln(os.Stderr, "tpcbcmp:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
@@ -59,7 +62,7 @@ func main() {
 
 type measure struct{ tps, cpuPer1000 float64 }
 
-func run(scale, clients, threads int, d time.Duration, rounds int, script, transport string) error {
+func run(scale, clients, threads int, d time.Duration, rounds int, script, transport string, withMonitor bool) error {
 	ctx := context.Background()
 	work, err := os.MkdirTemp("", "tpcbcmp-")
 	if err != nil {
@@ -130,12 +133,33 @@ func run(scale, clients, threads int, d time.Duration, rounds int, script, trans
 		if f := flagFor[script]; f != "" {
 			args = append(args, f)
 		}
-		m, err = pgbench(append(args, p.Database), p.Password)
+		peer := "pgbench"
+		if withMonitor {
+			// The peer is tenantbench itself with the monitor sampling the
+			// instance and its tenant, as a monitored run does (issue 4's
+			// benchmark: monitoring's TPS cost).
+			peer = "monitored"
+			mon := monitor.New(monitor.Config{Instances: []*provider.Instance{inst}, Placements: ps})
+			if err := mon.Start(ctx); err != nil {
+				return err
+			}
+			m, err = tenantbench(ctx, w, connect, clients, d)
+			if _, merr := mon.Stop(); merr != nil {
+				fmt.Println("monitor:", merr)
+			}
+		} else {
+			m, err = pgbench(append(args, p.Database), p.Password)
+		}
 		if err != nil {
 			return err
 		}
 		pg = append(pg, m)
-		fmt.Printf("round %d pgbench:     %.0f tps, %.3f CPU s / 1000 txn\n", r+1, m.tps, m.cpuPer1000)
+		fmt.Printf("round %d %s: %.0f tps, %.3f CPU s / 1000 txn\n", r+1, peer, m.tps, m.cpuPer1000)
+	}
+	if withMonitor {
+		mt, mm := median(tb), median(pg)
+		fmt.Printf("\nmedian TPS unmonitored %.0f, monitored %.0f: monitoring costs %.2f %% of TPS\n", mt.tps, mm.tps, (1-mm.tps/mt.tps)*100)
+		return nil
 	}
 	mt, mp := median(tb), median(pg)
 	fmt.Printf("\n| tool | median TPS | median client CPU s / 1000 txn |\n|---|---|---|\n")

@@ -112,6 +112,12 @@ func TestQuickstart(t *testing.T) {
 		if r["model"] != model || r["tenants"] != "2" || r["status"] != "ok" {
 			t.Errorf("row %d = %v", i, r)
 		}
+		// monitored by default: the system's CPU and memory, seed 000's
+		// efficiencies, fairness
+		if num(t, r["cpu_s"]) <= 0 || num(t, r["mem_peak_mb"]) <= 0 || num(t, r["e_tpx"]) <= 0 ||
+			num(t, r["fairness_jain"]) < 0.5 || num(t, r["tpm"]) <= 0 {
+			t.Errorf("row %d monitored figures implausible: %v", i, r)
+		}
 		if num(t, r["throughput_tps"]) <= 0 || num(t, r["latency_mean_ms"]) <= 0 ||
 			num(t, r["latency_p99_ms"]) < num(t, r["latency_p95_ms"]) || num(t, r["ingest_s"]) <= 0 {
 			t.Errorf("row %d figures implausible: %v", i, r)

@@ -25,6 +25,7 @@ func runCmd() *cobra.Command {
 	var out string
 	var failFast, keep bool
 	var procs int
+	var monitorOn bool
 	cmd := &cobra.Command{
 		Use:   "run SPEC",
 		Short: "Run the experiment a spec describes and write its results",
@@ -63,7 +64,7 @@ func runCmd() *cobra.Command {
 			log := cmd.OutOrStdout()
 			fmt.Fprintf(log, "tenantbench %s: %s, %d run(s), results in %s\n", version, plan.Spec.Name, len(plan.Runs), out)
 			outcome, err := run.Experiment(ctx, plan, run.Options{Out: dir, FailFast: failFast, Keep: keep, Log: log,
-				Terminal: isTerminal(log), Provider: prov, Workloads: registry(), Models: tenancy.Builtin(), Version: version})
+				Terminal: isTerminal(log), Provider: prov, Workloads: registry(), Models: tenancy.Builtin(), Version: version, Monitor: monitorOn})
 			if err != nil {
 				return err
 			}
@@ -92,6 +93,7 @@ func runCmd() *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", "", "results directory (default results/<name>-<timestamp>)")
 	cmd.Flags().BoolVar(&failFast, "fail-fast", false, "stop at the first failed run")
 	cmd.Flags().BoolVar(&keep, "keep", false, "leave the last run's instances up; stop them with `tenantbench down`")
+	cmd.Flags().BoolVar(&monitorOn, "monitor", true, "sample resources, DBMS statistics and wait events (--monitor=false to measure without)")
 	cmd.Flags().IntVar(&procs, "procs", 0, "OS threads for the driver (GOMAXPROCS); default half the CPUs, at least 1")
 	return cmd
 }

@@ -17,33 +17,38 @@ import (
 // of their figures. Their names and the columns the report reads are kept
 // here, in one place, and docs/report.md lists them.
 const (
-	// resourcesFile: a row per sample and instance; a time column (timeCol)
-	// and a scope column (scopeCol, the instance's name, or host or
-	// driver), every other column a number. Each numeric column gets a
-	// figure over time, summed over the instances of the run.
-	resourcesFile = "resources.csv"
-	// tenantCPUFile: rows with a tenant column and cpu_s; a tenant's CPU
-	// is the sum of its rows (one row per tenant, or per-second deltas),
-	// of the workload phase only when a phase column is present.
-	tenantCPUFile = "tenant_cpu.csv"
-	// waitsFile: rows with tenant, wait_event_type, wait_event and
-	// samples (the number of samples that found a backend of the tenant
-	// in that wait); an empty wait_event_type is a backend on CPU.
-	waitsFile = "waits.csv"
+	// resourcesFile: the monitor's row per sample round and instance
+	// (docs/monitor.md): a time column (timeCol), the instance (scopeCol)
+	// and numbers; resourceColumns of them get a figure over time,
+	// summed over the instances of the run.
+	resourcesFile = "monitor/resources.csv"
+	// tenantCPUFile: tenants.csv, whose "all" rows carry each tenant's
+	// CPU seconds in the measured workload (cpu_s, the monitor's
+	// attribution of backends to tenants).
+	tenantCPUFile = "tenants.csv"
+	// waitsFile: the monitor's wait-event histogram: rows with from (the
+	// segment's first mark), tenant, event ("Type:Event", "CPU" for an
+	// active backend with no wait, "-" for an idle one) and samples.
+	waitsFile = "monitor/waits.csv"
 
-	timeCol  = "second"
+	timeCol  = "t_s"
 	scopeCol = "instance"
 	phaseCol = "phase"
+	// workloadMark is the monitor's mark at the start of the workload
+	// phase: the waits segment the figure shows.
+	workloadMark = "workload"
 )
+
+// resourceColumns are the resources.csv columns drawn over time: CPU in
+// use, memory, writes, preemptions and sessions; the cumulative counters
+// beside them would only rise.
+var resourceColumns = []string{"cpus", "mem_current_mb", "pss_mb", "rss_mb", "io_write_bytes",
+	"ctx_involuntary", "client_backends"}
 
 // notSystem are scopes of resources.csv that are not the system under
 // test: they are measured apart (the driver's cost is never the system's,
 // issue 4 point 1) and left out of its sums.
 var notSystem = map[string]bool{"host": true, "driver": true, "tenantbench": true}
-
-// maxResourceFigures bounds the figures drawn from resources.csv, so that
-// a monitor writing many columns does not bury the rest of the report.
-const maxResourceFigures = 12
 
 const notMeasured = "not measured: "
 
@@ -100,14 +105,14 @@ func (e *experiment) tenantCPU() *figure {
 			if t == nil || !t.Has("tenant") || !t.Has("cpu_s") {
 				continue
 			}
-			found = true
 			sums := map[string]float64{}
 			for i := range t.Rows {
-				if t.Has(phaseCol) && t.Get(i, phaseCol) != "workload" {
+				if t.Get(i, "txn") != "all" || t.Get(i, "cpu_s") == "" { // empty: not monitored
 					continue
 				}
 				if v, err := t.Float(i, "cpu_s"); err == nil {
 					sums[t.Get(i, "tenant")] += v
+					found = true
 				}
 			}
 			for k, v := range sums {
@@ -122,7 +127,7 @@ func (e *experiment) tenantCPU() *figure {
 	n := points[0].tenants
 	f := e.tenantBars(id, fmt.Sprintf("%s, %s", title, tenantsLabel(n)), "CPU time (CPU-s)", points, values,
 		fmt.Sprintf("CPU seconds of each tenant's backends during the workload phase in the runs with %s "+
-			"(runs/<id>/%s, column cpu_s summed per tenant): the mean over the successful repetitions", tenantsLabel(n), tenantCPUFile))
+			"(runs/<id>/%s, column cpu_s of the all rows): the mean over the successful repetitions", tenantsLabel(n), tenantCPUFile))
 	if !found {
 		return missing(id, title, notMeasured+"no run has "+tenantCPUFile+" (the monitor writes it, issue 4).")
 	}
@@ -146,16 +151,18 @@ func (e *experiment) waits() *figure {
 		s := share{p: p, byType: map[string]float64{}}
 		for _, r := range p.okRuns() {
 			t := e.monitorTable(r, waitsFile)
-			if t == nil || !t.Has("wait_event_type") || !t.Has("samples") {
+			if t == nil || !t.Has("event") || !t.Has("samples") {
 				continue
 			}
 			for i := range t.Rows {
 				v, err := t.Float(i, "samples")
-				if err != nil {
+				event, tenant := t.Get(i, "event"), t.Get(i, "tenant")
+				// the workload segment, the tenants' own backends, busy ones
+				if err != nil || t.Get(i, "from") != workloadMark || strings.HasPrefix(tenant, "(") || event == "-" {
 					continue
 				}
-				typ := t.Get(i, "wait_event_type")
-				if typ == "" {
+				typ, _, _ := strings.Cut(event, ":")
+				if typ == "CPU" {
 					typ = "on CPU"
 				}
 				s.byType[typ] += v
@@ -210,8 +217,8 @@ func (e *experiment) waits() *figure {
 	c.nominalX(labels)
 	fromZero(c.Plot, 100)
 	return drawn(id, fmt.Sprintf("Share of the wait-event samples of the tenants' backends by wait event type in the runs "+
-		"with %s, over all tenants and successful repetitions (runs/<id>/%s, column samples by wait_event_type; "+
-		"no wait event is on CPU).", tenantsLabel(n), waitsFile), c)
+		"with %s, over all tenants and successful repetitions, during the workload phase (runs/<id>/%s, column samples "+
+		"by the type of event; an active backend with no wait event is on CPU, idle ones are left out).", tenantsLabel(n), waitsFile), c)
 }
 
 // resources draws each numeric column of resources.csv over time, summed
@@ -236,18 +243,13 @@ func (e *experiment) resources() []*figure {
 		return []*figure{missing(id, title, notMeasured+"no run has "+resourcesFile+" (the monitor writes it, issue 4).")}
 	}
 	var cols []string
-	seen := map[string]bool{}
-	for _, s := range samples {
-		for _, h := range s.t.Header {
-			if h != timeCol && h != scopeCol && h != phaseCol && !seen[h] && numericColumn(s.t, h) {
-				seen[h] = true
-				cols = append(cols, h)
+	for _, col := range resourceColumns {
+		for _, s := range samples {
+			if s.t.Has(col) && numericColumn(s.t, col) {
+				cols = append(cols, col)
+				break
 			}
 		}
-	}
-	if len(cols) > maxResourceFigures {
-		e.warn("%s: %d numeric columns, figures drawn for the first %d", resourcesFile, len(cols), maxResourceFigures)
-		cols = cols[:maxResourceFigures]
 	}
 	n := maxTenants(e.points)
 	var figs []*figure

@@ -18,7 +18,7 @@ var coreFigures = []string{"throughput", "latency-mean", "latency-p99", "fairnes
 
 // monitorFigures are drawn only from the monitor's files.
 var monitorFigures = []string{"cpu", "e-tpx", "e-lat", "memory-peak", "tenant-cpu", "waits",
-	"resources-cpu_user_s", "resources-cpu_system_s", "resources-rss_bytes"}
+	"resources-cpus", "resources-rss_mb"}
 
 func readFile(t *testing.T, path string) string {
 	t.Helper()

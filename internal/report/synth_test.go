@@ -160,39 +160,79 @@ func writeSeriesCSV(t *testing.T, dir *results.Dir, id string, tenants []results
 	writeCSV(t, dir.RunFile(id, "timeseries.csv"), rows)
 }
 
-// addMonitorFiles adds what the monitor will write: results.csv columns
-// cpu_s and mem_peak_mb, and per run resources.csv, tenant_cpu.csv and
-// waits.csv, in the shape fig_monitor.go reads.
+// addMonitorFiles adds what a monitored run writes (docs/monitor.md):
+// results.csv cpu_s and mem_peak_mb, tenants.csv cpu_s on the "all"
+// rows, and per run monitor/resources.csv and monitor/waits.csv.
 func addMonitorFiles(t *testing.T, path string) {
 	t.Helper()
+	setColumn(t, filepath.Join(path, "results.csv"), func(tab *results.Table, i int, col string) (string, bool) {
+		switch col {
+		case "cpu_s":
+			return fmt.Sprint(5 + i), true
+		case "mem_peak_mb":
+			return fmt.Sprint(100 + 10*i), true
+		}
+		return "", false
+	}, "cpu_s", "mem_peak_mb")
 	tab, err := results.ReadTable(filepath.Join(path, "results.csv"))
 	must(t, err)
-	rows := [][]string{append(append([]string{}, tab.Header...), "cpu_s", "mem_peak_mb")}
-	for i, r := range tab.Rows {
-		rows = append(rows, append(append([]string{}, r...), fmt.Sprint(5+i), fmt.Sprint(100+10*i)))
-	}
-	writeCSV(t, filepath.Join(path, "results.csv"), rows)
 	dir := &results.Dir{Path: path}
 	for _, r := range tab.Rows {
 		id := r[0]
 		sum, err := dir.ReadSummary(id)
 		must(t, err)
-		res := [][]string{{"second", "instance", "cpu_user_s", "cpu_system_s", "rss_bytes"}}
-		cpu := [][]string{{"tenant", "phase", "cpu_s"}}
-		waits := [][]string{{"tenant", "wait_event_type", "wait_event", "samples"}}
+		cpu := map[string]string{}
+		for _, tt := range sum.Tenant {
+			cpu[tt.Tenant] = fmt.Sprint(tt.TPS / 100)
+		}
+		setColumn(t, dir.RunFile(id, "tenants.csv"), func(tab *results.Table, i int, col string) (string, bool) {
+			if col != "cpu_s" || tab.Get(i, "txn") != "all" {
+				return "", false
+			}
+			return cpu[tab.Get(i, "tenant")], true
+		}, "cpu_s")
+		res := [][]string{{"instance", "t_s", "cpus", "rss_mb"}}
+		waits := [][]string{{"from", "to", "instance", "tenant", "state", "event", "samples", "sessions"}}
 		for s := range 20 {
-			res = append(res, []string{fmt.Sprint(s), "shared", fmt.Sprint(0.5 + 0.01*float64(s)), "0.1", fmt.Sprint(1 << 27)},
-				[]string{fmt.Sprint(s), "host", "9", "9", fmt.Sprint(1 << 33)})
+			res = append(res, []string{"shared", fmt.Sprint(s), fmt.Sprint(0.5 + 0.01*float64(s)), "128"})
 		}
 		for _, tt := range sum.Tenant {
-			cpu = append(cpu, []string{tt.Tenant, "workload", fmt.Sprint(tt.TPS / 100)}, []string{tt.Tenant, "ingest", "99"})
-			waits = append(waits, []string{tt.Tenant, "", "", "50"}, []string{tt.Tenant, "LWLock", "WALWrite", "30"},
-				[]string{tt.Tenant, "Client", "ClientRead", "20"})
+			waits = append(waits, []string{"workload", "after-workload", "shared", tt.Tenant, "active", "CPU", "50", "0.5"},
+				[]string{"workload", "after-workload", "shared", tt.Tenant, "active", "LWLock:WALWrite", "30", "0.3"},
+				[]string{"workload", "after-workload", "shared", tt.Tenant, "idle", "Client:ClientRead", "20", "0.2"},
+				[]string{"start", "workload", "shared", tt.Tenant, "active", "IO:DataFileRead", "999", "9"},
+				[]string{"workload", "after-workload", "shared", "(background)", "", "Activity:WalWriterMain", "99", "1"})
 		}
-		writeCSV(t, dir.RunFile(id, "resources.csv"), res)
-		writeCSV(t, dir.RunFile(id, "tenant_cpu.csv"), cpu)
-		writeCSV(t, dir.RunFile(id, "waits.csv"), waits)
+		must(t, os.MkdirAll(filepath.Dir(dir.RunFile(id, "monitor/resources.csv")), 0o755))
+		writeCSV(t, dir.RunFile(id, "monitor/resources.csv"), res)
+		writeCSV(t, dir.RunFile(id, "monitor/waits.csv"), waits)
 	}
+}
+
+// setColumn sets (adding them where missing) the columns cols of a CSV
+// file to what value says, row by row.
+func setColumn(t *testing.T, path string, value func(tab *results.Table, i int, col string) (string, bool), cols ...string) {
+	t.Helper()
+	tab, err := results.ReadTable(path)
+	must(t, err)
+	header := append([]string{}, tab.Header...)
+	for _, c := range cols {
+		if !tab.Has(c) {
+			header = append(header, c)
+		}
+	}
+	rows := [][]string{header}
+	for i, r := range tab.Rows {
+		row := make([]string, len(header))
+		copy(row, r)
+		for j, h := range header {
+			if v, ok := value(tab, i, h); ok {
+				row[j] = v
+			}
+		}
+		rows = append(rows, row)
+	}
+	writeCSV(t, path, rows)
 }
 
 // mdRow finds the row of a Markdown table under heading whose first cell

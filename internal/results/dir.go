@@ -85,7 +85,8 @@ func (d *Dir) ResultsHeader() []string {
 		h = append(h, "set_"+k)
 	}
 	return append(h, "status", "throughput_tps", "latency_mean_ms", "latency_p95_ms", "latency_p99_ms",
-		"committed", "failed", "provision_s", "setup_s", "ingest_s", "post_ingest_s", "workload_s", "error")
+		"committed", "failed", "provision_s", "setup_s", "ingest_s", "post_ingest_s", "workload_s",
+		"tpm", "nopm", "fairness_jain", "cpu_s", "mem_peak_mb", "e_tpx", "e_lat", "error")
 }
 
 // AppendResult adds a run's row to results.csv, creating it with its
@@ -108,7 +109,9 @@ func (d *Dir) AppendResult(s *Summary) error {
 	a := s.Provider
 	row = append(row, s.Status, ftoa(a.TPS), ftoa(a.MeanMs), ftoa(a.P95Ms), ftoa(a.P99Ms),
 		strconv.FormatInt(a.Committed, 10), strconv.FormatInt(a.Failed, 10),
-		ftoa(a.ProvisionS), ftoa(a.SetupS), ftoa(a.IngestS), ftoa(a.PostIngest), ftoa(a.WorkloadS), s.Error)
+		ftoa(a.ProvisionS), ftoa(a.SetupS), ftoa(a.IngestS), ftoa(a.PostIngest), ftoa(a.WorkloadS),
+		ftoa(a.TPM), optional(a.NOPM), ftoa(a.FairnessJain), optional(a.CPUS), optional(a.MemPeakMB),
+		optional(a.ETpX), optional(a.ELat), s.Error)
 	_ = w.Write(row)
 	w.Flush()
 	if err := w.Error(); err != nil {
@@ -146,6 +149,14 @@ func classes(m map[string]int64) string {
 		parts[i] = k + ":" + strconv.FormatInt(m[k], 10)
 	}
 	return strings.Join(parts, ";")
+}
+
+// optional writes an absent figure as an empty cell.
+func optional(f *float64) string {
+	if f == nil {
+		return ""
+	}
+	return ftoa(*f)
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -4,6 +4,9 @@
 package results
 
 import (
+	"math"
+
+	"github.com/tenantbench/tenantbench/internal/metrics"
 	"time"
 )
 
@@ -79,6 +82,13 @@ type TenantTotals struct {
 	Failures   []Failure        `json:"failures,omitempty"`
 	IngestS    float64          `json:"ingest_s"`
 	PostIngest float64          `json:"post_ingest_s"`
+	// TPM is commits plus expected rollbacks per minute (seed 001); NOPM
+	// committed New-Orders per minute, only for workloads that have them.
+	TPM  float64  `json:"tpm"`
+	NOPM *float64 `json:"nopm,omitempty"`
+	// CPUS is the CPU seconds of the tenant's own backends during the
+	// measured workload (the monitor's attribution); absent unmonitored.
+	CPUS *float64 `json:"cpu_s,omitempty"`
 	// Open is an open load's arrivals and service time; absent when closed.
 	Open *OpenTotals `json:"open,omitempty"`
 }
@@ -120,6 +130,18 @@ type Aggregate struct {
 	IngestS    float64 `json:"ingest_s"`
 	PostIngest float64 `json:"post_ingest_s"`
 	WorkloadS  float64 `json:"workload_s"`
+	TPM        float64 `json:"tpm"`
+	// NOPM is absent for workloads without New-Order.
+	NOPM *float64 `json:"nopm,omitempty"`
+	// FairnessJain is Jain's index over the tenants' throughput.
+	FairnessJain float64 `json:"fairness_jain"`
+	// The monitored figures of the measured workload (absent unmonitored):
+	// the system's CPU seconds (every instance, not the driver), the sum
+	// of the instances' peak memory, and seed 000's efficiencies.
+	CPUS      *float64 `json:"cpu_s,omitempty"`
+	MemPeakMB *float64 `json:"mem_peak_mb,omitempty"`
+	ETpX      *float64 `json:"e_tpx,omitempty"`
+	ELat      *float64 `json:"e_lat,omitempty"`
 }
 
 // Aggregate computes the provider view from the tenants' totals and the
@@ -133,6 +155,13 @@ func AggregateOf(tenants []TenantTotals, phases []Phase) Aggregate {
 		a.P99Ms = max(a.P99Ms, t.P99Ms)
 		a.Committed += t.Committed
 		a.Failed += t.Failed
+		a.TPM += t.TPM
+		if t.NOPM != nil {
+			a.NOPM = ptr(deref(a.NOPM) + *t.NOPM)
+		}
+	}
+	if j, err := metrics.JainIndex(tps(tenants)); err == nil && !math.IsNaN(j) {
+		a.FairnessJain = j
 	}
 	if len(tenants) > 0 {
 		a.MeanMs /= float64(len(tenants))
@@ -153,4 +182,35 @@ func AggregateOf(tenants []TenantTotals, phases []Phase) Aggregate {
 		}
 	}
 	return a
+}
+
+// Monitored adds the monitor's figures of the measured workload to a:
+// cpuS is the system's CPU seconds, memPeakMB the instances' peak memory,
+// seconds the measured duration. E_TpX and E_Lat follow seed 000 eq. 1-2
+// (internal/metrics); they stay absent when the CPU time is not positive.
+func (a *Aggregate) Monitored(cpuS, memPeakMB, seconds float64) {
+	a.CPUS, a.MemPeakMB, a.ETpX, a.ELat = ptr(cpuS), ptr(memPeakMB), nil, nil
+	if e, err := metrics.ETpX(a.TPS, seconds, cpuS); err == nil {
+		a.ETpX = ptr(e)
+	}
+	if e, err := metrics.ELat(a.MeanMs/1000, cpuS); err == nil {
+		a.ELat = ptr(e)
+	}
+}
+
+func tps(ts []TenantTotals) []float64 {
+	v := make([]float64, len(ts))
+	for i, t := range ts {
+		v[i] = t.TPS
+	}
+	return v
+}
+
+func ptr(f float64) *float64 { return &f }
+
+func deref(f *float64) float64 {
+	if f == nil {
+		return 0
+	}
+	return *f
 }

@@ -10,8 +10,8 @@ import (
 
 func TestAggregateOf(t *testing.T) {
 	tenants := []TenantTotals{
-		{Tenant: "t01", TPS: 100, MeanMs: 2, P95Ms: 5, P99Ms: 9, Committed: 1000, Failed: 1},
-		{Tenant: "t02", TPS: 300, MeanMs: 4, P95Ms: 7, P99Ms: 8, Committed: 3000, Failed: 2},
+		{Tenant: "t01", TPS: 100, MeanMs: 2, P95Ms: 5, P99Ms: 9, Committed: 1000, Failed: 1, TPM: 6000, NOPM: ptr(2700)},
+		{Tenant: "t02", TPS: 300, MeanMs: 4, P95Ms: 7, P99Ms: 8, Committed: 3000, Failed: 2, TPM: 18000, NOPM: ptr(8100)},
 	}
 	phases := []Phase{
 		{Tenant: "t01", Phase: "ingest", Start: 1, End: 4},
@@ -20,12 +20,29 @@ func TestAggregateOf(t *testing.T) {
 		{Tenant: "t02", Phase: "post-ingest", Start: 6, End: 6.5},
 	}
 	a := AggregateOf(tenants, phases)
-	want := Aggregate{TPS: 400, MeanMs: 3, P95Ms: 7, P99Ms: 9, Committed: 4000, Failed: 3, IngestS: 5, PostIngest: 1}
+	if a.NOPM == nil || *a.NOPM != 10800 {
+		t.Errorf("NOPM = %v, want the tenants' sum 10800", a.NOPM)
+	}
+	a.NOPM = nil
+	// Jain over throughput 100 and 300: 400² / (2 (100² + 300²)) = 0.8
+	want := Aggregate{TPS: 400, MeanMs: 3, P95Ms: 7, P99Ms: 9, Committed: 4000, Failed: 3, IngestS: 5, PostIngest: 1,
+		TPM: 24000, FairnessJain: 0.8}
 	if a != want {
 		t.Errorf("AggregateOf = %+v\nwant %+v", a, want)
 	}
 	if got := AggregateOf(nil, nil); got != (Aggregate{}) {
 		t.Errorf("empty aggregate = %+v", got)
+	}
+
+	// Monitored: E_TpX = tps x d / cpu = 400 x 10 / 20 = 200 (seed 000
+	// eq. 1); E_Lat = 1 / sqrt(0.003 s x 20 CPU-s) = 4.0825 (eq. 2).
+	a.Monitored(20, 512, 10)
+	if *a.CPUS != 20 || *a.MemPeakMB != 512 || math.Abs(*a.ETpX-200) > 1e-9 || math.Abs(*a.ELat-4.0825) > 1e-4 {
+		t.Errorf("Monitored: cpu %v mem %v e_tpx %v e_lat %v", *a.CPUS, *a.MemPeakMB, *a.ETpX, *a.ELat)
+	}
+	a.Monitored(0, 512, 10) // no CPU time measured: no efficiency
+	if a.ETpX != nil || a.ELat != nil {
+		t.Errorf("efficiencies without CPU time: e_tpx %v e_lat %v, want none", a.ETpX, a.ELat)
 	}
 }
 

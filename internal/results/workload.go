@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/tenantbench/tenantbench/internal/driver"
+	"github.com/tenantbench/tenantbench/internal/metrics"
 )
 
 // Totals turns the driver's measurements into per-tenant totals.
@@ -17,6 +18,11 @@ func Totals(res *driver.Result) []TenantTotals {
 			MeanMs: all.MeanMs(), P95Ms: all.QuantileMs(95), P99Ms: all.QuantileMs(99), ConnLost: t.ConnLost}
 		if secs > 0 {
 			tt.TPS = float64(all.Committed) / secs
+			tt.TPM, _ = metrics.TPM(all.Committed+all.Rollbacks, secs)
+			if no, ok := newOrders(t); ok {
+				n, _ := metrics.NOPM(no, secs)
+				tt.NOPM = &n
+			}
 		}
 		if o := t.Open; o != nil {
 			tt.Open = &OpenTotals{TargetRate: o.TargetRate, Arrivals: o.Arrivals, Queued: o.Queued, Dropped: o.Dropped,
@@ -31,11 +37,24 @@ func Totals(res *driver.Result) []TenantTotals {
 	return out
 }
 
+// newOrders is a tenant's committed TPC-C New-Orders, if its workload
+// has the transaction (named new_order).
+func newOrders(t driver.TenantResult) (int64, bool) {
+	for _, x := range t.Txns {
+		if x.Txn == "new_order" {
+			return x.Committed, true
+		}
+	}
+	return 0, false
+}
+
 // WriteTenants writes runs/<id>/tenants.csv: a row per tenant and
 // transaction type, and an "all" row per tenant. The open-load columns
 // (issue 5 point 1) are filled in the "all" row of an open load, empty
-// otherwise.
-func (d *Dir) WriteTenants(id string, res *driver.Result) error {
+// otherwise. tpm is per row; nopm is on the new_order and "all" rows of
+// workloads with New-Order; cpu_s, from tenantCPU (the monitor's
+// attribution, nil when unmonitored), on the "all" row.
+func (d *Dir) WriteTenants(id string, res *driver.Result, tenantCPU map[string]float64) error {
 	secs := res.Duration.Seconds()
 	var rows [][]string
 	for _, t := range res.Tenants {
@@ -53,13 +72,24 @@ func (d *Dir) WriteTenants(id string, res *driver.Result) error {
 				open = []string{ftoa(o.TargetRate), strconv.FormatInt(o.Arrivals, 10), strconv.FormatInt(o.Queued, 10),
 					strconv.FormatInt(o.Dropped, 10), ftoa(o.AchievedRate), ftoa(x.ServiceMeanMs()), ftoa(x.ServiceQuantileMs(99))}
 			}
-			rows = append(rows, append(row, open...))
+			var tpm, nopm, cpu string
+			if secs > 0 {
+				tpm = ftoa(float64(x.Committed+x.Rollbacks) * 60 / secs)
+				if no, ok := newOrders(t); ok && (x.Txn == "all" || x.Txn == "new_order") {
+					nopm = ftoa(float64(no) * 60 / secs)
+				}
+			}
+			if c, ok := tenantCPU[t.Name]; ok && x.Txn == "all" {
+				cpu = ftoa(c)
+			}
+			rows = append(rows, append(append(row, open...), tpm, nopm, cpu))
 		}
 	}
 	return d.writeCSV(filepath.Join("runs", id, "tenants.csv"),
 		[]string{"run_id", "tenant", "txn", "committed", "failed", "failed_by_class", "rollbacks", "retries", "throughput_tps",
 			"latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms",
-			"target_rate", "arrivals", "queued", "dropped", "achieved_rate", "service_mean_ms", "service_p99_ms"}, rows)
+			"target_rate", "arrivals", "queued", "dropped", "achieved_rate", "service_mean_ms", "service_p99_ms",
+			"tpm", "nopm", "cpu_s"}, rows)
 }
 
 // WriteSeries writes runs/<id>/timeseries.csv: a row per second, tenant

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tenantbench/tenantbench/internal/driver"
+	"github.com/tenantbench/tenantbench/internal/monitor"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/spec"
@@ -44,6 +45,9 @@ type execution struct {
 	phases     []results.Phase
 	result     *workloadResult
 	kept       []*Kept
+	mon        *monitor.Monitor // nil when monitoring is off or failed to start
+	samples    *monitor.Samples
+	window     *monitor.Window // the measured part of the workload phase
 }
 
 func (e *execution) label() string {
@@ -65,6 +69,13 @@ func (e *execution) do(ctx context.Context) *results.Summary {
 		Warmup:   time.Duration(e.spec.Workload.Warmup).Seconds(),
 		Duration: time.Duration(e.spec.Workload.Duration).Seconds(), Start: e.t0}
 	err := e.phasesUpTo(ctx)
+	// The monitor stops before the servers do: its last round and the
+	// DBMS statistics need them up.
+	samples, merr := e.mon.Stop()
+	if merr != nil {
+		e.logf("monitor: %v", merr)
+	}
+	e.samples = samples
 	if ctx.Err() != nil {
 		err = fmt.Errorf("interrupted (%v) during the run; its results are partial: %w", context.Cause(ctx), err)
 	}
@@ -109,6 +120,18 @@ func (e *execution) do(ctx context.Context) *results.Summary {
 		}
 	}
 	sum.Provider = results.AggregateOf(sum.Tenant, e.phases)
+	if e.samples != nil && e.result != nil {
+		res := e.result.Result
+		from := res.Start.Add(res.Warmup)
+		w := e.samples.Window(from, from.Add(res.Duration))
+		e.window = &w
+		sum.Provider.Monitored(w.Total.CPU, w.Total.MemPeakMB, res.Duration.Seconds())
+		for i := range sum.Tenant {
+			if c, ok := w.TenantCPU[sum.Tenant[i].Tenant]; ok {
+				sum.Tenant[i].CPUS = &c
+			}
+		}
+	}
 	return sum
 }
 
@@ -129,6 +152,7 @@ func (e *execution) phasesUpTo(ctx context.Context) error {
 		fn   func(context.Context) error
 	}{
 		{"provision", e.provision},
+		{"", e.startMonitor},
 		{"setup", e.setup},
 		{"ingest", e.ingest},
 		{"post-ingest", e.postIngest},
@@ -139,7 +163,9 @@ func (e *execution) phasesUpTo(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		e.logf("%s", s.name)
+		if s.name != "" {
+			e.logf("%s", s.name)
+		}
 		err := s.fn(ctx)
 		if err == nil && s.name == "workload" {
 			// A dead server or a lost connection fails the run here,
@@ -249,6 +275,7 @@ func (e *execution) setup(ctx context.Context) error {
 		return err
 	}
 	e.placements = ps
+	e.mon.SetPlacements(ps)
 	e.workloads = make([]workload.Workload, len(ps))
 	for i := range ps {
 		w, err := e.opts.Workloads.Build(&e.spec.Workload, e.run.Scale)
@@ -326,9 +353,11 @@ func (e *execution) workload(ctx context.Context) error {
 	opts := driver.Options{Warmup: time.Duration(w.Warmup), Duration: time.Duration(w.Duration),
 		Progress: time.Duration(e.spec.Progress), Out: e.opts.Log, Label: e.label()}
 	opts.Shape, opts.Think, opts.Open = lp.Shape, lp.Closed.Think, lp.Open
+	e.mark(ctx, "workload")
 	start := time.Now()
 	res, err := driver.Run(ctx, ts, opts)
 	end := time.Now()
+	e.mark(ctx, "after-workload")
 	if res != nil {
 		e.result = &workloadResult{Result: res}
 	}
@@ -336,6 +365,30 @@ func (e *execution) workload(ctx context.Context) error {
 		e.record(p.Tenant, "workload", start, end, err)
 	}
 	return err
+}
+
+// startMonitor starts sampling the run's instances (issue 4 points 1-3).
+// Monitoring is an observer: if it cannot start, the run goes on
+// unmonitored and says so.
+func (e *execution) startMonitor(ctx context.Context) error {
+	if !e.opts.Monitor {
+		return nil
+	}
+	m := monitor.New(monitor.Config{Instances: e.instances, Origin: e.t0})
+	if err := m.Start(ctx); err != nil {
+		e.logf("monitoring is off for this run: %v", err)
+		return nil
+	}
+	e.mon = m
+	return nil
+}
+
+// mark splits the monitor's wait histograms and DBMS deltas at a phase
+// boundary.
+func (e *execution) mark(ctx context.Context, label string) {
+	if err := e.mon.Mark(ctx, label); err != nil {
+		e.logf("monitor: %v", err)
+	}
 }
 
 // healthAfterWorkload fails the run when a server died or a tenant lost a

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/tenantbench/tenantbench/internal/provider"
@@ -30,6 +31,7 @@ type Options struct {
 	Workloads workload.Registry
 	Models    tenancy.Models
 	WorkRoot  string // where runs' work directories go; "" = os.TempDir()
+	Monitor   bool   // sample resources, DBMS statistics and wait events
 	Version   string // tenantbench's version, for env.json
 }
 
@@ -61,7 +63,7 @@ func Experiment(ctx context.Context, plan *spec.Plan, o Options) (*Outcome, erro
 		if sum.Status != results.StatusOK {
 			out.Failed++
 		}
-		if err := writeRun(o.Out, sum, ex.result); err != nil {
+		if err := writeRun(o.Out, sum, ex); err != nil {
 			return out, fmt.Errorf("writing results of run %s: %w", r.ID, err)
 		}
 		if i == 0 && len(sum.Instances) > 0 {
@@ -91,11 +93,18 @@ func Experiment(ctx context.Context, plan *spec.Plan, o Options) (*Outcome, erro
 
 // writeRun writes a run's files, results.csv last: a row there means the
 // run's directory is whole.
-func writeRun(d *results.Dir, s *results.Summary, res *workloadResult) error {
+func writeRun(d *results.Dir, s *results.Summary, ex *execution) error {
 	var errs []error
 	errs = append(errs, d.WritePhases(s.RunID, s.Phases))
-	if res != nil {
-		errs = append(errs, d.WriteTenants(s.RunID, res.Result), d.WriteSeries(s.RunID, res.Result))
+	if res := ex.result; res != nil {
+		var tenantCPU map[string]float64
+		if ex.window != nil {
+			tenantCPU = ex.window.TenantCPU
+		}
+		errs = append(errs, d.WriteTenants(s.RunID, res.Result, tenantCPU), d.WriteSeries(s.RunID, res.Result))
+	}
+	if ex.samples != nil {
+		errs = append(errs, ex.samples.WriteFiles(filepath.Join(d.Path, "runs", s.RunID, "monitor")))
 	}
 	errs = append(errs, d.WriteJSON("runs/"+s.RunID+"/summary.json", s))
 	if err := errors.Join(errs...); err != nil {
