@@ -102,7 +102,11 @@ func (d *Dir) AppendResult(s *Summary) error {
 	if errors.Is(statErr, fs.ErrNotExist) {
 		_ = w.Write(d.ResultsHeader())
 	}
-	row := []string{s.RunID, s.Model, itoa(s.Tenants), ftoa(s.Scale), itoa(s.Clients), itoa(s.Repetition)}
+	rep := itoa(s.Repetition)
+	if s.Repetition == AggregateRepetition {
+		rep = "mean"
+	}
+	row := []string{s.RunID, s.Model, itoa(s.Tenants), ftoa(s.Scale), itoa(s.Clients), rep}
 	for _, k := range d.settingKeys {
 		row = append(row, s.Settings[k])
 	}

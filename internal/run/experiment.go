@@ -54,6 +54,7 @@ func Experiment(ctx context.Context, plan *spec.Plan, o Options) (*Outcome, erro
 		return nil, err
 	}
 	out := &Outcome{}
+	var point []*results.Summary // the current matrix point's repetitions
 	for i := range plan.Runs {
 		r := &plan.Runs[i]
 		last := i == len(plan.Runs)-1
@@ -65,6 +66,16 @@ func Experiment(ctx context.Context, plan *spec.Plan, o Options) (*Outcome, erro
 		}
 		if err := writeRun(o.Out, sum, ex); err != nil {
 			return out, fmt.Errorf("writing results of run %s: %w", r.ID, err)
+		}
+		// The point's last repetition done: its aggregate row follows
+		// (issue 4 point 5), when there is more than one repetition.
+		if point = append(point, sum); r.Repetition == plan.Spec.Repeat {
+			if len(point) > 1 {
+				if err := o.Out.AppendResult(results.AggregateRuns(point)); err != nil {
+					return out, err
+				}
+			}
+			point = nil
 		}
 		if i == 0 && len(sum.Instances) > 0 {
 			env.AddInstance(sum.Instances[0])
