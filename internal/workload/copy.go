@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -142,4 +143,40 @@ func AppendNull(buf []byte) []byte { return binary.BigEndian.AppendUint32(buf, 0
 func AppendText(buf []byte, s string) []byte {
 	buf = binary.BigEndian.AppendUint32(buf, uint32(len(s)))
 	return append(buf, s...)
+}
+
+// LoadFrozen loads tables in one transaction on one connection: truncate
+// (the statement given, naming every table the load fills), then COPY ...
+// FREEZE each table in order, and commit. The truncate in the same
+// transaction is what allows FREEZE (pgbench does the same since 14).
+// progress, if not nil, gets the running total of rows sent.
+func LoadFrozen(ctx context.Context, connect Connect, truncate string, tables []CopyTable, progress func(rows int64)) error {
+	conn, err := connect(ctx)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var loaded atomic.Int64
+	report := func(n int64) {
+		if progress != nil {
+			progress(loaded.Add(n))
+		}
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if _, err := tx.Exec(ctx, truncate); err != nil {
+		return fmt.Errorf("truncate: %w", err)
+	}
+	for _, t := range tables {
+		if err := CopyFreeze(ctx, conn.PgConn(), t, report); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
 }

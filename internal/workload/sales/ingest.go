@@ -3,7 +3,6 @@ package sales
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
@@ -17,33 +16,8 @@ import (
 // without on 2 cores; see docs/workloads.md). Progress is reported every
 // 10,000 rows.
 func (w *Workload) Ingest(ctx context.Context, connect workload.Connect, progress func(rows int64)) error {
-	conn, err := connect(ctx)
-	if err != nil {
-		return fmt.Errorf("sales: ingest: connect: %w", err)
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-
-	var loaded atomic.Int64
-	report := func(n int64) {
-		if progress != nil {
-			progress(loaded.Add(n))
-		}
-	}
-	tx, err := conn.Begin(ctx)
-	if err != nil {
+	if err := workload.LoadFrozen(ctx, connect, "truncate table orderline, orders, customer restart identity", w.tables(), progress); err != nil {
 		return fmt.Errorf("sales: ingest: %w", err)
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	if _, err := tx.Exec(ctx, "truncate table orderline, orders, customer restart identity"); err != nil {
-		return fmt.Errorf("sales: ingest: truncate: %w", err)
-	}
-	for _, t := range w.tables() {
-		if err := workload.CopyFreeze(ctx, conn.PgConn(), t, report); err != nil {
-			return fmt.Errorf("sales: ingest: %w", err)
-		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("sales: ingest: commit: %w", err)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
@@ -22,33 +21,8 @@ import (
 // (tid, (tid-1)/10+1, 0, NULL); account (aid, (aid-1)/100000+1, 0, the empty
 // string, which char(84) blank-pads).
 func (w *Workload) Ingest(ctx context.Context, connect workload.Connect, progress func(rows int64)) error {
-	conn, err := connect(ctx)
-	if err != nil {
-		return fmt.Errorf("tpcb: ingest: connect: %w", err)
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-
-	var loaded atomic.Int64
-	report := func(n int64) {
-		if progress != nil {
-			progress(loaded.Add(n))
-		}
-	}
-	tx, err := conn.Begin(ctx)
-	if err != nil {
+	if err := workload.LoadFrozen(ctx, connect, "truncate table pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers", w.tables(), progress); err != nil {
 		return fmt.Errorf("tpcb: ingest: %w", err)
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	if _, err := tx.Exec(ctx, "truncate table pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers"); err != nil {
-		return fmt.Errorf("tpcb: ingest: truncate: %w", err)
-	}
-	for _, t := range w.tables() {
-		if err := workload.CopyFreeze(ctx, conn.PgConn(), t, report); err != nil {
-			return fmt.Errorf("tpcb: ingest: %w", err)
-		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("tpcb: ingest: commit: %w", err)
 	}
 	return nil
 }
