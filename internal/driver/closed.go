@@ -11,7 +11,9 @@ import (
 )
 
 // closedLoop runs one client of the closed shape (load/closed.go): a
-// transaction, then the think time, then the next. Latency is timed from
+// transaction, then the think time, then the next; a workload.Pacer client
+// (TPC-C's terminal) adds its keying time before and its think time after,
+// both outside the measured latency (clause 5.2.5.1). Latency is timed from
 // the actual start. Under a schedule the client runs only while the
 // tenant's target is at least its index + 0.5 and idles, connected,
 // otherwise. It is the hot path: no lock, no allocation of its own per
@@ -44,6 +46,14 @@ func (w *worker) closedLoop(stopped *atomic.Bool, stop <-chan struct{}, start, e
 			}
 		}
 		typ := w.client.Pick()
+		var thinkAfter time.Duration
+		if p, ok := w.client.(workload.Pacer); ok {
+			keying, think := p.Pace(typ)
+			if keying > 0 && !w.sleep.until(time.Now().Add(keying), stop) {
+				return
+			}
+			thinkAfter = think
+		}
 		t0 := time.Now()
 		if !t0.Before(end) {
 			return
@@ -57,7 +67,7 @@ func (w *worker) closedLoop(stopped *atomic.Bool, stop <-chan struct{}, start, e
 		} else if !w.failed(err, typ, t1, end, stopped) {
 			return
 		}
-		if think > 0 && !w.sleep.until(time.Now().Add(think), stop) {
+		if pause := think + thinkAfter; pause > 0 && !w.sleep.until(time.Now().Add(pause), stop) {
 			return
 		}
 	}

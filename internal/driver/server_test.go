@@ -33,6 +33,40 @@ func TestServer(t *testing.T) {
 	t.Run("PoissonDelivered", func(t *testing.T) { testPoissonDelivered(t, tn) })
 	t.Run("CoordinatedOmission", func(t *testing.T) { testCoordinatedOmission(t, tn, inst) })
 	t.Run("ClosedSlots", func(t *testing.T) { testClosedSlots(t, tn) })
+	t.Run("Pacing", func(t *testing.T) { testPacing(t, tn) })
+}
+
+// paced wraps a workload's clients with a keying and a think time, as
+// TPC-C's terminals have (workload.Pacer).
+type paced struct{ workload.Workload }
+
+type pacedClient struct{ workload.Client }
+
+func (pacedClient) Pace(int) (time.Duration, time.Duration) {
+	return 300 * time.Millisecond, 200 * time.Millisecond
+}
+
+func (p paced) NewClient(ctx context.Context, conn *pgx.Conn, ci workload.ClientInfo) (workload.Client, error) {
+	c, err := p.Workload.NewClient(ctx, conn, ci)
+	return pacedClient{c}, err
+}
+
+// testPacing: a Pacer client's keying and think times pace the closed
+// loop (one transaction per 0.5 s cycle) and stay out of the latency.
+func testPacing(t *testing.T, tn Tenant) {
+	tn.Workload, tn.Clients = paced{tn.Workload}, 1
+	res, err := Run(context.Background(), []Tenant{tn}, Options{Duration: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := res.Tenants[0].All
+	// 3 s of 0.5 s cycles: 6 transactions (5 or 6 at the edges)
+	if all.Committed < 4 || all.Committed > 7 {
+		t.Errorf("committed %d in 3 s of 0.3 s keying + 0.2 s think, want about 6", all.Committed)
+	}
+	if all.MeanMs() > 100 {
+		t.Errorf("mean latency %.1f ms: keying or think time counted in it", all.MeanMs())
+	}
 }
 
 // loadTpcb places one tenant and loads tpcb into it, as bench/tpcbcmp

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"gopkg.in/yaml.v3"
@@ -68,6 +69,14 @@ var ErrRollback = errors.New("expected rollback")
 type Retrier interface {
 	// Retries is the number of retries per transaction type so far.
 	Retries() []int64
+}
+
+// Pacer is implemented by clients whose terminal waits a keying time
+// before each transaction and a think time after it (TPC-C clause 5.2.5).
+// The closed-loop driver sleeps both outside the measured response time.
+// A client returns zeros when its pacing is off.
+type Pacer interface {
+	Pace(typ int) (keying, think time.Duration)
 }
 
 // Checker is implemented by workloads with consistency conditions.
