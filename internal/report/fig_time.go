@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
+	"sort"
+	"strings"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -14,7 +17,10 @@ import (
 // overTime draws the throughput of each second, summed over tenants, at
 // the largest tenant count: one line per series with the mean over the
 // successful repetitions and a band of +-1 standard deviation across them
-// (seed 001 Fig. 2).
+// (seed 001 Fig. 2). When the runs had a schedule or a seed 004 pattern,
+// the load it asked for is drawn over the throughput as a step line (seed
+// 004 Fig. 3-4), with tau for a pattern; a plan of several patterns gets a
+// panel per pattern.
 func (e *experiment) overTime() *figure {
 	const id, title = "throughput-time", "Throughput over time"
 	points := e.largestPoints()
@@ -22,12 +28,163 @@ func (e *experiment) overTime() *figure {
 		return missing(id, title, "no successful run.")
 	}
 	n := points[0].tenants
-	c := newChart(fmt.Sprintf("%s, %s", title, tenantsLabel(n)), "Seconds since the workload phase started", "Throughput (tx/s)")
-	top, lines, banded, warmup := 0.0, 0, false, 0
+	panels := e.timePanels(points)
+	var charts []*chart
+	var info timeInfo
+	for _, pn := range panels {
+		t := fmt.Sprintf("%s, %s", title, tenantsLabel(n))
+		if pn.pattern != "" {
+			t += ": " + pn.pattern
+		}
+		c, in := e.timeChart(t, pn.groups)
+		if in.lines == 0 {
+			continue
+		}
+		charts = append(charts, c)
+		info.merge(in)
+	}
+	if len(charts) == 0 {
+		return missing(id, title, "no run has per-second figures (runs/<id>/timeseries.csv).")
+	}
+	caption := fmt.Sprintf("Committed transactions in each second, summed over the tenants of a run with %s "+
+		"(runs/<id>/timeseries.csv, rows txn=all, column committed); seconds before the dashed line are warmup, "+
+		"excluded from every other figure. The line is the mean over the successful repetitions", tenantsLabel(n))
+	if info.banded {
+		caption += "; the band spans +-1 sample standard deviation across them"
+	}
+	caption += "."
+	if tg := info.target; tg != nil {
+		caption += " " + targetCaption(tg, info, n)
+	}
+	if len(charts) > 1 {
+		var names []string
+		for _, pn := range panels {
+			names = append(names, pn.pattern)
+		}
+		caption += fmt.Sprintf(" One panel per pattern of the plan (%s).", strings.Join(names, ", "))
+	}
+	return drawnPanels(id, fmt.Sprintf("%s, %s", title, tenantsLabel(n)), caption, charts)
+}
+
+// targetCaption says what the target lines are.
+func targetCaption(tg *loadTarget, info timeInfo, tenants int) string {
+	what := tg.what
+	if info.patterns > 1 {
+		what = "seed 004 pattern of each panel"
+	}
+	line := "The black step line"
+	if info.perSeries {
+		line = "The dotted step line of each series' colour"
+	}
+	sum := " summed over the tenants"
+	if tenants == 1 {
+		sum = ""
+	}
+	var s string
+	if tg.open {
+		s = fmt.Sprintf("%s is, second by second, the load the %s asked for: arrivals per second%s, on the throughput axis, "+
+			"so that throughput below it is load the system did not keep up with.", line, what, sum)
+	} else {
+		s = fmt.Sprintf("%s is, second by second, the load the %s asked for: clients of the closed load%s, read on the right "+
+			"axis (scaled so that its peak meets the highest throughput).", line, what, sum)
+	}
+	s += fmt.Sprintf(" It is read from %s; runs/<id>/slots.csv has each tenant's target per slot beside what it measured.", tg.source)
+	if tg.tau > 0 {
+		of := "concurrency"
+		if tg.open {
+			of = "arrival rate"
+		}
+		s += fmt.Sprintf(" The red dotted line is tau = %s, the %s at which the system reaches its limit, "+
+			"from which the pattern is built (seed 004 Fig. 3-4: load above it contends).", fmtTau(tg.tau), of)
+	}
+	return s
+}
+
+// timeGroup is the successful runs of one point that ran one pattern: one
+// line of the figure.
+type timeGroup struct {
+	p    *point
+	runs []*run
+}
+
+// timePanel is the groups of one pattern ("" for none): one panel.
+type timePanel struct {
+	pattern string
+	groups  []timeGroup
+}
+
+// timePanels splits the points' successful runs by the seed 004 pattern
+// they ran: results.csv has no pattern column, so a point may hold runs of
+// several patterns, which must not be averaged together.
+func (e *experiment) timePanels(points []*point) []timePanel {
+	var panels []timePanel
+	at := map[string]int{}
 	for _, p := range points {
-		i := e.seriesIndex(p.series)
-		var reps [][]float64
+		byPattern := map[string][]*run{}
+		var order []string
 		for _, r := range p.okRuns() {
+			pat := e.patternOf(r)
+			if _, ok := byPattern[pat]; !ok {
+				order = append(order, pat)
+			}
+			byPattern[pat] = append(byPattern[pat], r)
+		}
+		for _, pat := range order {
+			i, ok := at[pat]
+			if !ok {
+				i = len(panels)
+				at[pat] = i
+				panels = append(panels, timePanel{pattern: pat})
+			}
+			panels[i].groups = append(panels[i].groups, timeGroup{p: p, runs: byPattern[pat]})
+		}
+	}
+	// In the order the spec lists the patterns.
+	if e.spec != nil && e.spec.Workload.Pattern != nil {
+		names := []string(e.spec.Workload.Pattern.Name)
+		sort.SliceStable(panels, func(i, j int) bool {
+			return slices.Index(names, panels[i].pattern) < slices.Index(names, panels[j].pattern)
+		})
+	}
+	return panels
+}
+
+// timeInfo is what a chart of the figure drew, for its caption.
+type timeInfo struct {
+	lines     int
+	banded    bool
+	target    *loadTarget // the first target drawn, nil for none
+	perSeries bool        // targets drawn per series, as they differ
+	patterns  int         // panels with a pattern
+}
+
+func (t *timeInfo) merge(o timeInfo) {
+	t.lines += o.lines
+	t.banded = t.banded || o.banded
+	if t.target == nil {
+		t.target = o.target
+	}
+	t.perSeries = t.perSeries || o.perSeries
+	if o.target != nil && o.target.pattern != "" {
+		t.patterns++
+	}
+}
+
+// timeChart draws one panel: a line per group, and the groups' target.
+func (e *experiment) timeChart(title string, groups []timeGroup) (*chart, timeInfo) {
+	c := newChart(title, "Seconds since the workload phase started", "Throughput (tx/s)")
+	var info timeInfo
+	top, warmup, end := 0.0, 0, 0
+	type drawnTarget struct {
+		t     *loadTarget
+		color int
+		label string
+	}
+	var targets []drawnTarget
+	for _, g := range groups {
+		i := e.seriesIndex(g.p.series)
+		var reps [][]float64
+		for _, r := range g.runs {
 			if len(r.perSecond) > 0 {
 				reps = append(reps, r.perSecond)
 				warmup = max(warmup, r.warmup)
@@ -42,6 +199,7 @@ func (e *experiment) overTime() *figure {
 		for _, r := range reps {
 			secs = min(secs, len(r))
 		}
+		end = max(end, secs)
 		mean, upper, lower := make(plotter.XYs, secs), make(plotter.XYs, secs), make(plotter.XYs, secs)
 		for s := range secs {
 			vs := make([]float64, len(reps))
@@ -52,13 +210,16 @@ func (e *experiment) overTime() *figure {
 			if err != nil {
 				continue
 			}
-			mean[s] = plotter.XY{X: float64(s), Y: st.Mean}
+			// Second s is drawn at its middle, so that it lines up with the
+			// target's steps and the end of the warmup.
+			x := float64(s) + 0.5
+			mean[s] = plotter.XY{X: x, Y: st.Mean}
 			sd := st.Std
 			if math.IsNaN(sd) {
 				sd = 0 // one repetition: no band
 			}
-			upper[s] = plotter.XY{X: float64(s), Y: st.Mean + sd}
-			lower[secs-1-s] = plotter.XY{X: float64(s), Y: max(st.Mean-sd, 0)}
+			upper[s] = plotter.XY{X: x, Y: st.Mean + sd}
+			lower[secs-1-s] = plotter.XY{X: x, Y: max(st.Mean-sd, 0)}
 			top = max(top, st.Mean+sd)
 		}
 		if len(reps) > 1 {
@@ -67,7 +228,7 @@ func (e *experiment) overTime() *figure {
 				band.Color = lighter(colorOf(i), 60)
 				band.LineStyle.Width = 0
 				c.Add(band)
-				banded = true
+				info.banded = true
 			}
 		}
 		line, err := plotter.NewLine(mean)
@@ -76,18 +237,86 @@ func (e *experiment) overTime() *figure {
 		}
 		line.Color, line.Width, line.Dashes = colorOf(i), vg.Points(1.5), dashesOf(i)
 		c.Add(line)
-		label := p.series
+		label := g.p.series
 		if len(reps) > 1 {
 			label += fmt.Sprintf(" (%d reps)", len(reps))
 		}
 		c.addLegend(label, line)
-		lines++
+		info.lines++
+		if t := e.targetOf(g.runs[0]); t != nil {
+			targets = append(targets, drawnTarget{t, i, g.p.series})
+		}
 	}
-	if lines == 0 {
-		return missing(id, title, "no run has per-second figures (runs/<id>/timeseries.csv).")
+	if info.lines == 0 {
+		return c, info
+	}
+	// One target line when every series had the same (the usual case: the
+	// schedule is the spec's), else one per series in its colour.
+	same := true
+	for _, t := range targets[min(1, len(targets)):] {
+		same = same && t.t.equal(targets[0].t)
+	}
+	if len(targets) > 0 && same {
+		targets = targets[:1]
+		targets[0].color = -1
+	}
+	scale := 1.0
+	if len(targets) > 0 {
+		tg := targets[0].t
+		info.target, info.perSeries = tg, len(targets) > 1
+		peak := tg.tau
+		for _, t := range targets {
+			peak = max(peak, t.t.peak())
+		}
+		switch {
+		case tg.open:
+			// Arrivals per second read on the throughput axis itself.
+			top = max(top, peak)
+		case peak > 0 && top > 0:
+			scale = top / peak
+		case peak > 0:
+			top = peak
+		}
 	}
 	fromZero(c.Plot, top)
-	c.X.Min = 0
+	c.X.Min, c.X.Max = 0, max(c.X.Max, float64(end))
+	for _, d := range targets {
+		line, err := plotter.NewLine(d.t.xys(scale))
+		if err != nil {
+			continue
+		}
+		line.StepStyle = plotter.PostStep
+		label := "target " + d.t.unit()
+		if d.color < 0 {
+			line.Color, line.Width = color.Black, vg.Points(1.2)
+		} else {
+			line.Color, line.Width, line.Dashes = colorOf(d.color), vg.Points(1.2), []vg.Length{vg.Points(2), vg.Points(2)}
+			label += ", " + d.label
+		}
+		c.Add(line)
+		c.addLegend(label, line)
+	}
+	if len(targets) > 0 {
+		tg := targets[0].t
+		if tg.tau > 0 {
+			end := tg.end
+			for _, g := range groups {
+				for _, r := range g.runs {
+					end = max(end, float64(len(r.perSecond)))
+				}
+			}
+			tau, err := plotter.NewLine(plotter.XYs{{X: 0, Y: tg.tau * scale}, {X: end, Y: tg.tau * scale}})
+			if err == nil {
+				tau.Color, tau.Width = color.RGBA{R: 0xD0, G: 0x10, B: 0x10, A: 0xff}, vg.Points(1)
+				tau.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
+				c.Add(tau)
+				c.addLegend("tau = "+fmtTau(tg.tau), tau)
+			}
+		}
+		if !tg.open {
+			c.withRightAxis(rightAxis{scale: scale, label: "Target clients"})
+		}
+	}
 	if warmup > 0 {
 		edge, err := plotter.NewLine(plotter.XYs{{X: float64(warmup), Y: 0}, {X: float64(warmup), Y: c.Y.Max}})
 		if err == nil {
@@ -96,11 +325,5 @@ func (e *experiment) overTime() *figure {
 			c.addLegend("end of warmup", edge)
 		}
 	}
-	caption := fmt.Sprintf("Committed transactions in each second, summed over the tenants of a run with %s "+
-		"(runs/<id>/timeseries.csv, rows txn=all, column committed); seconds before the dashed line are warmup, "+
-		"excluded from every other figure. The line is the mean over the successful repetitions", tenantsLabel(n))
-	if banded {
-		caption += "; the band spans +-1 sample standard deviation across them"
-	}
-	return drawn(id, caption+".", c)
+	return c, info
 }

@@ -1,0 +1,189 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"time"
+
+	"github.com/tenantbench/tenantbench/internal/driver"
+	"github.com/tenantbench/tenantbench/internal/load"
+	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+// CalibrateOptions configure Calibrate.
+type CalibrateOptions struct {
+	Log       io.Writer
+	Terminal  bool // Log is a terminal: progress bars while ingesting
+	Provider  provider.Provider
+	Workloads workload.Registry
+	Models    tenancy.Models
+	WorkRoot  string // where the work directory goes; "" = os.TempDir()
+	// Steps is the stopping rule (load.Calibration: Start, Step, Max,
+	// MinGain, MaxP99); Calibrate runs it from the start.
+	Steps load.Calibration
+	// Warmup and Duration are each step's: the step's clients run Warmup
+	// unmeasured, then Duration measured.
+	Warmup, Duration time.Duration
+}
+
+// CalibrationRow is one measured step of a calibration.
+type CalibrationRow struct {
+	Clients int
+	TPS     float64 // committed transactions per second in the measured part
+	MeanMs  float64
+	P99Ms   float64
+	Failed  int64
+	// Gain is the throughput's growth over the previous step (0.25 for
+	// 25 %); NaN for the first step.
+	Gain float64
+}
+
+// Calibrated is what a calibration found.
+type Calibrated struct {
+	Run   spec.Run // the one-tenant run that was measured
+	Rows  []CalibrationRow
+	Tau   int     // the last concurrency before the knee; 0 when calibration did not end
+	TPS   float64 // the throughput measured at Tau
+	Why   string  // why calibration stopped
+	Model string
+	// Server is the PostgreSQL version that ran, as the server reports it.
+	Server string
+}
+
+// CalibrationRun is the run calibrate measures: one tenant of the spec's
+// first model, on one server, at the spec's first scale and the first value
+// of every setting, with room for clients connections.
+func CalibrationRun(s *spec.Spec, clients int) spec.Run {
+	r := spec.Run{Index: 1, ID: "calibrate", Model: s.Tenancy.Model[0], Tenants: 1, Scale: s.Workload.Scale[0],
+		Clients: clients, Repetition: 1, Settings: map[string]string{}}
+	for k, v := range s.SUT.Settings {
+		r.Settings[k] = v[0]
+	}
+	r.Seed = spec.RunSeed(s.Seed, &r)
+	return r
+}
+
+// Calibrate finds tau, seed 004's "concurrency number where a tested
+// database reaches the resource limit" (section II-C), for the spec
+// (issue 5 point 4): it provisions the run CalibrationRun describes, sets
+// up and loads its tenant as a run would (provision, setup, ingest,
+// post-ingest), then measures a closed loop of more and more clients, step
+// by step, as o.Steps decides, until throughput stops growing or p99
+// latency passes the bound. Every step is printed to o.Log as it ends.
+// The server and the work directory are removed before Calibrate returns,
+// also when ctx is cancelled (Ctrl-C) or a step fails; the result so far is
+// returned with the error.
+func Calibrate(ctx context.Context, s *spec.Spec, o CalibrateOptions) (cal *Calibrated, err error) {
+	if o.WorkRoot == "" {
+		o.WorkRoot = os.TempDir()
+	}
+	steps := o.Steps
+	limit := steps.Max
+	if limit <= 0 {
+		limit = 1000 // load.Calibration's default
+		steps.Max = limit
+	}
+	r := CalibrationRun(s, limit)
+	e := &execution{opts: Options{Log: o.Log, Terminal: o.Terminal, Provider: o.Provider, Workloads: o.Workloads,
+		Models: o.Models, WorkRoot: o.WorkRoot}, spec: s, run: &r, t0: time.Now()}
+	cal = &Calibrated{Run: r, Model: r.Model}
+	defer func() {
+		if terr := e.teardown(); terr != nil {
+			err = errors.Join(err, terr)
+		}
+		if err != nil && ctx.Err() != nil {
+			err = fmt.Errorf("interrupted (%v); calibration did not end: %w", context.Cause(ctx), err)
+		}
+	}()
+
+	wd, err := os.MkdirTemp(o.WorkRoot, "tenantbench-calibrate-")
+	if err != nil {
+		return cal, fmt.Errorf("making the work directory: %w", err)
+	}
+	e.workDir = wd
+	// The servers' unprivileged user must traverse it.
+	if err := os.Chmod(wd, 0o755); err != nil {
+		return cal, err
+	}
+	for _, ph := range []struct {
+		name string
+		fn   func(context.Context) error
+	}{{"provision", e.provision}, {"setup", e.setup}, {"ingest", e.ingest}, {"post-ingest", e.postIngest}} {
+		if err := ctx.Err(); err != nil {
+			return cal, err
+		}
+		fmt.Fprintf(o.Log, "calibrate: %s\n", ph.name)
+		if err := ph.fn(ctx); err != nil {
+			return cal, fmt.Errorf("phase %s: %w", ph.name, err)
+		}
+	}
+	if len(e.instances) > 0 {
+		cal.Server = e.instances[0].Version
+	}
+
+	fmt.Fprintf(o.Log, "calibrate: steps of %s warmup + %s measured, closed loop\n", o.Warmup, o.Duration)
+	fmt.Fprintf(o.Log, "%8s %12s %10s %10s %8s %9s\n", "clients", "tps", "mean ms", "p99 ms", "failed", "growth")
+	for n, ok := steps.Next(); ok; n, ok = steps.Next() {
+		row, err := e.calibrationStep(ctx, n, o.Warmup, o.Duration)
+		if err != nil {
+			return cal, fmt.Errorf("step of %d clients: %w", n, err)
+		}
+		if k := len(cal.Rows); k > 0 && cal.Rows[k-1].TPS > 0 {
+			row.Gain = row.TPS/cal.Rows[k-1].TPS - 1
+		} else {
+			row.Gain = math.NaN()
+		}
+		cal.Rows = append(cal.Rows, row)
+		growth := "-"
+		if !math.IsNaN(row.Gain) {
+			growth = fmt.Sprintf("%+.1f %%", 100*row.Gain)
+		}
+		fmt.Fprintf(o.Log, "%8d %12.1f %10.3f %10.3f %8d %9s\n", row.Clients, row.TPS, row.MeanMs, row.P99Ms, row.Failed, growth)
+		steps.Add(n, row.TPS, time.Duration(row.P99Ms*float64(time.Millisecond)))
+	}
+	cal.Tau, cal.Why = steps.Tau()
+	measured := false
+	for _, row := range cal.Rows {
+		if row.Clients == cal.Tau {
+			cal.TPS, measured = row.TPS, true
+		}
+	}
+	if !measured {
+		// The first step already passed the latency bound: tau is below
+		// --start, and its throughput unknown.
+		cal.Why += fmt.Sprintf("; tau %d was not measured (lower the first step to measure it)", cal.Tau)
+	}
+	return cal, nil
+}
+
+// calibrationStep measures n clients of the tenant: a closed loop (with
+// the spec's think time) of warmup + duration.
+func (e *execution) calibrationStep(ctx context.Context, n int, warmup, duration time.Duration) (CalibrationRow, error) {
+	t := driver.Tenant{Name: e.placements[0].Tenant, Connect: e.connect(0), Workload: e.workloads[0],
+		Clients: n, Seed: uint64(e.run.Seed) * 1000003}
+	think := time.Duration(0)
+	if e.spec.Workload.Load.Shape != load.ShapeOpen {
+		think = e.spec.Workload.Load.Think.D()
+	}
+	res, err := driver.Run(ctx, []driver.Tenant{t}, driver.Options{Warmup: warmup, Duration: duration,
+		Shape: load.ShapeClosed, Think: think})
+	if err != nil {
+		return CalibrationRow{Clients: n}, err
+	}
+	// As after a run's workload phase: a dead server or a lost connection
+	// makes the step's figures meaningless.
+	e.result = &workloadResult{Result: res}
+	if err := e.healthAfterWorkload(); err != nil {
+		return CalibrationRow{Clients: n}, err
+	}
+	all := res.Tenants[0].All
+	return CalibrationRow{Clients: n, TPS: float64(all.Committed) / duration.Seconds(), MeanMs: all.MeanMs(),
+		P99Ms: all.QuantileMs(99), Failed: all.FailedTotal()}, nil
+}
