@@ -48,6 +48,7 @@ type execution struct {
 	mon        *monitor.Monitor // nil when monitoring is off or failed to start
 	samples    *monitor.Samples
 	window     *monitor.Window // the measured part of the workload phase
+	prov       provisioning    // shared tables and cloned tenants (provisioning.go)
 }
 
 func (e *execution) label() string {
@@ -209,30 +210,17 @@ func (e *execution) perTenant(ctx context.Context, phase string, fn func(ctx con
 }
 
 func (e *execution) provision(ctx context.Context) error {
-	r := e.run
-	model := e.opts.Models[r.Model]
-	n := model.Instances(r.Tenants)
-	res := e.spec.SUT.Resources
-	cpus, mem := res.CPUs, int64(res.Memory)
-	if res.Divide && n > 1 {
-		// Equal total resources across models: S servers get 1/S each
-		// (seed 000 section 4.1 gave each of S containers 480/S GB).
-		cpus, mem = cpus/float64(n), mem/int64(n)
+	specs := e.instanceSpecs()
+	if e.run.Model == "instance" && e.cloning() {
+		return e.provisionClones(ctx, specs)
 	}
-	tenants := tenancy.TenantNames(r.Tenants)
+	n := len(specs)
+	tenants := tenancy.TenantNames(e.run.Tenants)
 	e.instances = make([]*provider.Instance, n)
-	e.limits = make([]provider.InstanceSpec, n)
-	perInstance := r.Tenants / n
+	e.limits = specs
 	g, gctx := errgroup.WithContext(ctx)
-	for i := range n {
-		name := "shared"
-		if n > 1 {
-			name = tenants[i]
-		}
-		is := provider.InstanceSpec{Name: name, WorkDir: e.workDir, Version: e.spec.SUT.Version,
-			Settings: r.Settings, MaxConnections: spec.NeededConnections(r.Model, perInstance, r.Clients),
-			CPUs: cpus, MemoryBytes: mem}
-		e.limits[i] = is
+	for i, is := range specs {
+		name := is.Name
 		g.Go(func() error {
 			start := time.Now()
 			inst, err := e.opts.Provider.Start(gctx, is)
@@ -269,6 +257,12 @@ func compact(in []*provider.Instance) []*provider.Instance {
 }
 
 func (e *execution) setup(ctx context.Context) error {
+	switch {
+	case e.sharedTable():
+		return e.setupShared(ctx)
+	case e.cloning():
+		return e.setupClones(ctx)
+	}
 	start := time.Now()
 	ps, err := e.opts.Models[e.run.Model].Place(ctx, e.instances, tenancy.TenantNames(e.run.Tenants))
 	if err != nil {
@@ -278,7 +272,7 @@ func (e *execution) setup(ctx context.Context) error {
 	e.mon.SetPlacements(ps)
 	e.workloads = make([]workload.Workload, len(ps))
 	for i := range ps {
-		w, err := e.opts.Workloads.Build(&e.spec.Workload, e.run.Scale)
+		w, err := e.opts.Workloads.Build(e.workloadSpec(), e.run.Scale)
 		if err != nil {
 			return err
 		}
@@ -316,18 +310,30 @@ func (e *execution) connect(i int) workload.Connect {
 }
 
 func (e *execution) ingest(ctx context.Context) error {
+	switch {
+	case e.sharedTable():
+		return e.ingestShared(ctx)
+	case e.cloning():
+		return e.ingestClones(ctx)
+	}
 	bars := newBars(e.opts.Log, e.opts.Terminal)
 	defer bars.wait()
 	return e.perTenant(ctx, "ingest", func(ctx context.Context, i int) error {
 		w := e.workloads[i]
 		progress := bars.add(e.placements[i].Tenant, w.Rows())
-		err := w.Ingest(ctx, e.connect(i), progress)
+		err := w.Ingest(ctx, e.loadConnect(i), progress)
 		bars.done(e.placements[i].Tenant, err)
 		return err
 	})
 }
 
 func (e *execution) postIngest(ctx context.Context) error {
+	switch {
+	case e.sharedTable():
+		return e.postIngestShared(ctx)
+	case e.cloning():
+		return e.postIngestClones(ctx)
+	}
 	return e.perTenant(ctx, "post-ingest", func(ctx context.Context, i int) error {
 		conn, err := e.connect(i)(ctx)
 		if err != nil {

@@ -29,7 +29,10 @@ func defaults() *Spec {
 			Clients:  Ints{1},
 			Duration: Duration(60 * time.Second),
 			Warmup:   0,
-			Load:     LoadShape{Shape: "closed"},
+			// Clone where the model can (database, instance), load
+			// elsewhere: see Provision.
+			Provision: ProvisionClone,
+			Load:      LoadShape{Shape: "closed"},
 		},
 	}
 }

@@ -5,12 +5,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 )
 
 // Expand turns a spec into its plan: the cross product of
 //
-//	tenancy.model x tenancy.tenants x workload.scale x workload.clients
+//	workload.cases x tenancy.model x tenancy.tenants x workload.scale x workload.clients
 //	x workload.load.rate x workload.pattern.name
 //	x each list-valued sut.settings key (keys sorted, values as written)
 //	x repetition
@@ -28,18 +29,27 @@ func Expand(s *Spec) (*Plan, []Problem) {
 		return nil, problems
 	}
 	p := &Plan{Spec: s}
+	var listKeys []string // the settings that are dimensions
 	for _, k := range sortedKeys(s.SUT.Settings) {
 		if len(s.SUT.Settings[k]) > 1 {
+			listKeys = append(listKeys, k)
+		}
+	}
+	shownKeys := map[string]bool{}
+	for _, k := range append(append([]string(nil), listKeys...), s.caseKeys()...) {
+		if !shownKeys[k] {
+			shownKeys[k] = true
 			p.SettingKeys = append(p.SettingKeys, k)
 		}
 	}
+	sort.Strings(p.SettingKeys)
 	// An odometer over the dimensions: counts[i] is how many values
 	// dimension i has, at[i] which one the current run takes.
-	rates, patterns := s.Workload.rates(), s.Workload.patterns()
-	counts := []int{len(s.Tenancy.Model), len(s.Tenancy.Tenants), len(s.Workload.Scale), len(s.Workload.Clients),
+	cases, rates, patterns := s.Workload.cases(), s.Workload.rates(), s.Workload.patterns()
+	counts := []int{len(cases), len(s.Tenancy.Model), len(s.Tenancy.Tenants), len(s.Workload.Scale), len(s.Workload.Clients),
 		len(rates), len(patterns)}
-	const settingsAt = 6 // index of the first settings dimension
-	for _, k := range p.SettingKeys {
+	const settingsAt = 7 // index of the first settings dimension
+	for _, k := range listKeys {
 		counts = append(counts, len(s.SUT.Settings[k]))
 	}
 	counts = append(counts, s.Repeat)
@@ -60,21 +70,23 @@ func Expand(s *Spec) (*Plan, []Problem) {
 		r := Run{
 			Index:      i,
 			ID:         fmt.Sprintf("%0*d", width, i),
-			Model:      s.Tenancy.Model[at[0]],
-			Tenants:    s.Tenancy.Tenants[at[1]],
-			Scale:      s.Workload.Scale[at[2]],
-			Clients:    s.Workload.Clients[at[3]],
-			Rate:       rates[at[4]],
-			Pattern:    patterns[at[5]],
+			Model:      s.Tenancy.Model[at[1]],
+			Tenants:    s.Tenancy.Tenants[at[2]],
+			Scale:      s.Workload.Scale[at[3]],
+			Clients:    s.Workload.Clients[at[4]],
+			Rate:       rates[at[5]],
+			Pattern:    patterns[at[6]],
 			Repetition: at[len(at)-1] + 1,
 			Settings:   make(map[string]string, len(s.SUT.Settings)),
 		}
 		for k, v := range s.SUT.Settings {
 			r.Settings[k] = v[0]
 		}
-		for j, k := range p.SettingKeys {
+		for j, k := range listKeys {
 			r.Settings[k] = s.SUT.Settings[k][at[settingsAt+j]]
 		}
+		cases[at[0]].apply(&s.Workload, &r)
+		r.Provision = Provision(s.Workload.Provision, r.Model, r.Tenants)
 		r.Seed = RunSeed(s.Seed, &r)
 		k := point{r.Tenants, r.Clients, r.Rate, r.Pattern}
 		if c, ok := conns[k]; ok {

@@ -32,6 +32,8 @@ func FuzzParse(f *testing.F) {
 		"name: t\nworkload: {name: tpcb, load: {shape: open}, schedule: {sinusoid: {mean: 5, amplitude: 5, period: 2s, shift: 1s}}}\n",
 		"name: t\nworkload: {name: tpcb, schedule: {stages: [{duration: 1s, target: 2}, {duration: 0s, target: x}]}}\n",
 		"name: t\nworkload: {name: tpcb, pattern: {name: custom, tau: -1, levels: [a, -1], tenants: [[1], 2]}}\n",
+		"name: t\ntenancy: {model: [shared-table, database], tenants: 3}\nworkload: {name: tpcc, provision: clone}\n",
+		"name: t\nworkload: {name: tpcc, provision: [load], cases: [{name: a, settings: {max_connections: 10}, scale: 2, clients: 3, options: {x: 1}}, {name: a}, 5]}\n",
 		"- a\n- b\n",
 		"name: t\n---\nname: u\n",
 		"name: t\n\tbad: 1\n",

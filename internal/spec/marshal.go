@@ -18,15 +18,17 @@ func Marshal(s *Spec) ([]byte, error) {
 	// A mirror of Spec: it orders the keys like the docs and leaves out
 	// empty options, which Spec's own tags would write as "options: null".
 	type workload struct {
-		Name     string     `yaml:"name"`
-		Scale    Floats     `yaml:"scale"`
-		Clients  Ints       `yaml:"clients"`
-		Duration Duration   `yaml:"duration"`
-		Warmup   Duration   `yaml:"warmup"`
-		Load     LoadShape  `yaml:"load"`
-		Schedule *Schedule  `yaml:"schedule,omitempty"`
-		Pattern  *Pattern   `yaml:"pattern,omitempty"`
-		Options  *yaml.Node `yaml:"options,omitempty"`
+		Name      string     `yaml:"name"`
+		Scale     Floats     `yaml:"scale"`
+		Clients   Ints       `yaml:"clients"`
+		Duration  Duration   `yaml:"duration"`
+		Warmup    Duration   `yaml:"warmup"`
+		Provision string     `yaml:"provision"`
+		Load      LoadShape  `yaml:"load"`
+		Schedule  *Schedule  `yaml:"schedule,omitempty"`
+		Pattern   *Pattern   `yaml:"pattern,omitempty"`
+		Options   *yaml.Node `yaml:"options,omitempty"`
+		Cases     []Case     `yaml:"cases,omitempty"`
 	}
 	type sut struct {
 		Engine    string            `yaml:"engine"`
@@ -59,19 +61,21 @@ func Marshal(s *Spec) ([]byte, error) {
 		},
 		Tenancy: s.Tenancy,
 		Workload: workload{
-			Name:     s.Workload.Name,
-			Scale:    s.Workload.Scale,
-			Clients:  s.Workload.Clients,
-			Duration: s.Workload.Duration,
-			Warmup:   s.Workload.Warmup,
-			Load:     s.Workload.Load,
-			Schedule: s.Workload.Schedule,
-			Pattern:  s.Workload.Pattern,
+			Name:      s.Workload.Name,
+			Scale:     s.Workload.Scale,
+			Clients:   s.Workload.Clients,
+			Duration:  s.Workload.Duration,
+			Warmup:    s.Workload.Warmup,
+			Provision: s.Workload.Provision,
+			Load:      s.Workload.Load,
+			Schedule:  s.Workload.Schedule,
+			Pattern:   s.Workload.Pattern,
 		},
 	}
 	if out.SUT.Settings == nil {
 		out.SUT.Settings = map[string]Values{} // "settings: {}" says there are none
 	}
+	out.Workload.Cases = s.Workload.Cases
 	if !isNull(&s.Workload.Options) {
 		o := s.Workload.Options
 		out.Workload.Options = &o

@@ -101,6 +101,7 @@ workload:
   clients: 1
   duration: 1m
   warmup: 0s
+  provision: clone
   load:
     shape: closed
 `

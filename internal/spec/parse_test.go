@@ -41,7 +41,7 @@ func TestParseDefaults(t *testing.T) {
 		SUT:      SUT{Engine: "postgres", Provider: "local", Version: "", Transport: "tcp"},
 		Tenancy:  Tenancy{Model: Strings{"schema"}, Tenants: Ints{1}},
 		Workload: Workload{Name: "tpcb", Scale: Floats{1}, Clients: Ints{1},
-			Duration: Duration(60 * time.Second), Warmup: 0, Load: LoadShape{Shape: "closed"}},
+			Duration: Duration(60 * time.Second), Warmup: 0, Provision: "clone", Load: LoadShape{Shape: "closed"}},
 	}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", s, want)
@@ -105,7 +105,7 @@ workload:
 		},
 		Tenancy: Tenancy{Model: Strings{"schema", "database", "instance"}, Tenants: Ints{1, 2, 4}},
 		Workload: Workload{Name: "tpcb", Scale: Floats{0.5, 2}, Clients: Ints{8},
-			Duration: Duration(2 * time.Minute), Warmup: Duration(10 * time.Second), Load: LoadShape{Shape: "closed"}},
+			Duration: Duration(2 * time.Minute), Warmup: Duration(10 * time.Second), Provision: "clone", Load: LoadShape{Shape: "closed"}},
 	}
 	opts := s.Workload.Options
 	s.Workload.Options = yaml.Node{}
@@ -181,7 +181,10 @@ func TestParseProblems(t *testing.T) {
 			"sut.settings.max_connections", "20", "model schema with 4 tenants x 4 clients needs at least 21", 2},
 		{"max_connections list", "name: t\nsut: {settings: {max_connections: [100, 10]}}\ntenancy: {model: instance, tenants: 50}\nworkload: {name: tpcb, clients: 8}\n",
 			"sut.settings.max_connections[1]", "10", "model instance with 50 tenants x 8 clients needs at least 13", 2},
-		{"model unknown", minimal + "tenancy: {model: shared-table}\n", "tenancy.model", "shared-table", "one of schema, database, instance (shared-table is planned", 3},
+		{"model unknown", minimal + "tenancy: {model: shared}\n", "tenancy.model", "shared", "one of schema, database, instance, shared-table", 3},
+		{"shared-table tpcb", minimal + "tenancy: {model: shared-table}\n", "tenancy.model", "shared-table", "shared-table needs a workload with a tenant key: tpcc (workload.name is tpcb)", 3},
+		{"shared-table in a list", "name: t\ntenancy: {model: [schema, shared-table]}\nworkload: {name: sales}\n", "tenancy.model[1]", "shared-table", "needs a workload with a tenant key: tpcc", 2},
+		{"provision unknown", "name: t\nworkload: {name: tpcc, provision: copy}\n", "workload.provision", "copy", "must be load or clone", 2},
 		{"model duplicate", minimal + "tenancy: {model: [schema, database, schema]}\n", "tenancy.model[2]", "schema", "already given as tenancy.model[0]", 3},
 		{"model empty", minimal + "tenancy: {model: []}\n", "tenancy.model", "", "must not be an empty list", 3},
 		{"model nested list", minimal + "tenancy: {model: [[schema]]}\n", "tenancy.model[0]", "", "single value, not a list", 3},

@@ -3,6 +3,8 @@ package spec
 import (
 	"fmt"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Run is one point of the plan: one deployment, T tenants, all phases.
@@ -23,7 +25,18 @@ type Run struct {
 	// schedule or pattern gives the rates, or the load is closed).
 	Rate float64
 	// Pattern is the seed 004 pattern of the run, "" for none.
-	Pattern    string
+	Pattern string
+	// Provision is how the run's tenants get their data, "load" or
+	// "clone": workload.provision where the model can clone (see
+	// Provision).
+	Provision string
+	// Case is the name of the run's entry of workload.cases, "" for none;
+	// its values are in the run's Settings, Scale and Clients, and in
+	// Options.
+	Case string
+	// Options are the run's workload.options when its case replaces some
+	// of them, nil when the run takes the spec's.
+	Options    *yaml.Node
 	Repetition int // 1-based
 	// Settings is every sut.settings key with this run's value.
 	Settings map[string]string
@@ -39,7 +52,8 @@ type Plan struct {
 	Spec *Spec
 	Runs []Run
 	// SettingKeys are the sut.settings keys whose value is a list (matrix
-	// dimensions), sorted.
+	// dimensions) or that a case of workload.cases sets, sorted: the
+	// settings that differ from run to run.
 	SettingKeys []string
 }
 

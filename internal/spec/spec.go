@@ -59,8 +59,14 @@ type Workload struct {
 	Clients  Ints     `yaml:"clients"`
 	Duration Duration `yaml:"duration"`
 	Warmup   Duration `yaml:"warmup"`
+	// Provision is how tenants get their data: "clone" (loaded once and
+	// copied, where the model allows) or "load" (every tenant loads).
+	Provision string `yaml:"provision"`
 	// Options are the workload's own keys, decoded strictly by the workload.
 	Options yaml.Node `yaml:"options"`
+	// Cases are explicit points of the experiment, each replacing some
+	// of sut.settings, scale, clients and options (spec/cases.go).
+	Cases []Case `yaml:"cases"`
 	// Load is the load shape; Schedule or Pattern, when given, how each
 	// tenant's target varies over the phase (spec/load.go).
 	Load     LoadShape `yaml:"load"`

@@ -37,8 +37,20 @@ func (p *Plan) WriteTable(w io.Writer) error {
 		}
 	}
 	rates, patterns := len(s.Workload.rates()) > 1, len(s.Workload.patterns()) > 1
+	// How tenants get their data, when some run clones it.
+	cloned := false
+	for _, r := range p.Runs {
+		cloned = cloned || r.Provision == ProvisionClone
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{"run", "model", "tenants", "scale", "clients"}
+	cases := len(s.Workload.Cases) > 0
+	if cases {
+		head = append([]string{"run", "case"}, head[1:]...)
+	}
+	if cloned {
+		head = append(head, "provision")
+	}
 	if rates {
 		head = append(head, "rate")
 	}
@@ -50,6 +62,12 @@ func (p *Plan) WriteTable(w io.Writer) error {
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, r := range p.Runs {
 		row := []string{r.ID, r.Model, strconv.Itoa(r.Tenants), strconv.FormatFloat(r.Scale, 'g', -1, 64), strconv.Itoa(r.Clients)}
+		if cases {
+			row = append([]string{r.ID, r.Case}, row[1:]...)
+		}
+		if cloned {
+			row = append(row, r.Provision)
+		}
 		if rates {
 			row = append(row, strconv.FormatFloat(r.Rate, 'g', -1, 64))
 		}

@@ -18,15 +18,15 @@ workload: {name: tpcb, clients: 8, duration: 30s, warmup: 5s}
 		t.Fatal(err)
 	}
 	want := `experiment demo: 8 runs, workload time 4m40s (8 x (warmup 5s + duration 30s), without provisioning and loading)
-run  model     tenants  scale  clients  shared_buffers  rep
-001  schema    4        1      8        128MB           1
-002  schema    4        1      8        128MB           2
-003  schema    4        1      8        1GB             1
-004  schema    4        1      8        1GB             2
-005  instance  4        1      8        128MB           1
-006  instance  4        1      8        128MB           2
-007  instance  4        1      8        1GB             1
-008  instance  4        1      8        1GB             2
+run  model     tenants  scale  clients  provision  shared_buffers  rep
+001  schema    4        1      8        load       128MB           1
+002  schema    4        1      8        load       128MB           2
+003  schema    4        1      8        load       1GB             1
+004  schema    4        1      8        load       1GB             2
+005  instance  4        1      8        clone      128MB           1
+006  instance  4        1      8        clone      128MB           2
+007  instance  4        1      8        clone      1GB             1
+008  instance  4        1      8        clone      1GB             2
 `
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)

@@ -65,11 +65,38 @@ func transports() choice {
 	return choice{[]string{"tcp", "unix"}, nil}
 }
 
-// tenancyModels is the one place that lists the tenancy models; add
-// shared-table here when tpcc brings it (and to NeededConnections if it
-// places tenants differently).
+// tenancyModels is the one place that lists the tenancy models (add a
+// model to NeededConnections too if it places tenants differently).
 func tenancyModels() choice {
-	return choice{[]string{"schema", "database", "instance"}, []string{"shared-table"}}
+	return choice{[]string{"schema", "database", "instance", "shared-table"}, nil}
+}
+
+// SharedTable is the model that keeps every tenant in the same tables.
+const SharedTable = "shared-table"
+
+// SharedTableWorkloads are the workloads whose tables carry a tenant key,
+// the only ones the shared-table model can hold (they implement
+// workload.Shared; a test keeps the two in step).
+func SharedTableWorkloads() []string { return []string{"tpcc"} }
+
+// The values of workload.provision.
+const (
+	ProvisionLoad  = "load"
+	ProvisionClone = "clone"
+)
+
+func provisions() choice { return choice{[]string{ProvisionLoad, ProvisionClone}, nil} }
+
+// Provision is how the run's tenants get their data: ProvisionClone when
+// the spec asks for it (the default) and the model can clone (database:
+// CREATE DATABASE ... TEMPLATE; instance: a copy of a stopped server's
+// data directory) with more than one tenant, else ProvisionLoad (schema
+// and shared-table tenants load in parallel).
+func Provision(asked, model string, tenants int) string {
+	if asked == ProvisionClone && tenants > 1 && (model == "database" || model == "instance") {
+		return ProvisionClone
+	}
+	return ProvisionLoad
 }
 
 // Models returns the supported tenancy models, in the order of the docs.
@@ -188,6 +215,12 @@ func Validate(s *Spec) []Problem {
 	oneOf(v, "tenancy.tenants", s.Tenancy.Tenants, tenantsRule)
 	oneOf(v, "workload.scale", s.Workload.Scale, scaleRule)
 	oneOf(v, "workload.clients", s.Workload.Clients, clientsRule)
+	if !provisions().has(s.Workload.Provision) {
+		v.add("workload.provision", shown(s.Workload.Provision), provisions().allowed()+
+			" (clone: tenants of the database and instance models get a copy of the first tenant's data)")
+	}
+	v.sharedTable(s)
+	v.cases(s)
 	if s.Workload.Duration <= 0 {
 		v.add("workload.duration", s.Workload.Duration.String(), "must be longer than 0s")
 	}
@@ -223,6 +256,26 @@ func (v *validator) top(s *Spec) {
 	}
 	if s.Progress < MinProgress {
 		v.add("progress", s.Progress.String(), "must be at least "+MinProgress.String())
+	}
+}
+
+// sharedTable refuses the shared-table model for a workload whose tables
+// carry no tenant key. An unknown workload name is the registry's to
+// report.
+func (v *validator) sharedTable(s *Spec) {
+	if s.Workload.Name == "" || has(SharedTableWorkloads(), s.Workload.Name) {
+		return
+	}
+	for i, m := range s.Tenancy.Model {
+		if m != SharedTable {
+			continue
+		}
+		path := "tenancy.model"
+		if len(s.Tenancy.Model) > 1 {
+			path = index(path, i)
+		}
+		v.add(path, m, fmt.Sprintf("shared-table needs a workload with a tenant key: %s (workload.name is %s)",
+			strings.Join(SharedTableWorkloads(), ", "), s.Workload.Name))
 	}
 }
 
@@ -312,42 +365,60 @@ func oneOf[T comparable](v *validator, path string, list []T, rule func(T) strin
 }
 
 // connections checks a given max_connections against the runs that use
-// it: one problem per too small value, naming the run that needs most.
+// it: one problem per too small value, naming the run that needs most. A
+// case that sets max_connections or clients is checked with its own.
 func (v *validator) connections(s *Spec) {
-	values, ok := s.SUT.Settings["max_connections"]
-	if !ok {
-		return
-	}
-	need, at := 0, ""
-	for _, m := range s.Tenancy.Model {
-		for _, t := range s.Tenancy.Tenants {
-			for _, c := range s.Workload.Clients {
-				if modelRule(m) != "" || tenantsRule(t) != "" || clientsRule(c) != "" {
-					continue // reported already
-				}
-				// With a schedule, a pattern or an open load, the run's
-				// connections per tenant come from the load (Expand).
-				for _, r := range s.loadRuns(t, c) {
-					if n := NeededConnections(m, t, r.Clients); n > need {
-						need, at = n, fmt.Sprintf("model %s with %d tenants x %d clients", m, t, r.Clients)
+	for ci, c := range s.Workload.cases() {
+		values, ok := s.SUT.Settings["max_connections"]
+		base, single := join("sut.settings", "max_connections"), false
+		if val, set := c.Settings["max_connections"]; set {
+			values, ok = Values{val}, true
+			base, single = join(join(index("workload.cases", ci), "settings"), "max_connections"), true
+		}
+		if !ok {
+			continue
+		}
+		clients := []int(s.Workload.Clients)
+		if c.Clients != nil {
+			clients = []int{*c.Clients}
+		}
+		need, at := 0, ""
+		for _, m := range s.Tenancy.Model {
+			for _, t := range s.Tenancy.Tenants {
+				for _, cl := range clients {
+					if modelRule(m) != "" || tenantsRule(t) != "" || clientsRule(cl) != "" {
+						continue // reported already
+					}
+					// With a schedule, a pattern or an open load, the run's
+					// connections per tenant come from the load (Expand).
+					for _, r := range s.loadRuns(t, cl) {
+						if n := NeededConnections(m, t, r.Clients); n > need {
+							need, at = n, fmt.Sprintf("model %s with %d tenants x %d clients", m, t, r.Clients)
+						}
 					}
 				}
 			}
 		}
-	}
-	for i, val := range values {
-		path := index(join("sut.settings", "max_connections"), i)
-		n, err := strconv.Atoi(strings.TrimSpace(val))
-		if err != nil {
-			if settingValueRule(val) == "" {
-				v.add(path, shown(val), "must be a whole number (tenantbench checks it against the connections each run needs)")
-			}
-			continue
+		if c.Name != "" {
+			at = "case " + c.Name + ", " + at
 		}
-		if need > 0 && n < need {
-			v.add(path, shown(val), fmt.Sprintf("too few: the run of %s needs at least %d "+
-				"(clients of the tenants on one server + %d reserved); raise it or leave it out and tenantbench sets it",
-				at, need, ConnectionReserve))
+		for i, val := range values {
+			path := index(base, i)
+			if single {
+				path = base
+			}
+			n, err := strconv.Atoi(strings.TrimSpace(val))
+			if err != nil {
+				if settingValueRule(val) == "" {
+					v.add(path, shown(val), "must be a whole number (tenantbench checks it against the connections each run needs)")
+				}
+				continue
+			}
+			if need > 0 && n < need {
+				v.add(path, shown(val), fmt.Sprintf("too few: the run of %s needs at least %d "+
+					"(clients of the tenants on one server + %d reserved); raise it or leave it out and tenantbench sets it",
+					at, need, ConnectionReserve))
+			}
 		}
 	}
 }
@@ -359,6 +430,7 @@ func (v *validator) size(s *Spec) {
 		n    int
 	}
 	factors := []factor{
+		{"cases", len(s.Workload.cases())},
 		{"model", len(s.Tenancy.Model)},
 		{"tenants", len(s.Tenancy.Tenants)},
 		{"scale", len(s.Workload.Scale)},

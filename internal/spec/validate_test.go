@@ -126,11 +126,41 @@ func TestPlanCap(t *testing.T) {
 }
 
 func TestModels(t *testing.T) {
-	if got := Models(); !reflect.DeepEqual(got, []string{"schema", "database", "instance"}) {
+	if got := Models(); !reflect.DeepEqual(got, []string{"schema", "database", "instance", "shared-table"}) {
 		t.Errorf("Models() = %v", got)
 	}
 	Models()[0] = "changed" // callers get a copy: no shared mutable state
 	if Models()[0] != "schema" {
 		t.Error("Models() returned shared state")
+	}
+}
+
+// TestProvision: clone where the model can copy a tenant's data and there
+// is more than one tenant; load everywhere else.
+func TestProvision(t *testing.T) {
+	for _, c := range []struct {
+		asked, model string
+		tenants      int
+		want         string
+	}{
+		{"clone", "database", 2, "clone"},
+		{"clone", "instance", 20, "clone"},
+		{"clone", "database", 1, "load"},
+		{"clone", "schema", 4, "load"},
+		{"clone", "shared-table", 4, "load"},
+		{"load", "database", 4, "load"},
+		{"load", "instance", 4, "load"},
+	} {
+		if got := Provision(c.asked, c.model, c.tenants); got != c.want {
+			t.Errorf("Provision(%s, %s, %d) = %s, want %s", c.asked, c.model, c.tenants, got, c.want)
+		}
+	}
+	p := mustExpand(t, "name: t\ntenancy: {model: [schema, database], tenants: 2}\nworkload: {name: tpcc}\n")
+	if p.Runs[0].Provision != "load" || p.Runs[1].Provision != "clone" {
+		t.Errorf("provisions of the runs: %s, %s; want load, clone", p.Runs[0].Provision, p.Runs[1].Provision)
+	}
+	p = mustExpand(t, "name: t\ntenancy: {model: shared-table, tenants: 2}\nworkload: {name: tpcc, provision: load}\n")
+	if p.Runs[0].Provision != "load" || p.Runs[0].Model != "shared-table" {
+		t.Errorf("run = %+v", p.Runs[0])
 	}
 }

@@ -47,7 +47,7 @@ type Models map[string]Model
 
 // Builtin returns the models tenantbench knows.
 func Builtin() Models {
-	return Models{"schema": Schema{}, "database": Database{}, "instance": Instance{}}
+	return Models{"schema": Schema{}, "database": Database{}, "instance": Instance{}, "shared-table": SharedTable{}}
 }
 
 // Names are the models' names, sorted.

@@ -130,6 +130,7 @@ func (r Registry) Check(w *spec.Workload) []spec.Problem {
 			Allowed: "must be one of " + strings.Join(r.Names(), ", ")}}
 	}
 	_, problems := f.Parse(&w.Options)
+	problems = append(problems, caseProblems(f, w, len(problems) == 0)...)
 	for i, scale := range w.Scale {
 		if f.Scale == nil || !(scale > 0) {
 			continue // no check, or the spec's own rule reports it
@@ -143,6 +144,38 @@ func (r Registry) Check(w *spec.Workload) []spec.Problem {
 		}
 	}
 	return problems
+}
+
+// caseProblems checks the options of every case of workload.cases: each
+// case's options alone, then merged with workload.options, as its runs
+// will use them (when workload.options alone has no problem: baseOK). A
+// problem of its own keys is named by its path below the case
+// ("workload.cases[1].options.mix").
+func caseProblems(f Factory, w *spec.Workload, baseOK bool) []spec.Problem {
+	var out []spec.Problem
+	for i, c := range w.Cases {
+		if c.Options.Kind == 0 {
+			continue
+		}
+		prefix := fmt.Sprintf("workload.cases[%d].options", i)
+		_, own := f.Parse(&c.Options)
+		for _, p := range own {
+			if rest, ok := strings.CutPrefix(p.Path, "workload.options"); ok {
+				p.Path = prefix + rest
+			}
+			out = append(out, p)
+		}
+		if len(own) > 0 || !baseOK {
+			continue
+		}
+		if _, merged := f.Parse(spec.MergeOptions(&w.Options, &c.Options)); len(merged) > 0 {
+			for _, p := range merged {
+				p.Path = prefix + " with workload.options: " + p.Path
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // Build makes one tenant's workload from the spec.
@@ -161,3 +194,41 @@ func (r Registry) Build(w *spec.Workload, scale float64) (Workload, error) {
 // Rand is the generator workloads draw from; PCG is small, fast and
 // seedable per client.
 func Rand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)) }
+
+// TenantKey places one tenant in tables that every tenant of a run shares
+// (the shared-table tenancy model): tenant Index (from 0) of Tenants owns
+// its own range of values of each keyed table's key column, and sees and
+// changes only those rows.
+type TenantKey struct {
+	Index, Tenants int
+}
+
+// KeyColumn is a table whose rows belong to tenants and the column that
+// holds the tenant key (TPC-C's warehouse numbers: w_id, d_w_id, ...).
+type KeyColumn struct{ Table, Column string }
+
+// Shared is implemented by workloads that can keep every tenant of a run
+// in the same tables, each row carrying its tenant's key (the shared-table
+// model). The run uses the workload built without a key as the tables'
+// owner: its Setup creates the tables once, IngestShared loads once the
+// tables no tenant owns (read-only for every tenant), and its PostIngest
+// adds the keys and indexes of all tables once. Each tenant's workload,
+// from ForTenant, generates, loads, runs and checks only its own rows,
+// over connections of the tenant's role, through row-level security.
+type Shared interface {
+	// KeyColumns are the tables that hold tenants' rows, with their key
+	// column. Every other table of the workload is shared read-only.
+	KeyColumns() []KeyColumn
+	// KeyRange is the key values the tenant of key owns, both ends
+	// included. The ranges of distinct tenants do not overlap.
+	KeyRange(key TenantKey) (lo, hi int64)
+	// SharedRows is how many rows IngestShared loads, for progress.
+	SharedRows() int64
+	// IngestShared loads the tables no tenant owns.
+	IngestShared(ctx context.Context, connect Connect, progress func(rows int64)) error
+	// ForTenant is the workload of one tenant of the shared tables. Its
+	// Setup and PostIngest do nothing (the owner's did it for all); its
+	// Ingest adds the tenant's rows, truncating nothing; its clients and
+	// Check use the tenant's rows only.
+	ForTenant(key TenantKey) (Workload, error)
+}

@@ -160,6 +160,10 @@ type server struct {
 	// work dir path does not fit in a socket address) and is removed with
 	// the server.
 	ownSocketDir bool
+	// spec and workDir are what the instance was started with, for
+	// Restart.
+	spec    provider.InstanceSpec
+	workDir string
 
 	mu      sync.Mutex // serializes Stop
 	stopped bool

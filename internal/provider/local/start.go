@@ -96,8 +96,19 @@ func (p *Provider) Start(ctx context.Context, s provider.InstanceSpec) (inst *pr
 	if err := postgres.WriteHBA(inst.DataDir); err != nil {
 		return nil, err
 	}
-	if err := p.makeCgroup(srv, workDir, s); err != nil {
+	if err := p.run(ctx, bins, srv, workDir, s); err != nil {
 		return nil, err
+	}
+	return inst, nil
+}
+
+// run puts the server of srv, whose data directory is ready, in its
+// cgroup, starts it on a free port (another one if that is taken meanwhile)
+// and registers it.
+func (p *Provider) run(ctx context.Context, bins postgres.Binaries, srv *server, workDir string, s provider.InstanceSpec) error {
+	srv.spec, srv.workDir = s, workDir
+	if err := p.makeCgroup(srv, workDir, s); err != nil {
+		return err
 	}
 	for attempt := 1; ; attempt++ {
 		err := p.launch(ctx, bins, srv, s)
@@ -106,13 +117,13 @@ func (p *Provider) Start(ctx context.Context, s provider.InstanceSpec) (inst *pr
 		}
 		var busy errPortBusy
 		if !errors.As(err, &busy) || attempt == bindAttempts {
-			return nil, err
+			return err
 		}
 	}
 	p.mu.Lock()
-	p.servers[inst] = srv
+	p.servers[srv.inst] = srv
 	p.mu.Unlock()
-	return inst, nil
+	return nil
 }
 
 // password is a fresh superuser password: 32 random bytes, URL-safe so

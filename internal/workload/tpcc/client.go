@@ -22,6 +22,9 @@ type Client struct {
 	k  constants
 
 	warehouses int
+	// first is the offset of the tenant's warehouse numbers: its
+	// warehouses are first+1 .. first+warehouses (0 but in shared tables).
+	first int
 	// home and district are the terminal's warehouse and the district its
 	// Stock-Levels use (clause 2.8.1.1); with all_warehouses the home
 	// warehouse moves on by one every transaction.
@@ -112,7 +115,8 @@ func (w *Workload) newClient(c workload.ClientInfo) *Client {
 		r:             newRNG(c.Seed, 0x7465726d),
 		k:             w.k,
 		warehouses:    w.warehouses,
-		home:          home,
+		first:         w.first,
+		home:          w.first + home,
 		district:      district,
 		allWarehouses: w.opts.AllWarehouses,
 		pacing:        w.opts.KeyingAndThinkTime,
@@ -158,7 +162,7 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 	}
 	w := c.home
 	if c.allWarehouses {
-		w = (c.home-1+c.turn)%c.warehouses + 1
+		w = c.first + (c.home-c.first-1+c.turn)%c.warehouses + 1
 		c.turn++
 	}
 	switch typ {
@@ -247,16 +251,17 @@ func (c *Client) Counts() Counts { return c.counts }
 
 // other is a warehouse other than w drawn at random, for remote order
 // lines (clause 2.4.1.5.2) and remote customers (clause 2.5.1.2); w itself
-// when there is only one.
+// when there is only one. It is always one of the tenant's own
+// warehouses: in shared tables a tenant never touches another's rows.
 func (c *Client) other(w int) int {
 	if c.warehouses == 1 {
 		return w
 	}
 	o := c.r.rand(1, c.warehouses-1)
-	if o >= w {
+	if o >= w-c.first {
 		o++
 	}
-	return o
+	return c.first + o
 }
 
 // watcher interrupts the connection's I/O when the context given to Run

@@ -56,34 +56,41 @@ type generator struct {
 	seed  uint64
 	cLoad int   // C of NURand for C_LAST at load (clause 2.1.6, 4.3.3.1)
 	now   int64 // "current date and time", as a PostgreSQL timestamp
+	// first is added to every warehouse number written: a tenant of
+	// shared tables numbers its warehouses first+1 .. first+W. The rows
+	// are drawn from the streams of warehouses 1 .. W all the same, so
+	// that its data equal those of a tenant with tables of its own.
+	first int
 }
 
 func newGenerator(seed uint64, k constants, now time.Time) *generator {
 	return &generator{seed: seed, cLoad: k.cLoad, now: pgTimestamp(now)}
 }
 
-// source is the rows of table t of warehouse w (w is ignored for ITEM).
+// source is the rows of table t of warehouse w (w is ignored for ITEM),
+// numbered w + first.
 func (g *generator) source(t table, w int) source {
 	r := streamRNG(g.seed, t, w)
+	id := w + g.first
 	switch t {
 	case tItem:
 		return &itemRows{r: r, orig: r.sample(items, items/10)}
 	case tWarehouse:
-		return &warehouseRows{r: r, w: w}
+		return &warehouseRows{r: r, w: id}
 	case tDistrict:
-		return &districtRows{r: r, w: w}
+		return &districtRows{r: r, w: id}
 	case tCustomer:
-		return &customerRows{r: r, w: w, cLoad: g.cLoad, now: g.now}
+		return &customerRows{r: r, w: id, cLoad: g.cLoad, now: g.now}
 	case tHistory:
-		return &historyRows{r: r, w: w, now: g.now}
+		return &historyRows{r: r, w: id, now: g.now}
 	case tOrders:
-		return &orderRows{r: r, counts: streamRNG(g.seed, tLineCounts, w), w: w, now: g.now}
+		return &orderRows{r: r, counts: streamRNG(g.seed, tLineCounts, w), w: id, now: g.now}
 	case tNewOrder:
-		return &newOrderRows{w: w}
+		return &newOrderRows{w: id}
 	case tOrderLine:
-		return &orderLineRows{r: r, counts: streamRNG(g.seed, tLineCounts, w), w: w, now: g.now}
+		return &orderLineRows{r: r, counts: streamRNG(g.seed, tLineCounts, w), w: id, now: g.now}
 	case tStock:
-		return &stockRows{r: r, w: w, orig: r.sample(stockPerW, stockPerW/10)}
+		return &stockRows{r: r, w: id, orig: r.sample(stockPerW, stockPerW/10)}
 	}
 	panic("tpcc: no generator for " + t.String())
 }

@@ -48,7 +48,10 @@ var tableOrder = []table{tStock, tOrderLine, tCustomer, tItem, tHistory, tOrders
 func (w *Workload) units() []unit {
 	var us []unit
 	for _, t := range tableOrder {
-		if w.opts.Freeze || t == tItem {
+		if t == tItem && w.keyed {
+			continue // the owner of the shared tables loads ITEM (IngestShared)
+		}
+		if w.opts.Freeze && !w.keyed || t == tItem {
 			us = append(us, unit{t, 0})
 			continue
 		}
@@ -79,11 +82,14 @@ func (w *Workload) loadConnections(units int) int {
 // all-visible and the VACUUM of PostIngest has little left to do; tables
 // load in parallel. Without, a unit is one table of one warehouse in a
 // transaction of its own, and warehouses load in parallel: for tables that
-// other tenants' rows share, which must not be truncated. progress is
-// called with the rows loaded so far.
+// other tenants' rows share, which must not be truncated. A tenant of
+// shared tables (ForTenant) loads its own warehouses that way whatever the
+// option, through row-level security (loadStaged), and not ITEM. progress
+// is called with the rows loaded so far.
 func (w *Workload) Ingest(ctx context.Context, connect workload.Connect, progress func(rows int64)) error {
 	// The "current date and time" of clause 4.3.3.1, one for the load.
 	gen := newGenerator(w.seed, w.k, time.Now().UTC())
+	gen.first = w.first
 	us := w.units()
 	next := make(chan unit, len(us))
 	for _, u := range us {
@@ -104,6 +110,15 @@ func (w *Workload) Ingest(ctx context.Context, connect workload.Connect, progres
 				return fmt.Errorf("tpcc: ingest: connect: %w", err)
 			}
 			defer conn.Close(context.WithoutCancel(ctx))
+			if w.keyed {
+				// loadStaged's temporary tables hold a table of one
+				// warehouse at a time (STOCK, the largest, about 35 MB):
+				// in memory rather than in temporary files (the default
+				// is 8 MB). Local buffers are allocated as used.
+				if _, err := conn.Exec(gctx, "set temp_buffers = '64MB'"); err != nil {
+					return err
+				}
+			}
 			for u := range next {
 				if err := w.load(gctx, conn, gen, u, report); err != nil {
 					return fmt.Errorf("tpcc: ingest %s: %w", u, err)
@@ -117,6 +132,9 @@ func (w *Workload) Ingest(ctx context.Context, connect workload.Connect, progres
 
 // load copies unit u on conn.
 func (w *Workload) load(ctx context.Context, conn *pgx.Conn, gen *generator, u unit, report func(int64)) error {
+	if w.keyed {
+		return w.loadStaged(ctx, conn, gen, u, report)
+	}
 	name := u.t.String()
 	first, last := u.span(w.warehouses)
 	if !w.opts.Freeze {

@@ -171,3 +171,25 @@ func TestAudit(t *testing.T) {
 		t.Fatalf("a New-Order-only mix: %v", got)
 	}
 }
+
+// TestCaseOptions: the options of workload.cases are checked by the
+// workload too, each problem named by its path below the case.
+func TestCaseOptions(t *testing.T) {
+	s, problems := spec.Parse([]byte(`name: t
+workload:
+  name: tpcc
+  options: {retries: 5}
+  cases:
+    - {name: a, options: {all_warehouses: true}}
+    - {name: b, options: {mix: {new_order: 50}}}
+`))
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	r := workload.Registry{}
+	r.Add(Factory())
+	problems = r.Check(&s.Workload)
+	if len(problems) != 1 || problems[0].Path != "workload.cases[1].options.mix" || !strings.Contains(problems[0].Allowed, "sum to 50") {
+		t.Errorf("problems: %v", problems)
+	}
+}

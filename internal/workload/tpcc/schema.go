@@ -142,15 +142,24 @@ var createIndexes = []string{
 
 // Setup drops the nine tables if they exist and creates them without keys
 // or indexes (PostIngest adds them, which is faster than loading into
-// indexed tables).
+// indexed tables). A tenant of shared tables (ForTenant) has nothing to
+// set up: their owner created them.
 func (w *Workload) Setup(ctx context.Context, conn *pgx.Conn) error {
+	if w.keyed {
+		return nil
+	}
 	stmts := []string{"drop table if exists warehouse, district, customer, history, new_order, orders, order_line, item, stock"}
 	return execAll(ctx, conn, append(stmts, createTables...))
 }
 
 // PostIngest adds the keys and indexes, then runs VACUUM ANALYZE on every
 // table, so the workload starts with fresh statistics and visibility maps.
+// A tenant of shared tables (ForTenant) has nothing to do: their owner does
+// it once for all.
 func (w *Workload) PostIngest(ctx context.Context, conn *pgx.Conn) error {
+	if w.keyed {
+		return nil
+	}
 	if err := execAll(ctx, conn, createIndexes); err != nil {
 		return err
 	}

@@ -78,6 +78,12 @@ type Workload struct {
 	seed       uint64
 	// deck is the transaction types of one deck, before shuffling.
 	deck []int
+	// keyed: the workload of one tenant of tables that every tenant of
+	// the run shares (ForTenant); its warehouses are first+1 ..
+	// first+warehouses.
+	keyed bool
+	key   workload.TenantKey
+	first int
 
 	rowsOnce sync.Once
 	rows     int64
@@ -132,12 +138,16 @@ func (w *Workload) Options() Options { return w.opts }
 // the same in every tpcc run.
 func (w *Workload) TxnNames() []string { return append([]string(nil), txnNames[:]...) }
 
-// Rows is the number of rows Ingest loads: the 100,000 items and, per
+// Rows is the number of rows Ingest loads: the 100,000 items (but for a
+// tenant of shared tables, whose items the owner loads) and, per
 // warehouse, the rows of clause 4.3.1 (ORDER-LINE counted exactly, from the
 // generated O_OL_CNT values).
 func (w *Workload) Rows() int64 {
 	w.rowsOnce.Do(func() {
 		n := int64(items)
+		if w.keyed {
+			n = 0
+		}
 		for wid := 1; wid <= w.warehouses; wid++ {
 			n += fixedRowsPerW + int64(orderLinesOf(w.seed, wid))
 		}

@@ -1,0 +1,209 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tenantbench/tenantbench/internal/cgroup"
+	"github.com/tenantbench/tenantbench/internal/engine/postgres"
+	"github.com/tenantbench/tenantbench/internal/provider"
+)
+
+// Cloning: a loaded server is stopped (Stop: a fast shutdown, which ends
+// with a checkpoint and leaves a consistent data directory), copied for
+// every server that should hold the same data (Clone), and started again
+// (Restart).
+
+// stoppedServer is the bookkeeping of inst, which must have been stopped.
+func (p *Provider) stoppedServer(inst *provider.Instance) (*server, error) {
+	p.mu.Lock()
+	srv := p.servers[inst]
+	p.mu.Unlock()
+	if srv == nil {
+		return nil, fmt.Errorf("instance %s was not started by this provider", inst.Name)
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if !srv.stopped {
+		return nil, fmt.Errorf("instance %s is running: stop it before copying or restarting it", inst.Name)
+	}
+	return srv, nil
+}
+
+// Clone starts a new server, named and limited as s says, on a copy of the
+// data directory of src, a server of this provider that has been stopped.
+// The copy is made by the user the servers run as (cp -a), so that its
+// files keep the owner and modes PostgreSQL insists on. The new server has
+// its own directory, port, socket, cgroup and log, and a superuser password
+// of its own: the copy comes with src's, which Clone replaces before
+// returning. copied is how long the copy of the files took. Several clones
+// of one src may be made at once; src must stay stopped meanwhile. On any
+// error Clone leaves nothing behind, as Start.
+func (p *Provider) Clone(ctx context.Context, src *provider.Instance, s provider.InstanceSpec) (inst *provider.Instance, copied time.Duration, err error) {
+	if !nameRE.MatchString(s.Name) {
+		return nil, 0, fmt.Errorf("instance name %q: use letters, digits, '_', '.' and '-' (at most 63)", s.Name)
+	}
+	if s.WorkDir == "" {
+		return nil, 0, fmt.Errorf("instance %s: no work directory given", s.Name)
+	}
+	for k, v := range s.Settings {
+		if err := postgres.CheckSetting(k, v); err != nil {
+			return nil, 0, fmt.Errorf("instance %s: %w", s.Name, err)
+		}
+	}
+	if _, err := p.stoppedServer(src); err != nil {
+		return nil, 0, err
+	}
+	workDir, err := filepath.Abs(s.WorkDir)
+	if err != nil {
+		return nil, 0, err
+	}
+	bins, err := p.binaries(ctx, s.Version)
+	if err != nil {
+		return nil, 0, fmt.Errorf("instance %s: %w", s.Name, err)
+	}
+	if err := os.MkdirAll(workDir, 0o755); err != nil {
+		return nil, 0, fmt.Errorf("instance %s: create the work directory: %w", s.Name, err)
+	}
+	if err := p.account.checkReachable(workDir); err != nil {
+		return nil, 0, fmt.Errorf("instance %s: %w", s.Name, err)
+	}
+	srv := &server{instDir: filepath.Join(workDir, s.Name)}
+	if err := os.Mkdir(srv.instDir, 0o700); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return nil, 0, fmt.Errorf("instance %s: %s already exists (left by an earlier run?): remove it or use another work directory", s.Name, srv.instDir)
+		}
+		return nil, 0, fmt.Errorf("instance %s: %w", s.Name, err)
+	}
+	registered := false
+	defer func() {
+		if err != nil {
+			if registered {
+				p.mu.Lock()
+				delete(p.servers, srv.inst)
+				p.mu.Unlock()
+			}
+			srv.abort()
+			err = fmt.Errorf("instance %s: %w", s.Name, err)
+		}
+	}()
+	if err := p.account.chown(srv.instDir); err != nil {
+		return nil, 0, err
+	}
+	own, err := password()
+	if err != nil {
+		return nil, 0, err
+	}
+	inst = &provider.Instance{
+		Name:       s.Name,
+		Host:       "127.0.0.1",
+		User:       superuser,
+		Password:   src.Password, // the copy's, until replaced below
+		DataDir:    filepath.Join(srv.instDir, "data"),
+		LogFile:    filepath.Join(srv.instDir, "postgres.log"),
+		CgroupMode: string(cgroup.None),
+	}
+	srv.inst = inst
+	if err := p.makeSocketDir(srv); err != nil {
+		return nil, 0, err
+	}
+	start := time.Now()
+	if err := p.copyDataDir(ctx, src.DataDir, srv); err != nil {
+		return nil, 0, err
+	}
+	copied = time.Since(start)
+	if err := p.run(ctx, bins, srv, workDir, s); err != nil {
+		return nil, 0, err
+	}
+	registered = true
+	if err := setSuperuserPassword(ctx, inst, own); err != nil {
+		return nil, 0, err
+	}
+	inst.Password = own
+	return inst, copied, nil
+}
+
+// copyDataDir copies the data directory from into srv's, as the server
+// user, keeping modes and times.
+func (p *Provider) copyDataDir(ctx context.Context, from string, srv *server) error {
+	cmd := exec.CommandContext(ctx, "cp", "-a", "--", from, srv.inst.DataDir)
+	cmd.Dir = srv.instDir
+	cmd.Env = serverEnv()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.account.credential()}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		return fmt.Errorf("copying the data directory %s: %v: %s", from, err, tail(out, 10))
+	}
+	// A server stopped cleanly leaves no postmaster.pid; one killed
+	// leaves it, and the copy must not look in use.
+	_ = os.Remove(filepath.Join(srv.inst.DataDir, "postmaster.pid"))
+	return nil
+}
+
+// setSuperuserPassword replaces the superuser's password of inst, which
+// accepts inst.Password now. The password goes in as a quoted literal
+// (utility statements take no parameters); it is URL-safe base64.
+func setSuperuserPassword(ctx context.Context, inst *provider.Instance, pw string) error {
+	conn, err := pgx.Connect(ctx, inst.AdminDSN("postgres"))
+	if err != nil {
+		return fmt.Errorf("connecting to the copy as superuser: %w", err)
+	}
+	defer conn.Close(context.Background())
+	lit, err := conn.PgConn().EscapeString(pw)
+	if err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, "ALTER ROLE "+pgx.Identifier{superuser}.Sanitize()+" PASSWORD '"+lit+"'"); err != nil {
+		return fmt.Errorf("setting the copy's superuser password: %w", err)
+	}
+	return nil
+}
+
+// Restart starts the server of inst, stopped by Stop, again on its data
+// directory, with the spec it was started with: a new cgroup at the same
+// path with the same limits, a free port (the old one if it is still
+// free), the same socket directory and log. It returns a new Instance for
+// it; inst stays stopped (Stop of it does nothing) and must not be read by
+// anyone while Restart runs. On error the data directory is kept.
+func (p *Provider) Restart(ctx context.Context, inst *provider.Instance) (*provider.Instance, error) {
+	old, err := p.stoppedServer(inst)
+	if err != nil {
+		return nil, err
+	}
+	bins, err := p.binaries(ctx, old.spec.Version)
+	if err != nil {
+		return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
+	}
+	again := &provider.Instance{Name: inst.Name, Host: inst.Host, User: inst.User, Password: inst.Password,
+		DataDir: inst.DataDir, LogFile: inst.LogFile, SocketDir: inst.SocketDir, CgroupMode: string(cgroup.None)}
+	srv := &server{instDir: old.instDir, inst: again}
+	if old.ownSocketDir {
+		// Stop removed the socket directory it had made.
+		if err := p.makeSocketDir(srv); err != nil {
+			return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
+		}
+	}
+	if err := p.run(ctx, bins, srv, old.workDir, old.spec); err != nil {
+		if srv.group != nil {
+			_ = srv.group.Remove(killWait)
+		}
+		if srv.ownSocketDir {
+			_ = os.RemoveAll(srv.inst.SocketDir)
+		}
+		return nil, fmt.Errorf("instance %s: restart: %w", inst.Name, err)
+	}
+	return again, nil
+}

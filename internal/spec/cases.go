@@ -1,0 +1,210 @@
+package spec
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Case is one entry of workload.cases: a named point of the experiment
+// whose values replace the spec's for its runs. A matrix of lists is a
+// cross product; cases are points that are not one, such as seed 001's
+// eight test cases (Table 1), each with its own max_connections,
+// shared_buffers, wal_buffers, virtual users and warehouses.
+type Case struct {
+	Name string `yaml:"name"`
+	// Settings replace these sut.settings keys, one value each.
+	Settings map[string]string `yaml:"settings,omitempty"`
+	// Scale and Clients replace workload.scale and workload.clients; nil
+	// keeps the spec's.
+	Scale   *float64 `yaml:"scale,omitempty"`
+	Clients *int     `yaml:"clients,omitempty"`
+	// Options replace the keys of workload.options they name; the other
+	// keys keep the spec's.
+	Options yaml.Node `yaml:"options,omitempty"`
+}
+
+// caseKeys are the keys a case accepts.
+func (d *decoder) cases(n *yaml.Node, path string, dst *[]Case) {
+	out := []Case{}
+	d.seq(n, path, "cases ({name: small, settings: {...}, scale: 5, clients: 5, options: {...}})", func(e *yaml.Node, p string) {
+		var c Case
+		d.mapping(e, p, []field{
+			{"name", func(n *yaml.Node, p string) { scalar(d, n, p, readText, &c.Name) }},
+			{"settings", func(n *yaml.Node, p string) {
+				var m map[string]Values
+				d.settings(n, p, &m)
+				if m == nil {
+					return
+				}
+				c.Settings = map[string]string{}
+				for _, k := range sortedKeys(m) {
+					if len(m[k]) != 1 {
+						d.report(Problem{Path: join(p, k), Line: d.lines[join(p, k)], Value: strings.Join(m[k], ", "),
+							Allowed: "a case sets one value of a setting; make another case for another value"})
+						continue
+					}
+					c.Settings[k] = m[k][0]
+				}
+			}},
+			{"scale", func(n *yaml.Node, p string) {
+				if isNull(n) {
+					return
+				}
+				var v float64
+				scalar(d, n, p, readFloat, &v)
+				c.Scale = &v
+			}},
+			{"clients", func(n *yaml.Node, p string) {
+				if isNull(n) {
+					return
+				}
+				var v int
+				scalar(d, n, p, readInt, &v)
+				c.Clients = &v
+			}},
+			{"options", func(n *yaml.Node, p string) { d.options(n, p, &c.Options) }},
+		})
+		out = append(out, c)
+	})
+	if !isNull(n) {
+		*dst = out
+	}
+}
+
+// cases checks workload.cases: named, each name once, values as the keys
+// they replace allow, and no case replacing a key that is a dimension of
+// the matrix (a list), which would make the same point twice.
+func (v *validator) cases(s *Spec) {
+	w := &s.Workload
+	seen := map[string]int{}
+	for i, c := range w.Cases {
+		p := index("workload.cases", i)
+		switch {
+		case c.Name == "":
+			v.add(join(p, "name"), "", "required: the case's name, shown in the plan (letters, digits, '-', '_', '.')")
+		case len(c.Name) > maxNameLen || !experimentName.MatchString(c.Name):
+			v.add(join(p, "name"), shown(c.Name), fmt.Sprintf("must be letters, digits, '-', '_' and '.', starting with a letter or digit, at most %d characters", maxNameLen))
+		default:
+			if j, dup := seen[c.Name]; dup {
+				v.add(join(p, "name"), shown(c.Name), fmt.Sprintf("already the name of workload.cases[%d]; each case needs its own", j))
+			}
+			seen[c.Name] = i
+		}
+		for _, k := range sortedKeys(c.Settings) {
+			kp := join(join(p, "settings"), k)
+			if msg := settingKeyRule(k); msg != "" {
+				v.add(kp, "", msg)
+			}
+			if msg := settingValueRule(c.Settings[k]); msg != "" {
+				v.add(kp, shown(c.Settings[k]), msg)
+			}
+			if len(s.SUT.Settings[k]) > 1 {
+				v.add(kp, shown(c.Settings[k]), "sut.settings."+k+" is a list (a dimension of the matrix); a case cannot set it too: give it in every case instead")
+			}
+		}
+		if c.Scale != nil {
+			if msg := scaleRule(*c.Scale); msg != "" {
+				v.add(join(p, "scale"), fmt.Sprint(*c.Scale), msg)
+			} else if len(w.Scale) > 1 {
+				v.add(join(p, "scale"), fmt.Sprint(*c.Scale), "workload.scale is a list (a dimension of the matrix); a case cannot set it too")
+			}
+		}
+		if c.Clients != nil {
+			if msg := clientsRule(*c.Clients); msg != "" {
+				v.add(join(p, "clients"), fmt.Sprint(*c.Clients), msg)
+			} else if len(w.Clients) > 1 {
+				v.add(join(p, "clients"), fmt.Sprint(*c.Clients), "workload.clients is a list (a dimension of the matrix); a case cannot set it too")
+			}
+		}
+	}
+}
+
+// caseKeys are the sut.settings keys some case sets, sorted: shown as
+// columns of the plan and of results.csv beside the list-valued keys.
+func (s *Spec) caseKeys() []string {
+	set := map[string]bool{}
+	for _, c := range s.Workload.Cases {
+		for k := range c.Settings {
+			set[k] = true
+		}
+	}
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// cases are the cases of the plan: workload.cases, or one that changes
+// nothing.
+func (w *Workload) cases() []Case {
+	if len(w.Cases) == 0 {
+		return []Case{{}}
+	}
+	return w.Cases
+}
+
+// apply sets the case's values on run r.
+func (c *Case) apply(w *Workload, r *Run) {
+	r.Case = c.Name
+	for k, v := range c.Settings {
+		r.Settings[k] = v
+	}
+	if c.Scale != nil {
+		r.Scale = *c.Scale
+	}
+	if c.Clients != nil {
+		r.Clients = *c.Clients
+	}
+	if !isNull(&c.Options) {
+		r.Options = MergeOptions(&w.Options, &c.Options)
+	}
+}
+
+// MergeOptions is the mapping base with the keys of over replacing its
+// own, in base's order, over's other keys after them. A base that is not
+// a mapping (none, null) gives over. Neither is changed.
+func MergeOptions(base, over *yaml.Node) *yaml.Node {
+	b, o := resolveDoc(base), resolveDoc(over)
+	if o == nil || o.Kind != yaml.MappingNode {
+		out := *over
+		return &out
+	}
+	if b == nil || b.Kind != yaml.MappingNode {
+		out := *o
+		return &out
+	}
+	out := *b
+	out.Content = nil
+	replaced := map[string]bool{}
+	for i := 0; i+1 < len(b.Content); i += 2 {
+		k, val := b.Content[i], b.Content[i+1]
+		for j := 0; j+1 < len(o.Content); j += 2 {
+			if o.Content[j].Value == k.Value {
+				val, replaced[k.Value] = o.Content[j+1], true
+			}
+		}
+		out.Content = append(out.Content, k, val)
+	}
+	for j := 0; j+1 < len(o.Content); j += 2 {
+		if !replaced[o.Content[j].Value] {
+			out.Content = append(out.Content, o.Content[j], o.Content[j+1])
+		}
+	}
+	return &out
+}
+
+// resolveDoc is n without its document wrapper and aliases; nil for none.
+func resolveDoc(n *yaml.Node) *yaml.Node {
+	if n == nil || n.Kind == 0 {
+		return nil
+	}
+	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
+	return resolve(n)
+}
