@@ -4,6 +4,7 @@
 //
 //	go run ./bench/tpcbcmp -scale 10 -clients 8 -duration 30s -rounds 3
 //	go run ./bench/tpcbcmp -monitor   # monitoring on vs off instead of pgbench
+//	go run ./bench/tpcbcmp -monitor -order abba   # the monitored round first in every other pair
 package main
 
 import (
@@ -17,6 +18,7 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -43,6 +45,7 @@ func main() {
 	transport := flag.String("transport", "tcp", "tcp or unix, both tools")
 	profile := flag.String("cpuprofile", "", "write tenantbench's CPU profile here")
 	withMonitor := flag.Bool("monitor", false, "alternate unmonitored and monitored tenantbench rounds instead of pgbench")
+	order := flag.String("order", "fixed", "with -monitor: fixed (unmonitored first in every pair) or abba (monitored first in every other pair, so that drift cancels)")
 	procs := flag.Int("procs", driver.DefaultProcs(), "GOMAXPROCS of tenantbench's driver (tenantbench run --procs)")
 	flag.Parse()
 	runtime.GOMAXPROCS(*procs)
@@ -53,7 +56,11 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	if err := run(*scale, *clients, *threads, *duration, *rounds, *script, *transport, *withMonitor); err != nil {
+	if *order != "fixed" && *order != "abba" {
+		fmt.Fprintln(os.Stderr, "tpcbcmp: -order is fixed or abba")
+		os.Exit(2)
+	}
+	if err := run(*scale, *clients, *threads, *duration, *rounds, *script, *transport, *withMonitor, *order == "abba"); err != nil {
 		fmt.Fprintln(os.Stderr, "tpcbcmp:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
@@ -62,7 +69,7 @@ func main() {
 
 type measure struct{ tps, cpuPer1000 float64 }
 
-func run(scale, clients, threads int, d time.Duration, rounds int, script, transport string, withMonitor bool) error {
+func run(scale, clients, threads int, d time.Duration, rounds int, script, transport string, withMonitor, abba bool) error {
 	ctx := context.Background()
 	work, err := os.MkdirTemp("", "tpcbcmp-")
 	if err != nil {
@@ -121,6 +128,40 @@ func run(scale, clients, threads int, d time.Duration, rounds int, script, trans
 	}
 	flagFor := map[string]string{"select-only": "-S", "simple-update": "-N", "tpcb-like": ""}
 	var tb, pg []measure
+	if withMonitor {
+		// tenantbench against itself with the monitor sampling the
+		// instance and its tenant, as a monitored run does (issue 4's
+		// benchmark: monitoring's TPS cost).
+		var costs []float64
+		for r := 0; r < rounds; r++ {
+			first := "unmonitored"
+			if abba && r%2 == 1 {
+				first = "monitored"
+			}
+			var off, on measure
+			for _, which := range []string{first, other(first)} {
+				load := loadavg()
+				m, err := monitoredRound(ctx, w, connect, clients, d, which == "monitored", inst, ps)
+				if err != nil {
+					return err
+				}
+				if which == "monitored" {
+					on = m
+				} else {
+					off = m
+				}
+				fmt.Printf("round %d %s: %.0f tps, %.3f CPU s / 1000 txn (load average before: %s)\n", r+1, which, m.tps, m.cpuPer1000, load)
+			}
+			tb, pg = append(tb, off), append(pg, on)
+			costs = append(costs, (1-on.tps/off.tps)*100)
+			fmt.Printf("round %d: monitoring costs %.2f %% of TPS\n", r+1, costs[len(costs)-1])
+		}
+		mt, mm := median(tb), median(pg)
+		fmt.Printf("\nmedian TPS unmonitored %.0f, monitored %.0f: monitoring costs %.2f %% of TPS\n", mt.tps, mm.tps, (1-mm.tps/mt.tps)*100)
+		sort.Float64s(costs)
+		fmt.Printf("per-round costs, sorted: %.2f; median %.2f %%\n", costs, costs[len(costs)/2])
+		return nil
+	}
 	for r := 0; r < rounds; r++ {
 		m, err := tenantbench(ctx, w, connect, clients, d)
 		if err != nil {
@@ -133,39 +174,56 @@ func run(scale, clients, threads int, d time.Duration, rounds int, script, trans
 		if f := flagFor[script]; f != "" {
 			args = append(args, f)
 		}
-		peer := "pgbench"
-		if withMonitor {
-			// The peer is tenantbench itself with the monitor sampling the
-			// instance and its tenant, as a monitored run does (issue 4's
-			// benchmark: monitoring's TPS cost).
-			peer = "monitored"
-			mon := monitor.New(monitor.Config{Instances: []*provider.Instance{inst}, Placements: ps})
-			if err := mon.Start(ctx); err != nil {
-				return err
-			}
-			m, err = tenantbench(ctx, w, connect, clients, d)
-			if _, merr := mon.Stop(); merr != nil {
-				fmt.Println("monitor:", merr)
-			}
-		} else {
-			m, err = pgbench(append(args, p.Database), p.Password)
-		}
+		m, err = pgbench(append(args, p.Database), p.Password)
 		if err != nil {
 			return err
 		}
 		pg = append(pg, m)
-		fmt.Printf("round %d %s: %.0f tps, %.3f CPU s / 1000 txn\n", r+1, peer, m.tps, m.cpuPer1000)
-	}
-	if withMonitor {
-		mt, mm := median(tb), median(pg)
-		fmt.Printf("\nmedian TPS unmonitored %.0f, monitored %.0f: monitoring costs %.2f %% of TPS\n", mt.tps, mm.tps, (1-mm.tps/mt.tps)*100)
-		return nil
+		fmt.Printf("round %d pgbench: %.0f tps, %.3f CPU s / 1000 txn\n", r+1, m.tps, m.cpuPer1000)
 	}
 	mt, mp := median(tb), median(pg)
 	fmt.Printf("\n| tool | median TPS | median client CPU s / 1000 txn |\n|---|---|---|\n")
 	fmt.Printf("| tenantbench | %.0f | %.3f |\n| pgbench | %.0f | %.3f |\n", mt.tps, mt.cpuPer1000, mp.tps, mp.cpuPer1000)
 	fmt.Printf("\nTPS ratio tenantbench/pgbench: %.3f; CPU per transaction ratio: %.3f\n", mt.tps/mp.tps, mt.cpuPer1000/mp.cpuPer1000)
 	return nil
+}
+
+// monitoredRound runs tenantbench's driver, with the monitor at its
+// defaults when monitored.
+func monitoredRound(ctx context.Context, w workload.Workload, connect workload.Connect, clients int, d time.Duration,
+	monitored bool, inst *provider.Instance, ps []tenancy.Placement) (measure, error) {
+	if !monitored {
+		return tenantbench(ctx, w, connect, clients, d)
+	}
+	mon := monitor.New(monitor.Config{Instances: []*provider.Instance{inst}, Placements: ps})
+	if err := mon.Start(ctx); err != nil {
+		return measure{}, err
+	}
+	m, err := tenantbench(ctx, w, connect, clients, d)
+	if _, merr := mon.Stop(); merr != nil {
+		fmt.Println("monitor:", merr)
+	}
+	return m, err
+}
+
+func other(which string) string {
+	if which == "monitored" {
+		return "unmonitored"
+	}
+	return "monitored"
+}
+
+// loadavg is the machine's 1, 5 and 15 minute load averages.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func tenantbench(ctx context.Context, w workload.Workload, connect workload.Connect, clients int, d time.Duration) (measure, error) {

@@ -1,10 +1,9 @@
 package monitor
 
 import (
+	"errors"
 	"os"
 	"time"
-
-	"github.com/prometheus/procfs"
 )
 
 // hostSampler reads the machine's CPU and memory and tenantbench's own
@@ -12,11 +11,10 @@ import (
 // not running) uses it.
 type hostSampler struct {
 	origin time.Time
-	fsys   procfs.FS
-	self   procfs.Proc
 	page   int64
+	r      reader
 
-	prev     procfs.CPUStat
+	prev     cpuTimes
 	havePrev bool
 	selfBase [2]float64
 	haveBase bool
@@ -24,45 +22,52 @@ type hostSampler struct {
 	errs     errorLog
 }
 
-func newHostSampler(fsys procfs.FS, origin time.Time) (*hostSampler, error) {
-	self, err := fsys.Proc(os.Getpid())
-	if err != nil {
+func newHostSampler(origin time.Time) (*hostSampler, error) {
+	h := &hostSampler{origin: origin, page: int64(os.Getpagesize())}
+	if _, err := h.r.read("/proc/self/stat"); err != nil {
 		return nil, err
 	}
-	return &hostSampler{origin: origin, fsys: fsys, self: self, page: int64(os.Getpagesize())}, nil
+	return h, nil
 }
 
 func (h *hostSampler) sample(now time.Time) {
 	t := now.Sub(h.origin)
 	smp := HostSample{T: t, BusyPct: -1, IdlePct: -1, IowaitPct: -1, StealPct: -1, MemTotal: -1, MemAvailable: -1, SelfRSS: -1}
-	if st, err := h.fsys.Stat(); err != nil {
+	var cur cpuTimes
+	if b, err := h.r.read("/proc/stat"); err != nil {
 		h.errs.add(t, "/proc/stat: %v", err)
+	} else if !parseCPULine(b, &cur) {
+		h.errs.add(t, "/proc/stat: no cpu line")
 	} else {
-		cur := st.CPUTotal
 		if h.havePrev {
 			smp.BusyPct, smp.IdlePct, smp.IowaitPct, smp.StealPct = cpuShares(h.prev, cur)
 		}
 		h.prev, h.havePrev = cur, true
 	}
-	if mi, err := h.fsys.Meminfo(); err != nil {
+	if b, err := h.r.read("/proc/meminfo"); err != nil {
 		h.errs.add(t, "/proc/meminfo: %v", err)
 	} else {
-		if mi.MemTotalBytes != nil {
-			smp.MemTotal = int64(*mi.MemTotalBytes)
+		if v, ok := kBField(b, "MemTotal"); ok {
+			smp.MemTotal = int64(v)
 		}
-		if mi.MemAvailableBytes != nil {
-			smp.MemAvailable = int64(*mi.MemAvailableBytes)
+		if v, ok := kBField(b, "MemAvailable"); ok {
+			smp.MemAvailable = int64(v)
 		}
 	}
-	if st, err := h.self.Stat(); err != nil {
+	var st procStat
+	b, err := h.r.read("/proc/self/stat")
+	if err == nil && !parseStat(b, &st) {
+		err = errors.New("unexpected content")
+	}
+	if err != nil {
 		h.errs.add(t, "own /proc/self/stat: %v", err)
 	} else {
-		u, s := float64(st.UTime)/userHZ, float64(st.STime)/userHZ
+		u, s := float64(st.utime)/userHZ, float64(st.stime)/userHZ
 		if !h.haveBase {
 			h.selfBase, h.haveBase = [2]float64{u, s}, true
 		}
 		smp.SelfCPUUser, smp.SelfCPUSys = u-h.selfBase[0], s-h.selfBase[1]
-		smp.SelfRSS = int64(st.RSS) * h.page
+		smp.SelfRSS = st.rss * h.page
 	}
 	h.series = append(h.series, smp)
 }
@@ -70,7 +75,7 @@ func (h *hostSampler) sample(now time.Time) {
 // cpuShares splits the CPU time between two readings of /proc/stat's cpu
 // line into busy, idle (iowait included), iowait and steal percentages.
 // Guest time is already inside user and nice.
-func cpuShares(a, b procfs.CPUStat) (busy, idle, iowait, steal float64) {
+func cpuShares(a, b cpuTimes) (busy, idle, iowait, steal float64) {
 	d := func(x, y float64) float64 { return max(y-x, 0) }
 	user := d(a.User, b.User) + d(a.Nice, b.Nice)
 	sys := d(a.System, b.System) + d(a.IRQ, b.IRQ) + d(a.SoftIRQ, b.SoftIRQ)

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/prometheus/procfs"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
@@ -22,7 +21,6 @@ import (
 type sampler struct {
 	inst   *provider.Instance
 	origin time.Time
-	fsys   procfs.FS
 	cg     *cgroupFiles // nil: everything from the process tree
 	page   int64
 	pss    time.Duration // smaps_rollup every pss; 0: never
@@ -37,6 +35,18 @@ type sampler struct {
 	pids       []int
 	round      uint32
 	lastPSS    time.Time
+
+	// act is the prepared pg_stat_activity query; queries counts those
+	// that succeeded (see needActivity); names maps role and database
+	// oids to names (see activity).
+	act     *pgconn.StatementDescription
+	queries uint32
+	names   oidNames
+	pending []pendingRow
+
+	// slab holds the tenant CPU figures of the samples to come: one
+	// allocation for many rounds.
+	slab []float64
 
 	// base is the first round's absolute counters; samples hold the
 	// difference.
@@ -63,11 +73,10 @@ type counters struct {
 	haveCgCPU, haveCgIO, haveMem     bool
 }
 
-func newSampler(inst *provider.Instance, fsys procfs.FS, origin time.Time, pss time.Duration) *sampler {
+func newSampler(inst *provider.Instance, origin time.Time, pss time.Duration) *sampler {
 	return &sampler{
 		inst:   inst,
 		origin: origin,
-		fsys:   fsys,
 		cg:     openCgroup(inst.Cgroup, inst.CgroupMode),
 		page:   int64(os.Getpagesize()),
 		pss:    pss,
@@ -95,9 +104,13 @@ func (s *sampler) connect(ctx context.Context) error {
 	}
 	s.conn = conn
 	s.monitorPid = int(conn.PgConn().PID())
-	if err := s.stats.init(ctx, conn); err != nil {
+	err = s.stats.init(ctx, conn)
+	if err == nil {
+		err = s.prepareActivity(ctx)
+	}
+	if err != nil {
 		conn.Close(context.Background())
-		s.conn = nil
+		s.conn, s.act = nil, nil
 		return fmt.Errorf("instance %s: %w", s.inst.Name, err)
 	}
 	return nil
@@ -119,10 +132,27 @@ func (s *sampler) ensureConn(ctx context.Context, t time.Duration) {
 	s.lost = false
 }
 
+// checkConn finds a connection that broke unnoticed before a mark uses it
+// (rounds query only to name new processes, so without wait sampling a
+// terminated backend can go unnoticed until then), reports the break, and
+// opens another.
+func (s *sampler) checkConn(ctx context.Context, t time.Duration) {
+	if s.conn == nil || ctx.Err() != nil {
+		return
+	}
+	pctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	if err := s.conn.Ping(pctx); err != nil {
+		s.errs.add(t, "monitor connection: %v", err)
+		s.lost = true
+		s.ensureConn(ctx, t)
+	}
+}
+
 func (s *sampler) close() {
 	if s.conn != nil {
 		_ = s.conn.Close(context.Background())
-		s.conn = nil
+		s.conn, s.act = nil, nil
 	}
 }
 
@@ -144,28 +174,29 @@ func (s *sampler) setPlacements(ps []tenancy.Placement) {
 	}
 }
 
-// sample runs one resource round: pg_stat_activity for the processes'
-// tenants, then every process's /proc files, then the cgroup. The first
-// round sets the base the others are measured from.
+// sample runs one resource round: the processes of the instance, then
+// pg_stat_activity when a process needs naming, then every process's /proc
+// files, then the cgroup. The first round sets the base the others are
+// measured from.
 func (s *sampler) sample(ctx context.Context, now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := now.Sub(s.origin)
 	s.ensureConn(ctx, t)
-	if s.conn != nil {
-		if err := s.activity(ctx, false); err != nil && ctx.Err() == nil {
-			s.errs.add(t, "pg_stat_activity: %v", err)
-		}
-	}
 	var err error
 	if s.cg != nil {
 		s.pids, err = s.r.pidsOf(s.cg.procs, s.pids[:0])
 	} else {
-		s.pids, err = treeOf(&s.r, s.fsys, s.inst.Pid, s.pids[:0])
+		s.pids, err = treeOf(&s.r, s.inst.Pid, s.pids[:0])
 	}
 	if err != nil {
 		s.errs.add(t, "list processes: %v", err)
 		return
+	}
+	if s.conn != nil && s.needActivity() {
+		if err := s.activity(ctx, false); err != nil && ctx.Err() == nil {
+			s.errs.add(t, "pg_stat_activity: %v", err)
+		}
 	}
 	s.round++
 	first := s.round == 1
@@ -178,66 +209,76 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 	var c counters
 	var vol, invol, readB, writeB uint64
 	var rss, pss int64
+	var st procStat
 	for _, pid := range s.pids {
 		p := s.procs[pid]
 		if p == nil {
 			p = &proc{cat: noTenant}
 			s.procs[pid] = p
 		}
-		if p.start == 0 {
-			h, err := s.fsys.Proc(pid)
-			if err != nil {
-				continue // exited since it was listed
-			}
-			p.h = h
+		b, err := s.r.readProc(pid, "stat")
+		if err == nil && !parseStat(b, &st) {
+			err = errUnparsable
 		}
-		st, err := p.h.Stat()
 		if err != nil {
 			if !gone(err) {
 				s.errs.add(t, "%v", procErr("stat", err))
 			}
-			continue
+			continue // exited since it was listed
 		}
-		if p.start != st.Starttime {
+		if p.start != st.starttime {
 			if p.start != 0 { // the pid was reused by a new process
 				s.retire(p)
-				*p = proc{h: p.h, cat: noTenant}
+				*p = proc{cat: noTenant}
 			}
-			p.start = st.Starttime
+			p.start = st.starttime
+			p.asked = s.queries
 			if first {
 				// What the process used before Start is not measured.
-				p.cpuUser, p.cpuSys = uint64(st.UTime), uint64(st.STime)
+				p.cpuUser, p.cpuSys = st.utime, st.stime
 			}
 		}
 		p.round = s.round
 		s.classify(p, pid)
-		s.attribute(p, uint64(st.UTime), uint64(st.STime))
+		s.attribute(p, st.utime, st.stime)
 		// With the children each process reaped (the postmaster reaps
 		// every backend that exits), the tree's sum loses nothing.
-		c.procCPUUser += uint64(st.UTime) + uint64(max(st.CUTime, 0))
-		c.procCPUSys += uint64(st.STime) + uint64(max(st.CSTime, 0))
-		rss += int64(st.RSS) * s.page
-		if status, err := p.h.NewStatus(); err == nil {
-			p.vol, p.invol = status.VoluntaryCtxtSwitches, status.NonVoluntaryCtxtSwitches
-		} else if !gone(err) {
-			s.errs.add(t, "%v", procErr("status", err))
+		c.procCPUUser += st.utime + uint64(max(st.cutime, 0))
+		c.procCPUSys += st.stime + uint64(max(st.cstime, 0))
+		rss += st.rss * s.page
+		if b, err := s.r.readProc(pid, "status"); err != nil {
+			if !gone(err) {
+				s.errs.add(t, "%v", procErr("status", err))
+			}
+		} else if v, i, ok := ctxSwitches(b); ok {
+			p.vol, p.invol = v, i
+		} else {
+			s.errs.add(t, "%v", procErr("status", errUnparsable))
 		}
 		vol += p.vol
 		invol += p.invol
 		if !s.cg.hasIO() {
-			if pio, err := p.h.IO(); err == nil {
-				p.readB, p.writeB = pio.ReadBytes, pio.WriteBytes
-			} else if !gone(err) {
-				s.errs.add(t, "%v", procErr("io", err))
+			if b, err := s.r.readProc(pid, "io"); err != nil {
+				if !gone(err) {
+					s.errs.add(t, "%v", procErr("io", err))
+				}
+			} else if r, w, ok := ioBytes(b); ok {
+				p.readB, p.writeB = r, w
+			} else {
+				s.errs.add(t, "%v", procErr("io", errUnparsable))
 			}
 			readB += p.readB
 			writeB += p.writeB
 		}
 		if doPSS {
-			if sm, err := p.h.ProcSMapsRollup(); err == nil {
-				pss += int64(sm.Pss)
-			} else if !gone(err) {
-				s.errs.add(t, "%v", procErr("smaps_rollup", err))
+			if b, err := s.r.readProc(pid, "smaps_rollup"); err != nil {
+				if !gone(err) {
+					s.errs.add(t, "%v", procErr("smaps_rollup", err))
+				}
+			} else if v, ok := kBField(b, "Pss"); ok {
+				pss += int64(v)
+			} else if len(b) > 0 { // empty for a process that is exiting
+				s.errs.add(t, "%v", procErr("smaps_rollup", errUnparsable))
 			}
 		}
 		smp.Procs++
@@ -284,6 +325,29 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 	s.series = append(s.series, smp)
 }
 
+// needActivity says whether a round must read pg_stat_activity before it
+// attributes CPU: only when a process listed is not named yet (new, of
+// unknown class, a client backend whose tenant is not known, as after
+// SetPlacements), or was classified by its title and no query has run
+// since it was first read. Otherwise every process's category is known
+// and the query would change nothing: while wait events are sampled, their
+// ticks keep the names current, and the rounds skip it.
+func (s *sampler) needActivity() bool {
+	if s.round == 0 {
+		return true
+	}
+	for _, pid := range s.pids {
+		p := s.procs[pid]
+		if p == nil || p.cat == noTenant || p.titled && p.asked == s.queries {
+			return true
+		}
+	}
+	return false
+}
+
+// errUnparsable is a /proc file whose content is not as proc(5) says.
+var errUnparsable = errors.New("unexpected content")
+
 // fill sets the sample's counters: the differences from the base.
 func (s *sampler) fill(smp *ResourceSample, c *counters) {
 	b := &s.base
@@ -301,8 +365,12 @@ func (s *sampler) fill(smp *ResourceSample, c *counters) {
 		smp.IOWriteBytes = int64(c.procWriteB - b.procWriteB)
 	}
 	smp.CtxVoluntary, smp.CtxInvoluntary = c.vol-b.vol, c.invol-b.invol
-	smp.TenantUser = make([]float64, len(s.catUser))
-	smp.TenantSys = make([]float64, len(s.catSys))
+	n := len(s.catUser)
+	if len(s.slab) < 2*n {
+		s.slab = make([]float64, 2*n*64)
+	}
+	smp.TenantUser, smp.TenantSys = s.slab[:n:n], s.slab[n:2*n:2*n]
+	s.slab = s.slab[2*n:]
 	for i := range s.catUser {
 		smp.TenantUser[i] = float64(s.catUser[i]) / userHZ
 		smp.TenantSys[i] = float64(s.catSys[i]) / userHZ
@@ -324,8 +392,8 @@ func (s *sampler) classify(p *proc, pid int) {
 		p.class, p.cat = classMonitor, catMonitor
 		return
 	}
-	if args, err := p.h.CmdLine(); err == nil {
-		p.class, p.titled = classOfTitle(args), true
+	if b, err := s.r.readProc(pid, "cmdline"); err == nil {
+		p.class, p.titled = classOfTitle(b), true
 	}
 	if p.class == classBackground {
 		p.cat = catBackground
@@ -358,9 +426,9 @@ func (s *sampler) retire(p *proc) {
 // procErr names a failed /proc read without the pid, so that the error
 // log counts one problem once, not once per process.
 func procErr(file string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
+	var re *readError
+	if errors.As(err, &re) {
+		err = re.err
 	}
 	return fmt.Errorf("read /proc/<pid>/%s of a server process: %w", file, err)
 }

@@ -15,8 +15,9 @@
 //
 // One goroutine per instance samples it (pg_stat_activity every
 // WaitInterval, resources every Interval) over one admin connection; one
-// more samples the host. The cgroup files and the wait-event path reuse
-// their buffers; /proc/<pid> files are parsed by prometheus/procfs.
+// more samples the host. Every file and query result is read into reused
+// buffers and parsed in place: a round allocates nothing in the steady
+// state.
 package monitor
 
 import (
@@ -26,8 +27,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/prometheus/procfs"
 
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
@@ -117,15 +116,11 @@ func (m *Monitor) Start(ctx context.Context) (err error) {
 		return errors.New("monitor: Start called twice")
 	}
 	m.state = stateStopped // unless all goes well
-	fsys, err := procfs.NewFS(procfs.DefaultMountPoint)
-	if err != nil {
-		return fmt.Errorf("monitor: %w", err)
-	}
 	now := time.Now()
 	if m.cfg.Origin.IsZero() {
 		m.cfg.Origin = now
 	}
-	if m.host, err = newHostSampler(fsys, m.cfg.Origin); err != nil {
+	if m.host, err = newHostSampler(m.cfg.Origin); err != nil {
 		return fmt.Errorf("monitor: own process: %w", err)
 	}
 	defer func() {
@@ -136,7 +131,7 @@ func (m *Monitor) Start(ctx context.Context) (err error) {
 		}
 	}()
 	for _, inst := range m.cfg.Instances {
-		s := newSampler(inst, fsys, m.cfg.Origin, max(m.cfg.PSSInterval, 0))
+		s := newSampler(inst, m.cfg.Origin, max(m.cfg.PSSInterval, 0))
 		m.samplers = append(m.samplers, s)
 		if err := s.connect(ctx); err != nil {
 			return fmt.Errorf("monitor: %w", err)
@@ -254,6 +249,7 @@ func (m *Monitor) mark(ctx context.Context, label string, now time.Time) error {
 		s.mu.Lock()
 		m.waitMarks[i] = append(m.waitMarks[i], s.waits.mark(label))
 		s.ensureConn(ctx, t)
+		s.checkConn(ctx, t)
 		if s.conn != nil {
 			if err := s.stats.take(ctx, s.conn, label, t); err != nil {
 				s.errs.add(t, "%v", err)

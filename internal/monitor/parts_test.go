@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/procfs"
-
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 )
@@ -27,7 +25,7 @@ func TestClassOfTitle(t *testing.T) {
 		{"/usr/local/bin/postgres -D /data", classUnknown},
 		{"", classUnknown},
 	} {
-		if got := classOfTitle([]string{c.title}); got != c.want {
+		if got := classOfTitle([]byte(c.title)); got != c.want {
 			t.Errorf("classOfTitle(%q) = %d, want %d", c.title, got, c.want)
 		}
 	}
@@ -116,8 +114,8 @@ func TestWaitHist(t *testing.T) {
 }
 
 func TestCPUShares(t *testing.T) {
-	a := procfs.CPUStat{User: 10, System: 5, Idle: 100, Iowait: 1, Steal: 0}
-	b := procfs.CPUStat{User: 13, System: 6, Idle: 104, Iowait: 2, Steal: 1, Nice: 1, SoftIRQ: 1}
+	a := cpuTimes{User: 10, System: 5, Idle: 100, Iowait: 1, Steal: 0}
+	b := cpuTimes{User: 13, System: 6, Idle: 104, Iowait: 2, Steal: 1, Nice: 1, SoftIRQ: 1}
 	busy, idle, iowait, steal := cpuShares(a, b)
 	// busy 3+1+1+1 = 6, idle 4+1 = 5, steal 1, total 12.
 	if math.Abs(busy-50) > 1e-9 || math.Abs(idle-500.0/12) > 1e-9 || math.Abs(iowait-100.0/12) > 1e-9 || math.Abs(steal-100.0/12) > 1e-9 {

@@ -1,13 +1,12 @@
 package monitor
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
+	"os"
 	"strconv"
-	"strings"
 	"syscall"
-
-	"github.com/prometheus/procfs"
 )
 
 // class is what a server process is, for the counts and for CPU
@@ -40,7 +39,6 @@ const noTenant = -1
 
 // proc is what a sampler keeps of one server process between rounds.
 type proc struct {
-	h     procfs.Proc
 	start uint64 // start time in ticks since boot: tells a reused pid apart; 0 = not read yet
 	class class
 	cat   int // catBackground... or a tenant index; noTenant while unknown
@@ -54,6 +52,10 @@ type proc struct {
 	// titled: the class came from the process title; pg_stat_activity
 	// may still correct it.
 	titled bool
+	// asked is sampler.queries when the process was first read: a query
+	// since (sampler.queries > asked) saw it or not, and a title class it
+	// did not correct stands (see sampler.needActivity).
+	asked uint32
 }
 
 // classOf maps pg_stat_activity.backend_type to a class.
@@ -70,23 +72,30 @@ func classOf(backendType []byte) class {
 }
 
 // classOfTitle classifies a process by the title PostgreSQL writes over its
-// command line: a client backend shows "postgres: [cluster: ]user database
-// host activity", host being "[local]" or "addr(port)"; every other server
+// command line (/proc/<pid>/cmdline, NULs between arguments read as
+// blanks): a client backend shows "postgres: [cluster: ]user database host
+// activity", host being "[local]" or "addr(port)"; every other server
 // process shows a name ("postgres: checkpointer"). A process that has not
 // set its title yet (just forked) is unknown.
-func classOfTitle(cmdline []string) class {
-	if len(cmdline) == 0 {
-		return classUnknown
-	}
-	title := strings.Join(cmdline, " ")
-	rest, ok := strings.CutPrefix(title, "postgres: ")
+func classOfTitle(cmdline []byte) class {
+	rest, ok := bytes.CutPrefix(bytes.TrimRight(cmdline, "\x00"), []byte("postgres: "))
 	if !ok {
 		return classUnknown
 	}
-	f := strings.Fields(rest)
-	for i := 2; i < len(f) && i < 4; i++ {
-		// The cluster name, when set, is one more field before the user.
-		if h := f[i]; h == "[local]" || (strings.HasSuffix(h, ")") && strings.Contains(h, "(")) {
+	// The cluster name, when set, is one more field before the user: the
+	// host is the third or the fourth field.
+	for i := 0; i < 4; i++ {
+		rest = bytes.TrimLeft(rest, " \x00")
+		if len(rest) == 0 {
+			break
+		}
+		end := bytes.IndexAny(rest, " \x00")
+		if end < 0 {
+			end = len(rest)
+		}
+		f := rest[:end]
+		rest = rest[end:]
+		if i >= 2 && (string(f) == "[local]" || f[len(f)-1] == ')' && bytes.IndexByte(f, '(') >= 0) {
 			return classClient
 		}
 	}
@@ -102,7 +111,12 @@ func gone(err error) bool {
 // /proc/<pid>/task/<pid>/children (a PostgreSQL server process has one
 // thread, so that file lists all of them).
 func childrenOf(r *reader, pid int, out []int) ([]int, error) {
-	b, err := r.read("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
+	p := append(r.path[:0], "/proc/"...)
+	p = strconv.AppendInt(p, int64(pid), 10)
+	p = append(p, "/task/"...)
+	p = strconv.AppendInt(p, int64(pid), 10)
+	r.path = append(p, "/children\x00"...)
+	b, err := r.readPath()
 	if err != nil {
 		return out, err
 	}
@@ -111,7 +125,7 @@ func childrenOf(r *reader, pid int, out []int) ([]int, error) {
 
 // treeOf lists the postmaster and its descendants, breadth first, into
 // out. Where the kernel lacks the children files it scans every process.
-func treeOf(r *reader, fsys procfs.FS, postmaster int, out []int) ([]int, error) {
+func treeOf(r *reader, postmaster int, out []int) ([]int, error) {
 	out = append(out[:0], postmaster)
 	for i := 0; i < len(out); i++ {
 		next, err := childrenOf(r, out[i], out)
@@ -125,7 +139,7 @@ func treeOf(r *reader, fsys procfs.FS, postmaster int, out []int) ([]int, error)
 		case alive(postmaster):
 			// The postmaster is there but its children file is not: a
 			// kernel built without CONFIG_PROC_CHILDREN.
-			return scanTree(fsys, postmaster, out[:0])
+			return scanTree(r, postmaster, out[:0])
 		default:
 			return out[:0], err
 		}
@@ -136,16 +150,22 @@ func treeOf(r *reader, fsys procfs.FS, postmaster int, out []int) ([]int, error)
 // alive: signal 0 checks existence (EPERM still means it exists).
 func alive(pid int) bool { return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }
 
-// scanTree finds the descendants of pid by reading every process's parent.
-func scanTree(fsys procfs.FS, pid int, out []int) ([]int, error) {
-	all, err := fsys.AllProcs()
+// scanTree finds the descendants of pid by reading every process's parent
+// (only on kernels without the children files).
+func scanTree(r *reader, pid int, out []int) ([]int, error) {
+	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return out, err
 	}
 	children := map[int][]int{}
-	for _, p := range all {
-		if st, err := p.Stat(); err == nil {
-			children[st.PPID] = append(children[st.PPID], p.PID)
+	var st procStat
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil || !e.IsDir() {
+			continue
+		}
+		if b, err := r.readProc(p, "stat"); err == nil && parseStat(b, &st) {
+			children[st.ppid] = append(children[st.ppid], p)
 		}
 	}
 	out = append(out, pid)

@@ -2,21 +2,44 @@ package monitor
 
 import (
 	"errors"
+	"strconv"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
 // reader reads small kernel files (cgroup and /proc counters) into one
-// buffer it keeps, so that a sample round allocates nothing for them. Not
-// safe for concurrent use: each sampler has its own.
-type reader struct{ buf []byte }
+// buffer it keeps, and names them in another, so that a sample round
+// allocates nothing for them: not the path (unix.Open would copy it into a
+// new NUL-terminated string), not the content. Not safe for concurrent
+// use: each sampler has its own.
+type reader struct {
+	buf  []byte
+	path []byte // the NUL-terminated path being opened
+}
 
 // read returns the file's content, valid until the next read.
 func (r *reader) read(path string) ([]byte, error) {
+	r.path = append(append(r.path[:0], path...), 0)
+	return r.readPath()
+}
+
+// readProc reads /proc/<pid>/<file>.
+func (r *reader) readProc(pid int, file string) ([]byte, error) {
+	p := append(r.path[:0], "/proc/"...)
+	p = strconv.AppendInt(p, int64(pid), 10)
+	p = append(p, '/')
+	p = append(p, file...)
+	r.path = append(p, 0)
+	return r.readPath()
+}
+
+// readPath reads the file r.path names.
+func (r *reader) readPath() ([]byte, error) {
 	if r.buf == nil {
 		r.buf = make([]byte, 8192)
 	}
-	fd, err := openRetry(path)
+	fd, err := r.open()
 	if err != nil {
 		return nil, err
 	}
@@ -31,13 +54,37 @@ func (r *reader) read(path string) ([]byte, error) {
 			continue
 		}
 		if err != nil {
-			return nil, &readError{path, err}
+			return nil, r.fail(err)
 		}
 		if m == 0 {
 			return r.buf[:n], nil
 		}
 		n += m
 	}
+}
+
+// atFDCWD is unix.AT_FDCWD as a variable: the constant is negative and
+// cannot be converted to uintptr as a constant.
+var atFDCWD = unix.AT_FDCWD
+
+// open opens r.path read-only with openat(2) on the path's own bytes.
+func (r *reader) open() (int, error) {
+	for {
+		fd, _, errno := unix.Syscall6(unix.SYS_OPENAT, uintptr(atFDCWD), uintptr(unsafe.Pointer(&r.path[0])),
+			uintptr(unix.O_RDONLY|unix.O_CLOEXEC), 0, 0, 0)
+		if errno == unix.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return -1, r.fail(errno)
+		}
+		return int(fd), nil
+	}
+}
+
+// fail names r.path in err; only a failed read pays for the string.
+func (r *reader) fail(err error) error {
+	return &readError{string(r.path[:len(r.path)-1]), err}
 }
 
 // uint reads a file holding one number.
@@ -51,19 +98,6 @@ func (r *reader) uint(path string) (uint64, error) {
 		return 0, &readError{path, errors.New("not a number")}
 	}
 	return v, nil
-}
-
-func openRetry(path string) (int, error) {
-	for {
-		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return -1, &readError{path, err}
-		}
-		return fd, nil
-	}
 }
 
 // readError names the file, as os.PathError does, and unwraps to the errno
