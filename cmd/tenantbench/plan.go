@@ -12,6 +12,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/workload/sales"
 	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
 	"github.com/tenantbench/tenantbench/internal/workload/tpcc"
+	"github.com/tenantbench/tenantbench/internal/workload/tpch"
 )
 
 func planCmd() *cobra.Command {
@@ -35,6 +36,7 @@ func registry() workload.Registry {
 	r.Add(tpcb.Factory())
 	r.Add(sales.Factory())
 	r.Add(tpcc.Factory())
+	r.Add(tpch.Factory())
 	return r
 }
 

@@ -1,0 +1,31 @@
+package tpch
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+var _ workload.Checker = (*Workload)(nil)
+
+// Check verifies that every table still holds the rows of clause 4.2.5
+// at the workload's scale (LINEITEM's as generated): the queries only
+// read, so a difference means a broken or partial load. One count per
+// table.
+func (w *Workload) Check(ctx context.Context, conn *pgx.Conn) ([]string, error) {
+	want := w.Counts()
+	var violations []string
+	for _, name := range tableNames {
+		var n int64
+		if err := conn.QueryRow(ctx, "select count(*) from "+name).Scan(&n); err != nil {
+			return nil, fmt.Errorf("tpch: check %s: %w", name, err)
+		}
+		if n != want[name] {
+			violations = append(violations, fmt.Sprintf("%s has %d rows, want %d at scale %v", name, n, want[name], w.z.sf))
+		}
+	}
+	return violations, nil
+}

@@ -1,0 +1,127 @@
+package tpch
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+// Client is one query stream (clause 5.1.2.3): the queries in the
+// stream's order (clause 5.3.5.4), each repeat_queries times in a row,
+// with the stream's substitution parameters. Pick walks that sequence;
+// Run executes one query and reads its rows. When the sequence is done,
+// Pick starts it again and Done reports true: a run that should stop
+// after one pass (seed 000's T_s) stops the tenant when Done turns true.
+type Client struct {
+	pg      *pgconn.PgConn
+	w       *Workload
+	stream  int
+	seed    int64
+	params  queryParams
+	args    [numQueries + 1][][]byte // params as bound, per query number
+	seq     []int                    // types (indexes into w.queries), in run order
+	pos     int
+	passes  int
+	rows    int64 // of the last query run
+	timeout string
+}
+
+var _ workload.Client = (*Client)(nil)
+
+// NewClient prepares stream n of the tenant on conn: n = first_stream +
+// tenant x clients + ci.Index once SetTenant was called; before, a stream
+// of first_stream..40 picked by ci.Seed, so that tenants differ (two may
+// meet on one stream). Streams above 40 take the query order of stream
+// n mod 41 (clause 5.3.5.4's comment: the ordered sets wrap around) and
+// their own parameters (seed + n). The session's statement_timeout is the
+// query timeout.
+func (w *Workload) NewClient(ctx context.Context, conn *pgx.Conn, ci workload.ClientInfo) (workload.Client, error) {
+	n, err := w.streamOf(ci)
+	if err != nil {
+		return nil, err
+	}
+	c := w.newClient(n)
+	c.pg = conn.PgConn()
+	if w.opts.QueryTimeout > 0 {
+		c.timeout = fmt.Sprintf("set statement_timeout = %d", w.opts.QueryTimeout.Milliseconds())
+		if err := c.pg.Exec(ctx, c.timeout).Close(); err != nil {
+			return nil, fmt.Errorf("tpch: %s: %w", c.timeout, err)
+		}
+	}
+	return c, nil
+}
+
+// streamOf is the stream number of client ci of the tenant.
+func (w *Workload) streamOf(ci workload.ClientInfo) (int, error) {
+	first := w.opts.FirstStream
+	if w.tenant < 0 {
+		return first + int(ci.Seed%uint64(maxStream-first+1)), nil
+	}
+	n := first + w.tenant*max(ci.Clients, 1) + ci.Index
+	if w.opts.Seed+int64(n) >= rngM {
+		return 0, fmt.Errorf("tpch: stream %d: seed %d + %d is not below 2^31 - 1", n, w.opts.Seed, n)
+	}
+	return n, nil
+}
+
+// newClient is stream n's client without a connection.
+func (w *Workload) newClient(n int) *Client {
+	c := &Client{w: w, stream: n, seed: w.opts.Seed + int64(n)}
+	c.params = qgenParams(c.seed, w.z.sf)
+	for q := 1; q <= numQueries; q++ {
+		for _, p := range c.params[q] {
+			c.args[q] = append(c.args[q], []byte(p))
+		}
+	}
+	typeOf := map[int]int{}
+	for i, q := range w.queries {
+		typeOf[q] = i
+	}
+	for _, q := range streamOrder(n, w.queries) {
+		for range w.opts.RepeatQueries {
+			c.seq = append(c.seq, typeOf[q])
+		}
+	}
+	return c
+}
+
+// Stream is the client's stream number.
+func (c *Client) Stream() int { return c.stream }
+
+// Done says whether the client has run its whole sequence at least once.
+func (c *Client) Done() bool { return c.passes > 0 }
+
+// Pick is the next query of the stream's sequence (an index into
+// TxnNames).
+func (c *Client) Pick() int {
+	t := c.seq[c.pos]
+	c.pos++
+	if c.pos == len(c.seq) {
+		c.pos = 0
+		c.passes++
+	}
+	return t
+}
+
+// Run executes query typ with the stream's parameters and reads every row
+// it returns. An SQL error is returned as the server's *pgconn.PgError
+// (a query cancelled by the timeout has SQLSTATE 57014).
+func (c *Client) Run(ctx context.Context, typ int) error {
+	q := c.w.queries[typ]
+	rr := c.pg.ExecParams(ctx, QueryText(q), c.args[q], nil, nil, nil)
+	n := int64(0)
+	for rr.NextRow() {
+		n++
+	}
+	c.rows = n
+	_, err := rr.Close()
+	return err
+}
+
+// Params are the substitution parameters of query q (1..22) in this
+// stream, as qgen would print them.
+func (c *Client) Params(q int) []string { return c.params[q] }

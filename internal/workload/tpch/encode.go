@@ -1,0 +1,204 @@
+package tpch
+
+import (
+	"encoding/binary"
+
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+// Rows in COPY's binary format, straight from the generators: numeric
+// and date written by hand into the COPY buffer, so that a row allocates
+// nothing.
+
+// beginField reserves a field's length; endField writes it.
+func beginField(buf []byte) ([]byte, int) { return append(buf, 0, 0, 0, 0), len(buf) }
+
+func endField(buf []byte, at int) []byte {
+	binary.BigEndian.PutUint32(buf[at:], uint32(len(buf)-at-4))
+	return buf
+}
+
+// appendBytes appends a text field.
+func appendBytes(buf, v []byte) []byte {
+	buf = binary.BigEndian.AppendUint32(buf, uint32(len(v)))
+	return append(buf, v...)
+}
+
+// appendNamed appends a text field prefix followed by n on width digits
+// ("Customer#000000001").
+func appendNamed(buf []byte, prefix string, n int64, width int) []byte {
+	buf, at := beginField(buf)
+	buf = appendPadded(append(buf, prefix...), n, width)
+	return endField(buf, at)
+}
+
+// appendDate appends a date field: day d from 1992-01-01.
+func appendDate(buf []byte, d int64) []byte {
+	buf = binary.BigEndian.AppendUint32(buf, 4)
+	return binary.BigEndian.AppendUint32(buf, uint32(int32(d+pgDayOffset)))
+}
+
+// appendMoneyField appends a numeric field of cents/100, scale 2, in
+// numeric_send's format: ndigits, weight, sign, dscale, then base-10000
+// digits, most significant first, without zero digits at either end.
+func appendMoneyField(buf []byte, cents int64) []byte {
+	buf, at := beginField(buf)
+	sign := uint16(0)
+	if cents < 0 {
+		sign, cents = 0x4000, -cents
+	}
+	whole, frac := cents/100, cents%100
+	var d [8]uint16 // base-10000 digits of whole, least significant first
+	n := 0
+	for x := whole; x > 0; x /= 10000 {
+		d[n] = uint16(x % 10000)
+		n++
+	}
+	var digits [9]uint16 // most significant first
+	nd := 0
+	for i := n - 1; i >= 0; i-- {
+		digits[nd] = d[i]
+		nd++
+	}
+	weight := int16(n - 1)
+	if frac != 0 {
+		digits[nd] = uint16(frac * 100)
+		nd++
+	}
+	lead := 0
+	for lead < nd && digits[lead] == 0 {
+		lead++
+	}
+	for nd > lead && digits[nd-1] == 0 {
+		nd--
+	}
+	weight -= int16(lead)
+	if nd == lead {
+		weight, sign = 0, 0
+	}
+	buf = binary.BigEndian.AppendUint16(buf, uint16(nd-lead))
+	buf = binary.BigEndian.AppendUint16(buf, uint16(weight))
+	buf = binary.BigEndian.AppendUint16(buf, sign)
+	buf = binary.BigEndian.AppendUint16(buf, 2)
+	for _, v := range digits[lead:nd] {
+		buf = binary.BigEndian.AppendUint16(buf, v)
+	}
+	return endField(buf, at)
+}
+
+// appendKey appends an order key, int4 or int8 as the schema has it.
+func appendKey(buf []byte, k int64, big bool) []byte {
+	if big {
+		return workload.AppendInt8(buf, k)
+	}
+	return workload.AppendInt4(buf, k)
+}
+
+// encodePart appends part r.
+func encodePart(buf []byte, r *partRow) []byte {
+	buf = workload.AppendFieldCount(buf, 9)
+	buf = workload.AppendInt4(buf, r.key)
+	buf = appendBytes(buf, r.name)
+	buf = appendNamed(buf, "Manufacturer#", r.mfgr, 1)
+	buf = appendNamed(buf, "Brand#", r.brand, 2)
+	buf = workload.AppendText(buf, partTypes.words[r.typ])
+	buf = workload.AppendInt4(buf, r.size)
+	buf = workload.AppendText(buf, containers.words[r.container])
+	buf = appendMoneyField(buf, r.price)
+	return appendBytes(buf, r.comment)
+}
+
+// encodePartsupp appends part r's four partsupp rows.
+func encodePartsupp(buf []byte, r *partRow) []byte {
+	for i := range r.supps {
+		s := &r.supps[i]
+		buf = workload.AppendFieldCount(buf, 5)
+		buf = workload.AppendInt4(buf, r.key)
+		buf = workload.AppendInt4(buf, s.supp)
+		buf = workload.AppendInt4(buf, s.qty)
+		buf = appendMoneyField(buf, s.cost)
+		buf = appendBytes(buf, s.comment)
+	}
+	return buf
+}
+
+// encodeSupplier appends supplier r.
+func encodeSupplier(buf []byte, r *supplierRow) []byte {
+	buf = workload.AppendFieldCount(buf, 7)
+	buf = workload.AppendInt4(buf, r.key)
+	buf = appendNamed(buf, "Supplier#", r.key, 9)
+	buf = appendBytes(buf, r.address)
+	buf = workload.AppendInt4(buf, r.nation)
+	buf = appendBytes(buf, r.phone)
+	buf = appendMoneyField(buf, r.acctbal)
+	return appendBytes(buf, r.comment)
+}
+
+// encodeCustomer appends customer r.
+func encodeCustomer(buf []byte, r *customerRow) []byte {
+	buf = workload.AppendFieldCount(buf, 8)
+	buf = workload.AppendInt4(buf, r.key)
+	buf = appendNamed(buf, "Customer#", r.key, 9)
+	buf = appendBytes(buf, r.address)
+	buf = workload.AppendInt4(buf, r.nation)
+	buf = appendBytes(buf, r.phone)
+	buf = appendMoneyField(buf, r.acctbal)
+	buf = workload.AppendText(buf, segments.words[r.segment])
+	return appendBytes(buf, r.comment)
+}
+
+// encodeOrder appends order r.
+func encodeOrder(buf []byte, r *orderRow, big bool) []byte {
+	buf = workload.AppendFieldCount(buf, 9)
+	buf = appendKey(buf, r.key, big)
+	buf = workload.AppendInt4(buf, r.cust)
+	buf = appendBytes(buf, []byte{r.status})
+	buf = appendMoneyField(buf, r.total)
+	buf = appendDate(buf, r.date)
+	buf = workload.AppendText(buf, priorities.words[r.priority])
+	buf = appendNamed(buf, "Clerk#", r.clerk, 9)
+	buf = workload.AppendInt4(buf, 0) // o_shippriority
+	return appendBytes(buf, r.comment)
+}
+
+// encodeLines appends order r's lineitem rows.
+func encodeLines(buf []byte, r *orderRow, big bool) []byte {
+	for i := range r.lines {
+		l := &r.lines[i]
+		buf = workload.AppendFieldCount(buf, 16)
+		buf = appendKey(buf, r.key, big)
+		buf = workload.AppendInt4(buf, l.part)
+		buf = workload.AppendInt4(buf, l.supp)
+		buf = workload.AppendInt4(buf, l.number)
+		buf = appendMoneyField(buf, l.qty*100)
+		buf = appendMoneyField(buf, l.price)
+		buf = appendMoneyField(buf, l.discount)
+		buf = appendMoneyField(buf, l.tax)
+		buf = appendBytes(buf, []byte{l.returnFlag})
+		buf = appendBytes(buf, []byte{l.status})
+		buf = appendDate(buf, l.ship)
+		buf = appendDate(buf, l.commit)
+		buf = appendDate(buf, l.receipt)
+		buf = workload.AppendText(buf, instructions.words[l.instruct])
+		buf = workload.AppendText(buf, shipModes.words[l.mode])
+		buf = appendBytes(buf, l.comment)
+	}
+	return buf
+}
+
+// encodeNation appends nation n.
+func encodeNation(buf []byte, g *nationGen, n int64) []byte {
+	buf = workload.AppendFieldCount(buf, 4)
+	buf = workload.AppendInt4(buf, n)
+	buf = workload.AppendText(buf, nations[n].name)
+	buf = workload.AppendInt4(buf, int64(nations[n].region))
+	return appendBytes(buf, g.nationComment(n))
+}
+
+// encodeRegion appends region r.
+func encodeRegion(buf []byte, g *nationGen, r int64) []byte {
+	buf = workload.AppendFieldCount(buf, 3)
+	buf = workload.AppendInt4(buf, r)
+	buf = workload.AppendText(buf, regions[r])
+	return appendBytes(buf, g.regionComment(r))
+}

@@ -1,0 +1,148 @@
+// Package tpch is TPC-H (TPC Benchmark H, revision 2.17/2.18) as seed 000
+// runs it per tenant (Erdelt & Rabl, section 5.2): the eight tables of
+// clause 1.4 generated as TPC's dbgen generates them, row for row and byte
+// for byte, at any scale factor dbgen supports from 0.01 up, loaded with
+// binary COPY over several connections; a post-ingestion phase of primary
+// keys, foreign keys, indexes and ANALYZE; and the 22 queries of clause
+// 2.4, each tenant a query stream with its own substitution parameters
+// (drawn as qgen draws them) and its own query order (clause 5.3.5.4),
+// each query run repeat_queries times.
+//
+// Each client of a tenant is one stream: Pick walks the stream's sequence
+// of queries and Run executes one. The query names in results are q01 to
+// q22.
+package tpch
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+// Name is the workload's name in a spec (workload.name).
+const Name = "tpch"
+
+// Factory registers tpch in a workload.Registry.
+func Factory() workload.Factory {
+	return workload.Factory{Name: Name, Parse: Parse, New: New, Scale: CheckScale}
+}
+
+// Workload is one tenant's TPC-H at one scale.
+type Workload struct {
+	z    sizes
+	opts Options
+	// queries are the query numbers run, ascending: TxnNames and the
+	// clients' types index them.
+	queries []int
+	// tenant is the tenant's index among the run's tenants, set by
+	// SetTenant; -1 until then.
+	tenant, tenants int
+
+	linesOnce sync.Once
+	lines     int64
+}
+
+var _ workload.Workload = (*Workload)(nil)
+
+// New makes the workload at scale sf, which CheckScale must accept. opts is
+// what Parse returned; nil means DefaultOptions.
+func New(sf float64, opts any) (workload.Workload, error) {
+	z, err := sizesAt(sf)
+	if err != nil {
+		return nil, fmt.Errorf("tpch: %s", CheckScale(sf))
+	}
+	o := DefaultOptions()
+	switch v := opts.(type) {
+	case nil:
+	case Options:
+		o = v
+	case *Options:
+		o = *v
+	default:
+		return nil, fmt.Errorf("tpch: options of type %T, want tpch.Options", opts)
+	}
+	if o.RepeatQueries == 0 {
+		o.RepeatQueries = 1
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.RepeatQueries < 0 || o.FirstStream < 0 || o.FirstStream > maxStream || o.QueryTimeout < 0 || o.LoadConnections < 0 {
+		return nil, fmt.Errorf("tpch: options out of range: %+v", o)
+	}
+	w := &Workload{z: z, opts: o, tenant: -1}
+	if o.Queries == nil {
+		for q := 1; q <= numQueries; q++ {
+			w.queries = append(w.queries, q)
+		}
+	} else {
+		seen := map[int]bool{}
+		for _, q := range o.Queries {
+			if q < 1 || q > numQueries || seen[q] {
+				return nil, fmt.Errorf("tpch: query %d unknown or repeated in %v", q, o.Queries)
+			}
+			seen[q] = true
+		}
+		for q := 1; q <= numQueries; q++ {
+			if seen[q] {
+				w.queries = append(w.queries, q)
+			}
+		}
+	}
+	return w, nil
+}
+
+// SetTenant tells the workload which of the run's tenants it serves, so
+// that its clients run streams first_stream + index x clients + client
+// (seed 000: every tenant a stream of its own). The orchestrator calls it,
+// by type assertion, before NewClient; without it a client picks its
+// stream from its seed (see NewClient).
+func (w *Workload) SetTenant(index, tenants int) error {
+	if index < 0 || index >= tenants {
+		return fmt.Errorf("tpch: tenant %d of %d", index, tenants)
+	}
+	w.tenant, w.tenants = index, tenants
+	return nil
+}
+
+// queryName is query q's name in results: q01 .. q22.
+func queryName(q int) string { return fmt.Sprintf("q%02d", q) }
+
+// TxnNames are the names of the queries run, q01 .. q22, by number.
+func (w *Workload) TxnNames() []string {
+	names := make([]string, len(w.queries))
+	for i, q := range w.queries {
+		names[i] = queryName(q)
+	}
+	return names
+}
+
+// Rows is the number of rows Ingest loads. LINEITEM's count is exact: one
+// draw per order (computed once, about 3 ns an order).
+func (w *Workload) Rows() int64 {
+	z := w.z
+	return numRegions + numNations + z.parts*(1+suppsPerPart) + z.suppliers + z.customers + z.orders + w.lineitems()
+}
+
+// lineitems is the number of LINEITEM rows: the orders' line counts.
+func (w *Workload) lineitems() int64 {
+	w.linesOnce.Do(func() {
+		s := newStream(seeds[sOLcnt].seed, seeds[sOLcnt].boundary)
+		for range w.z.orders {
+			w.lines += s.unifInt(1, maxLines)
+			s.nextRow()
+		}
+	})
+	return w.lines
+}
+
+// Counts are the row counts of the eight tables at the workload's scale,
+// by table name (clause 4.2.5; LINEITEM's as generated).
+func (w *Workload) Counts() map[string]int64 {
+	z := w.z
+	return map[string]int64{
+		"region": numRegions, "nation": numNations, "part": z.parts, "partsupp": z.parts * suppsPerPart,
+		"supplier": z.suppliers, "customer": z.customers, "orders": z.orders, "lineitem": w.lineitems(),
+	}
+}
