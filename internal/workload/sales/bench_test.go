@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/pgtest"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload/wltest"
 )
 
 // The benchmarks run one client against a server of their own at SF 0.1
@@ -30,12 +31,12 @@ func only(name string) Options { return Options{Mix: map[string]float64{name: 1}
 
 func benchTxn(b *testing.B, o Options) {
 	inst := pgtest.Start(b)
-	tn := place(b, inst, tenancy.Database{}, "bench")[0]
+	tn := wltest.Place(b, inst, tenancy.Database{}, "bench")[0]
 	w := mustWorkload(b, 0.1, o)
-	tn.load(b, w)
+	tn.Load(b, w)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := tn.client(b, w, 1)
+	c := client(b, tn, w, 1)
 	for range 1000 { // warm the server's caches and plans
 		if err := c.Run(ctx, c.Pick()); err != nil {
 			b.Fatal(err)

@@ -16,73 +16,17 @@ import (
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/wltest"
 )
 
-// tenant is a tenant placed by a tenancy model, as a run places it.
-type tenant struct {
-	tenancy.Placement
-	connect workload.Connect
-}
-
-// place makes tenants called names on inst in model.
-func place(t testing.TB, inst *provider.Instance, model tenancy.Model, names ...string) []tenant {
-	t.Helper()
-	ps, err := model.Place(context.Background(), []*provider.Instance{inst}, names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []tenant
-	for _, p := range ps {
-		dsn := p.DSN("tcp")
-		out = append(out, tenant{p, func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }})
-	}
-	return out
-}
-
-// conn opens a connection as the tenant, closed when the test ends.
-func (tn tenant) conn(t testing.TB) *pgx.Conn {
-	t.Helper()
-	c, err := tn.connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(context.Background()) })
-	return c
-}
-
-// load runs Setup, Ingest and PostIngest of w for the tenant.
-func (tn tenant) load(t testing.TB, w workload.Workload) {
-	t.Helper()
-	ctx := context.Background()
-	conn := tn.conn(t)
-	if err := w.Setup(ctx, conn); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Ingest(ctx, tn.connect, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.PostIngest(ctx, conn); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // client makes a client of w on a new connection of the tenant.
-func (tn tenant) client(t testing.TB, w workload.Workload, seed uint64) *Client {
+func client(t testing.TB, tn wltest.Tenant, w workload.Workload, seed uint64) *Client {
 	t.Helper()
-	c, err := w.NewClient(context.Background(), tn.conn(t), workload.ClientInfo{Seed: seed})
+	c, err := w.NewClient(context.Background(), tn.Conn(t), workload.ClientInfo{Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c.(*Client)
-}
-
-func queryInt(t testing.TB, conn *pgx.Conn, sql string, args ...any) int64 {
-	t.Helper()
-	var n int64
-	if err := conn.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return n
 }
 
 func queryText(t testing.TB, conn *pgx.Conn, sql string, args ...any) string {
@@ -127,17 +71,17 @@ func TestServer(t *testing.T) {
 // testRowCounts loads SF 0.01 for two tenants in the schema model and one
 // in the database model and counts the rows each tenant sees.
 func testRowCounts(t *testing.T, inst *provider.Instance) {
-	tenants := append(place(t, inst, tenancy.Schema{}, "s01", "s02"), place(t, inst, tenancy.Database{}, "counts")...)
+	tenants := append(wltest.Place(t, inst, tenancy.Schema{}, "s01", "s02"), wltest.Place(t, inst, tenancy.Database{}, "counts")...)
 	w := mustWorkload(t, 0.01, DefaultOptions())
 	ctx := context.Background()
 	for _, tn := range tenants {
-		conn := tn.conn(t)
+		conn := tn.Conn(t)
 		if err := w.Setup(ctx, conn); err != nil {
 			t.Fatal(err)
 		}
 		var mu sync.Mutex
 		var last, calls int64
-		err := w.Ingest(ctx, tn.connect, func(rows int64) {
+		err := w.Ingest(ctx, tn.Connect, func(rows int64) {
 			mu.Lock()
 			defer mu.Unlock()
 			if rows < last {
@@ -155,7 +99,7 @@ func testRowCounts(t *testing.T, inst *provider.Instance) {
 			t.Errorf("%s: progress ended at %d of %d rows after %d calls", tn.Tenant, last, w.Rows(), calls)
 		}
 		for table, want := range map[string]int64{"customer": 3000, "orders": 3000, "orderline": 30000} {
-			if n := queryInt(t, conn, "select count(*) from "+table); n != want {
+			if n := wltest.QueryInt(t, conn, "select count(*) from "+table); n != want {
 				t.Errorf("%s: %s has %d rows, want %d", tn.Tenant, table, n, want)
 			}
 		}
@@ -164,28 +108,28 @@ func testRowCounts(t *testing.T, inst *provider.Instance) {
 		if wantSchema == "" {
 			wantSchema = "public"
 		}
-		if n := queryInt(t, conn, `select count(*) from pg_tables where schemaname = $1
+		if n := wltest.QueryInt(t, conn, `select count(*) from pg_tables where schemaname = $1
 			and tablename in ('customer', 'orders', 'orderline') and tableowner = current_user`, wantSchema); n != 3 {
 			t.Errorf("%s: %d of the tables in schema %s, owned by the tenant", tn.Tenant, n, wantSchema)
 		}
 		if v, err := w.Check(ctx, conn); err != nil || v != nil {
 			t.Errorf("%s: Check after the load: %q, %v", tn.Tenant, v, err)
 		}
-		if n := queryInt(t, conn, "select count(*) from orders where o_status <> 'UNPAID'"); n != 0 {
+		if n := wltest.QueryInt(t, conn, "select count(*) from orders where o_status <> 'UNPAID'"); n != 0 {
 			t.Errorf("%s: %d orders loaded paid", tn.Tenant, n)
 		}
 	}
 	// T1's first line follows the loaded ones.
-	c := tenants[0].client(t, mustWorkload(t, 0.01, Options{Preset: WriteOnly}), 1)
+	c := client(t, tenants[0], mustWorkload(t, 0.01, Options{Preset: WriteOnly}), 1)
 	if err := c.Run(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
-	if n := queryInt(t, tenants[0].conn(t), "select max(ol_id) from orderline"); n != 30001 {
+	if n := wltest.QueryInt(t, tenants[0].Conn(t), "select max(ol_id) from orderline"); n != 30001 {
 		t.Errorf("T1's line has ol_id %d, want 30001", n)
 	}
 	// A second load starts over: the truncate restarts the identity.
-	tenants[0].load(t, w)
-	if n := queryInt(t, tenants[0].conn(t), "select count(*) from orderline where ol_id > 30000"); n != 0 {
+	tenants[0].Load(t, w)
+	if n := wltest.QueryInt(t, tenants[0].Conn(t), "select count(*) from orderline where ol_id > 30000"); n != 0 {
 		t.Errorf("a reload left %d lines of T1", n)
 	}
 }
@@ -202,15 +146,15 @@ func fingerprint(t *testing.T, conn *pgx.Conn) string {
 // testDeterministic loads the same seed into two tenants and another seed
 // into a third, runs a client seed's transactions on each and compares.
 func testDeterministic(t *testing.T, inst *provider.Instance) {
-	tenants := place(t, inst, tenancy.Database{}, "det_a", "det_b", "det_c")
-	run := func(tn tenant, dataSeed int64, clientSeed uint64) (loaded, after string) {
+	tenants := wltest.Place(t, inst, tenancy.Database{}, "det_a", "det_b", "det_c")
+	run := func(tn wltest.Tenant, dataSeed int64, clientSeed uint64) (loaded, after string) {
 		o := allFour()
 		o.Seed = dataSeed
 		w := mustWorkload(t, 0.01, o)
-		tn.load(t, w)
-		conn := tn.conn(t)
+		tn.Load(t, w)
+		conn := tn.Conn(t)
 		loaded = fingerprint(t, conn)
-		c := tn.client(t, w, clientSeed)
+		c := client(t, tn, w, clientSeed)
 		for range 400 {
 			if err := c.Run(context.Background(), c.Pick()); err != nil {
 				t.Fatal(err)
@@ -240,13 +184,13 @@ func testDeterministic(t *testing.T, inst *provider.Instance) {
 
 // testEffects runs each transaction alone and checks what it did.
 func testEffects(t *testing.T, inst *provider.Instance) {
-	tn := place(t, inst, tenancy.Database{}, "effects")[0]
+	tn := wltest.Place(t, inst, tenancy.Database{}, "effects")[0]
 	w := mustWorkload(t, 0.01, allFour())
-	tn.load(t, w)
-	conn := tn.conn(t)
+	tn.Load(t, w)
+	conn := tn.Conn(t)
 	ctx := context.Background()
-	c := tn.client(t, w, 11)
-	count := func(sql string) int64 { return queryInt(t, conn, sql) }
+	c := client(t, tn, w, 11)
+	count := func(sql string) int64 { return wltest.QueryInt(t, conn, sql) }
 
 	t.Run("T1 new_orderline", func(t *testing.T) {
 		before := count("select count(*) from orderline")
@@ -314,7 +258,7 @@ func testEffects(t *testing.T, inst *provider.Instance) {
 	})
 	t.Run("T4 orderline_deletion", func(t *testing.T) {
 		twin := w.newClient(99)
-		c := tn.client(t, w, 99)
+		c := client(t, tn, w, 99)
 		before := count("select count(*) from orderline")
 		if err := c.Run(ctx, txnIndexOf(t, w, OrderlineDeletion)); err != nil {
 			t.Fatal(err)
@@ -323,11 +267,11 @@ func testEffects(t *testing.T, inst *provider.Instance) {
 		if n := count("select count(*) from orderline"); n != before-1 {
 			t.Fatalf("%d lines after T4, want %d", n, before-1)
 		}
-		if n := queryInt(t, conn, "select count(*) from orderline where ol_id = $1", l); n != 0 {
+		if n := wltest.QueryInt(t, conn, "select count(*) from orderline where ol_id = $1", l); n != 0 {
 			t.Fatalf("line %d is still there", l)
 		}
 		// Deleting a line that is gone is no error.
-		c2 := tn.client(t, w, 99)
+		c2 := client(t, tn, w, 99)
 		if err := c2.Run(ctx, txnIndexOf(t, w, OrderlineDeletion)); err != nil {
 			t.Fatalf("deleting line %d again: %v", l, err)
 		}
@@ -364,15 +308,15 @@ func testEffects(t *testing.T, inst *provider.Instance) {
 // newest orders were paid and read; under uniform, the same number of T2
 // pays orders all over.
 func testLatestK(t *testing.T, inst *provider.Instance) {
-	tenants := place(t, inst, tenancy.Database{}, "latest", "uniform")
+	tenants := wltest.Place(t, inst, tenancy.Database{}, "latest", "uniform")
 	ctx := context.Background()
-	paid := func(tn tenant, o Options) (ids []int64, read map[int32]bool) {
+	paid := func(tn wltest.Tenant, o Options) (ids []int64, read map[int32]bool) {
 		o.Mix = map[string]float64{OrderPayment: 1, OrderStatus: 1}
 		w := mustWorkload(t, 0.01, o)
-		tn.load(t, w)
+		tn.Load(t, w)
 		read = map[int32]bool{}
 		for i := range 3 {
-			c := tn.client(t, w, uint64(20+i))
+			c := client(t, tn, w, uint64(20+i))
 			for range 100 {
 				typ := c.Pick()
 				if err := c.Run(ctx, typ); err != nil {
@@ -383,7 +327,7 @@ func testLatestK(t *testing.T, inst *provider.Instance) {
 				}
 			}
 		}
-		rows, err := tn.conn(t).Query(ctx, "select o_id from orders where o_status = 'PAID' order by o_id")
+		rows, err := tn.Conn(t).Query(ctx, "select o_id from orders where o_status = 'PAID' order by o_id")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -405,7 +349,7 @@ func testLatestK(t *testing.T, inst *provider.Instance) {
 			t.Errorf("latest-5 read order %d", id)
 		}
 	}
-	if v, err := mustWorkload(t, 0.01, DefaultOptions()).Check(ctx, tenants[0].conn(t)); err != nil || v != nil {
+	if v, err := mustWorkload(t, 0.01, DefaultOptions()).Check(ctx, tenants[0].Conn(t)); err != nil || v != nil {
 		t.Errorf("Check after latest-5: %q, %v", v, err)
 	}
 	ids, _ = paid(tenants[1], Options{Distribution: Uniform})
@@ -417,17 +361,17 @@ func testLatestK(t *testing.T, inst *provider.Instance) {
 // testConcurrent runs every transaction from several clients at once and
 // checks that nothing failed and the data stay consistent.
 func testConcurrent(t *testing.T, inst *provider.Instance) {
-	tn := place(t, inst, tenancy.Database{}, "concurrent")[0]
+	tn := wltest.Place(t, inst, tenancy.Database{}, "concurrent")[0]
 	o := allFour()
 	o.Distribution, o.K = Latest, 3 // the most contention: 3 orders, their customers
 	w := mustWorkload(t, 0.01, o)
-	tn.load(t, w)
+	tn.Load(t, w)
 	ctx := context.Background()
 	const clients, txns = 4, 250
 	var wg sync.WaitGroup
 	errs := make(chan error, clients)
 	for i := range clients {
-		c := tn.client(t, w, uint64(100+i))
+		c := client(t, tn, w, uint64(100+i))
 		wg.Go(func() {
 			for range txns {
 				if err := c.Run(ctx, c.Pick()); err != nil {
@@ -442,7 +386,7 @@ func testConcurrent(t *testing.T, inst *provider.Instance) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	if v, err := w.Check(ctx, tn.conn(t)); err != nil || v != nil {
+	if v, err := w.Check(ctx, tn.Conn(t)); err != nil || v != nil {
 		t.Fatalf("Check: %q, %v", v, err)
 	}
 }
@@ -450,15 +394,15 @@ func testConcurrent(t *testing.T, inst *provider.Instance) {
 // testFailedPayment makes T2's customer update fail and checks that the
 // error is the server's, the order stays unpaid and the client goes on.
 func testFailedPayment(t *testing.T, inst *provider.Instance) {
-	tn := place(t, inst, tenancy.Database{}, "failing")[0]
+	tn := wltest.Place(t, inst, tenancy.Database{}, "failing")[0]
 	w := mustWorkload(t, 0.01, Options{Mix: map[string]float64{OrderPayment: 1}})
-	tn.load(t, w)
-	conn := tn.conn(t)
+	tn.Load(t, w)
+	conn := tn.Conn(t)
 	ctx := context.Background()
 	if _, err := conn.Exec(ctx, "alter table customer add constraint frozen check (c_credit < 0) not valid"); err != nil {
 		t.Fatal(err)
 	}
-	c := tn.client(t, w, 1)
+	c := client(t, tn, w, 1)
 	for range 10 {
 		err := c.Run(ctx, 0)
 		var pgErr *pgconn.PgError
@@ -469,7 +413,7 @@ func testFailedPayment(t *testing.T, inst *provider.Instance) {
 			t.Fatalf("transaction status %q after a failure, want idle", st)
 		}
 	}
-	if n := queryInt(t, conn, "select count(*) from orders where o_status = 'PAID'"); n != 0 {
+	if n := wltest.QueryInt(t, conn, "select count(*) from orders where o_status = 'PAID'"); n != 0 {
 		t.Fatalf("%d orders paid by failed transactions", n)
 	}
 	if _, err := conn.Exec(ctx, "alter table customer drop constraint frozen"); err != nil {
@@ -490,12 +434,12 @@ func testFailedPayment(t *testing.T, inst *provider.Instance) {
 // testZeroAllocs measures the allocations of each transaction against the
 // server: the hot path must have none.
 func testZeroAllocs(t *testing.T, inst *provider.Instance) {
-	tn := place(t, inst, tenancy.Database{}, "allocs")[0]
+	tn := wltest.Place(t, inst, tenancy.Database{}, "allocs")[0]
 	w := mustWorkload(t, 0.01, allFour())
-	tn.load(t, w)
+	tn.Load(t, w)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := tn.client(t, w, 5)
+	c := client(t, tn, w, 5)
 	for typ, name := range w.TxnNames() {
 		var err error
 		allocs := testing.AllocsPerRun(300, func() {

@@ -25,10 +25,10 @@ func benchScript(b *testing.B, script string) {
 	inst := pgtest.Start(b)
 	tn := newTenant(b, inst, "bench")
 	w := newWorkload(b, 1, withScripts(map[string]int{script: 1}))
-	tn.load(b, w)
+	tn.Load(b, w)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c, err := w.NewClient(ctx, tn.conn(b), workload.ClientInfo{Seed: 1})
+	c, err := w.NewClient(ctx, tn.Conn(b), workload.ClientInfo{Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -17,18 +17,15 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/pgtest"
 	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/wltest"
 )
 
-// tenant is a database and a role of its own, whose search_path selects its
-// schema, as a tenancy model would make it.
-type tenant struct {
-	name    string
-	connect workload.Connect
-}
-
-// newTenant makes database, role and schema name on inst.
-func newTenant(t testing.TB, inst *provider.Instance, name string) tenant {
+// newTenant makes database, role and schema name on inst: a database and a
+// role of its own, whose search_path selects its schema, as a tenancy model
+// would make it.
+func newTenant(t testing.TB, inst *provider.Instance, name string) wltest.Tenant {
 	t.Helper()
 	ctx := context.Background()
 	admin := pgtest.Connect(t, inst, "postgres")
@@ -47,34 +44,8 @@ func newTenant(t testing.TB, inst *provider.Instance, name string) tenant {
 		t.Fatal(err)
 	}
 	dsn := inst.DSN("unix", name, name, password)
-	return tenant{name: name, connect: func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }}
-}
-
-// conn opens a connection as the tenant, closed when the test ends.
-func (tn tenant) conn(t testing.TB) *pgx.Conn {
-	t.Helper()
-	c, err := tn.connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(context.Background()) })
-	return c
-}
-
-// load runs Setup, Ingest and PostIngest of w for the tenant.
-func (tn tenant) load(t testing.TB, w workload.Workload) {
-	t.Helper()
-	ctx := context.Background()
-	conn := tn.conn(t)
-	if err := w.Setup(ctx, conn); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Ingest(ctx, tn.connect, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.PostIngest(ctx, conn); err != nil {
-		t.Fatal(err)
-	}
+	return wltest.Tenant{Placement: tenancy.Placement{Tenant: name, Instance: inst, Database: name, Schema: name, Role: name, Password: password},
+		Connect: wltest.DSNConnect(dsn)}
 }
 
 func newWorkload(t testing.TB, scale float64, o Options) workload.Workload {
@@ -90,15 +61,6 @@ func withScripts(scripts map[string]int) Options {
 	o := DefaultOptions()
 	o.Scripts = scripts
 	return o
-}
-
-func queryInt(t testing.TB, conn *pgx.Conn, sql string) int64 {
-	t.Helper()
-	var n int64
-	if err := conn.QueryRow(context.Background(), sql).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return n
 }
 
 func queryText(t testing.TB, conn *pgx.Conn, sql string, args ...any) string {
@@ -138,7 +100,7 @@ func TestServer(t *testing.T) {
 
 func testRowCounts(t *testing.T, inst *provider.Instance) {
 	tn := newTenant(t, inst, "counts")
-	conn := tn.conn(t)
+	conn := tn.Conn(t)
 	for _, scale := range []int64{1, 2} {
 		w := newWorkload(t, float64(scale), DefaultOptions())
 		var mu sync.Mutex
@@ -147,7 +109,7 @@ func testRowCounts(t *testing.T, inst *provider.Instance) {
 		if err := w.Setup(ctx, conn); err != nil {
 			t.Fatal(err)
 		}
-		err := w.Ingest(ctx, tn.connect, func(rows int64) {
+		err := w.Ingest(ctx, tn.Connect, func(rows int64) {
 			mu.Lock()
 			defer mu.Unlock()
 			if rows < last {
@@ -168,11 +130,11 @@ func testRowCounts(t *testing.T, inst *provider.Instance) {
 		for table, want := range map[string]int64{
 			"pgbench_branches": scale, "pgbench_tellers": 10 * scale, "pgbench_accounts": 100000 * scale, "pgbench_history": 0,
 		} {
-			if n := queryInt(t, conn, "select count(*) from "+table); n != want {
+			if n := wltest.QueryInt(t, conn, "select count(*) from "+table); n != want {
 				t.Errorf("scale %d: %s has %d rows, want %d", scale, table, n, want)
 			}
 		}
-		if n := queryInt(t, conn, "select count(distinct bid) from pgbench_accounts"); n != scale {
+		if n := wltest.QueryInt(t, conn, "select count(distinct bid) from pgbench_accounts"); n != scale {
 			t.Errorf("scale %d: accounts in %d branches", scale, n)
 		}
 	}
@@ -202,8 +164,8 @@ func testSameAsPgbench(t *testing.T, inst *provider.Instance) {
 	ref := pgtest.Connect(t, inst, "pgbench_ref")
 
 	tn := newTenant(t, inst, "same")
-	tn.load(t, newWorkload(t, 1, Options{Scripts: map[string]int{TPCBLike: 1}, Fillfactor: 90, ForeignKeys: true}))
-	ours := tn.conn(t)
+	tn.Load(t, newWorkload(t, 1, Options{Scripts: map[string]int{TPCBLike: 1}, Fillfactor: 90, ForeignKeys: true}))
+	ours := tn.Conn(t)
 
 	for _, q := range []struct{ what, sql string }{
 		{"columns", `select table_name, column_name, ordinal_position, data_type, character_maximum_length,
@@ -236,13 +198,13 @@ func testSameAsPgbench(t *testing.T, inst *provider.Instance) {
 func testInvariant(t *testing.T, inst *provider.Instance) {
 	tn := newTenant(t, inst, "invariant")
 	w := newWorkload(t, 2, DefaultOptions())
-	tn.load(t, w)
+	tn.Load(t, w)
 	ctx := context.Background()
 	const clients, txns = 4, 150
 	var wg sync.WaitGroup
 	errs := make(chan error, clients)
 	for i := range clients {
-		conn := tn.conn(t)
+		conn := tn.Conn(t)
 		c, err := w.NewClient(ctx, conn, workload.ClientInfo{Seed: uint64(100 + i)})
 		if err != nil {
 			t.Fatal(err)
@@ -263,8 +225,8 @@ func testInvariant(t *testing.T, inst *provider.Instance) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	conn := tn.conn(t)
-	if n := queryInt(t, conn, "select count(*) from pgbench_history"); n != clients*txns {
+	conn := tn.Conn(t)
+	if n := wltest.QueryInt(t, conn, "select count(*) from pgbench_history"); n != clients*txns {
 		t.Fatalf("%d history rows, want %d", n, clients*txns)
 	}
 	sums := queryText(t, conn, `select (select sum(abalance) from pgbench_accounts), (select sum(tbalance) from pgbench_tellers),
@@ -289,7 +251,7 @@ func testInvariant(t *testing.T, inst *provider.Instance) {
 	if v := check(); len(v) != 2 {
 		t.Fatalf("Check after breaking a teller: %q, want 2 violations", v)
 	}
-	if bad := queryInt(t, conn, `select count(*) from pgbench_history where aid not between 1 and 200000
+	if bad := wltest.QueryInt(t, conn, `select count(*) from pgbench_history where aid not between 1 and 200000
 		or tid not between 1 and 20 or bid not between 1 and 2 or delta not between -5000 and 5000 or mtime is null`); bad != 0 {
 		t.Fatalf("%d history rows out of pgbench's ranges", bad)
 	}
@@ -302,8 +264,8 @@ func testDeterministic(t *testing.T, inst *provider.Instance) {
 	ctx := context.Background()
 	history := func(name string, seed uint64) string {
 		tn := newTenant(t, inst, name)
-		tn.load(t, w)
-		conn := tn.conn(t)
+		tn.Load(t, w)
+		conn := tn.Conn(t)
 		c, err := w.NewClient(ctx, conn, workload.ClientInfo{Seed: seed})
 		if err != nil {
 			t.Fatal(err)
@@ -334,8 +296,8 @@ func testDeterministic(t *testing.T, inst *provider.Instance) {
 func testSelectBalance(t *testing.T, inst *provider.Instance) {
 	tn := newTenant(t, inst, "balance")
 	w := newWorkload(t, 1, withScripts(map[string]int{SelectOnly: 1}))
-	tn.load(t, w)
-	conn := tn.conn(t)
+	tn.Load(t, w)
+	conn := tn.Conn(t)
 	ctx := context.Background()
 	if _, err := conn.Exec(ctx, "update pgbench_accounts set abalance = 7 * aid - 300000"); err != nil {
 		t.Fatal(err)
@@ -361,8 +323,8 @@ func testSelectBalance(t *testing.T, inst *provider.Instance) {
 func testFailedStatement(t *testing.T, inst *provider.Instance) {
 	tn := newTenant(t, inst, "failing")
 	w := newWorkload(t, 1, withScripts(map[string]int{TPCBLike: 1}))
-	tn.load(t, w)
-	conn := tn.conn(t)
+	tn.Load(t, w)
+	conn := tn.Conn(t)
 	ctx := context.Background()
 	if _, err := conn.Exec(ctx, "alter table pgbench_tellers add constraint no_change check (tbalance = 0) not valid"); err != nil {
 		t.Fatal(err)
@@ -389,8 +351,8 @@ func testFailedStatement(t *testing.T, inst *provider.Instance) {
 	if failed < 15 {
 		t.Fatalf("only %d of 20 transactions failed", failed)
 	}
-	if n := queryInt(t, conn, "select count(*) from pgbench_accounts where abalance <> 0") +
-		queryInt(t, conn, "select count(*) from pgbench_history"); n != 0 {
+	if n := wltest.QueryInt(t, conn, "select count(*) from pgbench_accounts where abalance <> 0") +
+		wltest.QueryInt(t, conn, "select count(*) from pgbench_history"); n != 0 {
 		t.Fatalf("%d rows changed by failed transactions", n)
 	}
 	if _, err := conn.Exec(ctx, "alter table pgbench_tellers drop constraint no_change"); err != nil {
@@ -405,14 +367,14 @@ func testFailedStatement(t *testing.T, inst *provider.Instance) {
 func testCancel(t *testing.T, inst *provider.Instance) {
 	tn := newTenant(t, inst, "cancel")
 	w := newWorkload(t, 1, withScripts(map[string]int{TPCBLike: 1}))
-	tn.load(t, w)
+	tn.Load(t, w)
 	ctx := context.Background()
-	conn := tn.conn(t)
+	conn := tn.Conn(t)
 	c, err := w.NewClient(ctx, conn, workload.ClientInfo{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	locker := tn.conn(t)
+	locker := tn.Conn(t)
 	tx, err := locker.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
