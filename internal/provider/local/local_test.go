@@ -476,6 +476,16 @@ func TestStopRecordRunWorkDir(t *testing.T) {
 	}
 }
 
+// TestNoLimitsAsked: a server given no limits runs unlimited in its
+// cgroup, and the results must not say limits were in force.
+func TestNoLimitsAsked(t *testing.T) {
+	p := newProvider(t, Options{})
+	inst := start(t, p, provider.InstanceSpec{Name: "unlimited", WorkDir: testDir(t)})
+	if inst.LimitsEnforced {
+		t.Errorf("no limits asked for, yet LimitsEnforced (cgroup %q, %s)", inst.Cgroup, inst.CgroupMode)
+	}
+}
+
 func TestNoCgroups(t *testing.T) {
 	p := newProvider(t, Options{Cgroups: &cgroup.System{Mode: cgroup.None, Reason: "test"}})
 	inst := start(t, p, provider.InstanceSpec{Name: "free", WorkDir: testDir(t), CPUs: 1, MemoryBytes: 1 << 30})

@@ -224,7 +224,9 @@ func (p *Provider) makeCgroup(srv *server, workDir string, s provider.InstanceSp
 	}
 	srv.inst.Cgroup = g.Path()
 	srv.inst.CgroupMode = string(g.Mode())
-	srv.inst.LimitsEnforced = g.LimitsEnforced()
+	// In force only when asked for: a server without limits runs
+	// unlimited, whatever the cgroup could enforce.
+	srv.inst.LimitsEnforced = g.LimitsEnforced() && (s.CPUs > 0 || s.MemoryBytes > 0)
 	return nil
 }
 
