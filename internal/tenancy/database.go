@@ -28,21 +28,12 @@ func placeDatabases(ctx context.Context, inst *provider.Instance, tenants []stri
 	if err := lockDown(ctx, admin); err != nil {
 		return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
 	}
-	var out []Placement
-	for i, t := range tenants {
-		pw, err := createRole(ctx, admin, t)
-		if err != nil {
-			return nil, err
-		}
-		// The owner connects by ownership; PUBLIC's default CONNECT goes,
-		// so no other tenant can open this database.
-		err = execAll(ctx, admin,
-			"CREATE DATABASE "+ident(t)+" OWNER "+ident(t),
-			"REVOKE CONNECT, TEMPORARY ON DATABASE "+ident(t)+" FROM PUBLIC")
-		if err != nil {
-			return nil, fmt.Errorf("tenant %s: %w", t, err)
-		}
-		out = append(out, Placement{Tenant: t, Index: first + i, Instance: inst, Database: t, Role: t, Password: pw})
-	}
-	return out, nil
+	// The owner connects by ownership; PUBLIC's default CONNECT goes, so
+	// no other tenant can open the database.
+	return placeEach(ctx, admin, tenants, func(t string) []string {
+		return []string{"CREATE DATABASE " + ident(t) + " OWNER " + ident(t),
+			"REVOKE CONNECT, TEMPORARY ON DATABASE " + ident(t) + " FROM PUBLIC"}
+	}, func(i int, t, pw string) Placement {
+		return Placement{Tenant: t, Index: first + i, Instance: inst, Database: t, Role: t, Password: pw}
+	})
 }

@@ -41,21 +41,12 @@ func (Schema) Place(ctx context.Context, insts []*provider.Instance, tenants []s
 	if err := execAll(ctx, admin, "REVOKE ALL ON SCHEMA public FROM PUBLIC"); err != nil {
 		return nil, err
 	}
-	var out []Placement
-	for i, t := range tenants {
-		pw, err := createRole(ctx, admin, t)
-		if err != nil {
-			return nil, err
-		}
-		err = execAll(ctx, admin,
-			"GRANT CONNECT ON DATABASE "+ident(SharedDatabase)+" TO "+ident(t),
-			"CREATE SCHEMA "+ident(t)+" AUTHORIZATION "+ident(t),
-			"ALTER ROLE "+ident(t)+" IN DATABASE "+ident(SharedDatabase)+" SET search_path = "+ident(t))
-		if err != nil {
-			return nil, fmt.Errorf("tenant %s: %w", t, err)
-		}
-		out = append(out, Placement{Tenant: t, Index: i, Instance: inst, Database: SharedDatabase,
-			Schema: t, Role: t, Password: pw})
-	}
-	return out, nil
+	db := ident(SharedDatabase)
+	return placeEach(ctx, admin, tenants, func(t string) []string {
+		return []string{"GRANT CONNECT ON DATABASE " + db + " TO " + ident(t),
+			"CREATE SCHEMA " + ident(t) + " AUTHORIZATION " + ident(t),
+			"ALTER ROLE " + ident(t) + " IN DATABASE " + db + " SET search_path = " + ident(t)}
+	}, func(i int, t, pw string) Placement {
+		return Placement{Tenant: t, Index: i, Instance: inst, Database: SharedDatabase, Schema: t, Role: t, Password: pw}
+	})
 }

@@ -70,18 +70,11 @@ func (SharedTable) Place(ctx context.Context, insts []*provider.Instance, tenant
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
 	}
-	var out []Placement
-	for i, t := range tenants {
-		pw, err := createRole(ctx, admin, t)
-		if err != nil {
-			return nil, err
-		}
-		if err := execAll(ctx, admin, "GRANT "+ident(tenantsGroup)+" TO "+ident(t)); err != nil {
-			return nil, fmt.Errorf("tenant %s: %w", t, err)
-		}
-		out = append(out, Placement{Tenant: t, Index: i, Instance: inst, Database: SharedDatabase, Role: t, Password: pw})
-	}
-	return out, nil
+	return placeEach(ctx, admin, tenants, func(t string) []string {
+		return []string{"GRANT " + ident(tenantsGroup) + " TO " + ident(t)}
+	}, func(i int, t, pw string) Placement {
+		return Placement{Tenant: t, Index: i, Instance: inst, Database: SharedDatabase, Role: t, Password: pw}
+	})
 }
 
 // ConnectOwner opens a connection to the shared tables' database as their

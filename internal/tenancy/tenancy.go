@@ -121,6 +121,25 @@ func lockDown(ctx context.Context, admin *pgx.Conn) error {
 }
 
 // execAll runs statements in order, stopping at the first error.
+// placeEach creates each tenant's login role on admin's server, runs the
+// model's statements for the tenant and makes its placement (pw is the
+// role's generated password).
+func placeEach(ctx context.Context, admin *pgx.Conn, tenants []string, stmts func(t string) []string,
+	place func(i int, t, pw string) Placement) ([]Placement, error) {
+	out := make([]Placement, 0, len(tenants))
+	for i, t := range tenants {
+		pw, err := createRole(ctx, admin, t)
+		if err != nil {
+			return nil, err
+		}
+		if err := execAll(ctx, admin, stmts(t)...); err != nil {
+			return nil, fmt.Errorf("tenant %s: %w", t, err)
+		}
+		out = append(out, place(i, t, pw))
+	}
+	return out, nil
+}
+
 func execAll(ctx context.Context, conn *pgx.Conn, stmts ...string) error {
 	for _, s := range stmts {
 		if _, err := conn.Exec(ctx, s); err != nil {
