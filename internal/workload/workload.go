@@ -85,6 +85,30 @@ type Checker interface {
 	Check(ctx context.Context, conn *pgx.Conn) ([]string, error)
 }
 
+// Auditor is implemented by workloads that audit the input their clients
+// drew against the rates their specification sets (TPC-C: rollbacks,
+// remote lines and payments, customers by name, the mix). The run calls
+// Audit after the workload phase, when no client runs any more.
+type Auditor interface {
+	// Audit is every audited rate over all clients the workload made.
+	Audit() []Rate
+}
+
+// Rate is one audited rate: Observed (Count of Of, or a mean over Of)
+// against Expected; a value from Low to High is accepted.
+type Rate struct {
+	Name, Clause       string
+	Count, Of          int64
+	Observed, Expected float64
+	Low, High          float64
+	OK                 bool
+}
+
+func (r Rate) String() string {
+	return fmt.Sprintf("%s (clause %s): observed %.4f (%d of %d), expected %.4f, accepted %.4f to %.4f",
+		r.Name, r.Clause, r.Observed, r.Count, r.Of, r.Expected, r.Low, r.High)
+}
+
 // Factory makes a workload from its spec.
 type Factory struct {
 	Name string
@@ -97,6 +121,10 @@ type Factory struct {
 	// the workload, e.g. a whole number; it returns what is allowed, or ""
 	// when the value is fine.
 	Scale func(scale float64) (allowed string)
+	// Spec, if set, checks options (what Parse returned for the options
+	// at path: workload.options, or a case's merged with them) against the
+	// rest of w, e.g. the load shape or the duration they need.
+	Spec func(opts any, w *spec.Workload, path string) []spec.Problem
 }
 
 // Registry is the set of known workloads. It is an explicit value, not a
@@ -129,7 +157,10 @@ func (r Registry) Check(w *spec.Workload) []spec.Problem {
 		return []spec.Problem{{Path: "workload.name", Value: fmt.Sprintf("%q", w.Name),
 			Allowed: "must be one of " + strings.Join(r.Names(), ", ")}}
 	}
-	_, problems := f.Parse(&w.Options)
+	opts, problems := f.Parse(&w.Options)
+	if len(problems) == 0 && f.Spec != nil {
+		problems = f.Spec(opts, w, "workload.options")
+	}
 	problems = append(problems, caseProblems(f, w, len(problems) == 0)...)
 	for i, scale := range w.Scale {
 		if f.Scale == nil || !(scale > 0) {
@@ -141,6 +172,15 @@ func (r Registry) Check(w *spec.Workload) []spec.Problem {
 				path = fmt.Sprintf("workload.scale[%d]", i)
 			}
 			problems = append(problems, spec.Problem{Path: path, Value: fmt.Sprint(scale), Allowed: allowed})
+		}
+	}
+	for i, c := range w.Cases {
+		if f.Scale == nil || c.Scale == nil || !(*c.Scale > 0) {
+			continue
+		}
+		if allowed := f.Scale(*c.Scale); allowed != "" {
+			problems = append(problems, spec.Problem{Path: fmt.Sprintf("workload.cases[%d].scale", i),
+				Value: fmt.Sprint(*c.Scale), Allowed: allowed})
 		}
 	}
 	return problems
@@ -168,11 +208,13 @@ func caseProblems(f Factory, w *spec.Workload, baseOK bool) []spec.Problem {
 		if len(own) > 0 || !baseOK {
 			continue
 		}
-		if _, merged := f.Parse(spec.MergeOptions(&w.Options, &c.Options)); len(merged) > 0 {
-			for _, p := range merged {
-				p.Path = prefix + " with workload.options: " + p.Path
-				out = append(out, p)
-			}
+		opts, merged := f.Parse(spec.MergeOptions(&w.Options, &c.Options))
+		if len(merged) == 0 && f.Spec != nil {
+			merged = f.Spec(opts, w, "workload.options")
+		}
+		for _, p := range merged {
+			p.Path = prefix + " with workload.options: " + p.Path
+			out = append(out, p)
 		}
 	}
 	return out

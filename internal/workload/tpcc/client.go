@@ -53,6 +53,7 @@ type Client struct {
 var (
 	_ workload.Client  = (*Client)(nil)
 	_ workload.Retrier = (*Client)(nil)
+	_ workload.Auditor = (*Workload)(nil)
 )
 
 // Terminal is the home warehouse and district of client index of clients
@@ -105,6 +106,9 @@ func (w *Workload) NewClient(ctx context.Context, conn *pgx.Conn, c workload.Cli
 			return nil, err
 		}
 	}
+	w.clientsMu.Lock()
+	w.clients = append(w.clients, cl)
+	w.clientsMu.Unlock()
 	return cl, nil
 }
 

@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -152,23 +153,106 @@ func TestAudit(t *testing.T) {
 		RemotePayments: 6450, PaymentsByName: 25800, OrderStatusByName: 2400,
 		DeliveredOrders: 40000,
 	}
-	if got := Audit(c, 10, o); len(got) != 0 {
-		t.Fatalf("a faithful run audited: %v", got)
+	rates := AuditCounts(c, 10, o)
+	if len(rates) != 12 {
+		t.Fatalf("%d rates, want 12: %v", len(rates), rates)
 	}
-	c.RemotePayments = 0
-	c.SkippedDistricts, c.SkippingDeliveries = 1000, 1000
-	got := Audit(c, 10, o)
-	if len(got) != 2 || !strings.Contains(got[0], "remote payments") || !strings.Contains(got[1], "skipping") {
-		t.Fatalf("audit %v", got)
+	if off := failed(rates); len(off) != 0 {
+		t.Fatalf("a faithful run audited: %v", off)
 	}
-	// One warehouse: nothing remote is expected.
-	c.RemotePayments, c.RemoteLines, c.SkippedDistricts, c.SkippingDeliveries = 0, 0, 0, 0
-	if got := Audit(c, 1, o); len(got) != 0 {
-		t.Fatalf("one warehouse audited: %v", got)
+	// Deliberately wrong counts: 10 % remote payments instead of 15 %,
+	// 2 % rollbacks, a mix short of Payments, and skipping Deliveries.
+	bad := c
+	bad.RemotePayments = 4300
+	bad.Rollbacks = 900
+	bad.Txns[Payment], bad.Txns[NewOrder] = 40000, 48000
+	bad.PaymentsByName, bad.OrderLines, bad.RemoteLines = 24000, 480000, 4800
+	bad.SkippedDistricts, bad.SkippingDeliveries = 1000, 1000
+	off := failed(AuditCounts(bad, 10, o))
+	want := []string{"mix new_order", "mix payment", "new_order rollbacks", "remote payments", "deliveries skipping a district"}
+	if len(off) != len(want) {
+		t.Fatalf("out of bounds: %v, want %v", off, want)
 	}
+	for i, r := range off {
+		if r.Name != want[i] || !strings.Contains(r.String(), "observed") {
+			t.Errorf("out of bounds %d: %v, want %s", i, r, want[i])
+		}
+	}
+	// One warehouse: nothing remote is expected, and any is reported.
+	c.RemotePayments, c.RemoteLines = 0, 0
+	if off := failed(AuditCounts(c, 1, o)); len(off) != 0 {
+		t.Fatalf("one warehouse audited: %v", off)
+	}
+	c.RemoteLines = 1
+	if off := failed(AuditCounts(c, 1, o)); len(off) != 1 || off[0].Name != "remote order lines" {
+		t.Fatalf("a remote line with one warehouse: %v", off)
+	}
+	// A configured mix is audited as configured.
 	o.Mix = [numTxns]int{100, 0, 0, 0, 0}
-	if got := Audit(Counts{Txns: [numTxns]int64{100}, OrderLines: 1000, Rollbacks: 1}, 1, o); len(got) != 4 {
-		t.Fatalf("a New-Order-only mix: %v", got)
+	if off := failed(AuditCounts(Counts{Txns: [numTxns]int64{100}, OrderLines: 1000, Rollbacks: 1}, 1, o)); len(off) != 0 {
+		t.Fatalf("a New-Order-only mix: %v", off)
+	}
+	// A short run is judged by the exact binomial interval: 3
+	// rollbacks in 50 New-Orders happen (P = 1.4 %), 10 do not.
+	short := Counts{Txns: [numTxns]int64{NewOrder: 50}, Rollbacks: 3, OrderLines: 500}
+	if off := failed(AuditCounts(short, 1, o)); len(off) != 0 {
+		t.Fatalf("a short run audited: %v", off)
+	}
+	short.Rollbacks = 10
+	if off := failed(AuditCounts(short, 1, o)); len(off) != 1 || off[0].Name != "new_order rollbacks" {
+		t.Fatalf("10 rollbacks in 50: %v", off)
+	}
+}
+
+func failed(rates []workload.Rate) []workload.Rate {
+	var out []workload.Rate
+	for _, r := range rates {
+		if !r.OK {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestBinomialBounds compares the acceptance interval with the tails
+// summed term by term from k = 0 and k = n.
+func TestBinomialBounds(t *testing.T) {
+	for _, c := range []struct {
+		n int64
+		p float64
+	}{{1, 0.45}, {10, 0.01}, {50, 0.01}, {200, 0.6}, {1000, 0.15}, {3000, 0.01}, {5000, 0.43}} {
+		lo, hi := binomialBounds(c.n, c.p, auditAlpha)
+		// The terms by the recurrence P(k+1) = P(k) (n-k)/(k+1) p/(1-p), in
+		// logarithms from P(0) = (1-p)^n.
+		pmf := make([]float64, c.n+1)
+		l := float64(c.n) * math.Log1p(-c.p)
+		for k := range pmf {
+			pmf[k] = math.Exp(l)
+			l += math.Log(float64(c.n-int64(k))/float64(k+1)) + math.Log(c.p/(1-c.p))
+		}
+		wantLo, sum := int64(0), 0.0
+		for k := int64(0); k <= c.n; k++ {
+			if sum += pmf[k]; sum >= auditAlpha/2 {
+				wantLo = k
+				break
+			}
+		}
+		wantHi, sum := c.n, 0.0
+		for k := c.n; k >= 0; k-- {
+			if sum += pmf[k]; sum >= auditAlpha/2 {
+				wantHi = k
+				break
+			}
+		}
+		if lo != wantLo || hi != wantHi {
+			t.Errorf("n %d p %v: [%d, %d], want [%d, %d]", c.n, c.p, lo, hi, wantLo, wantHi)
+		}
+		if mean := float64(c.n) * c.p; float64(lo) > mean || float64(hi) < mean {
+			t.Errorf("n %d p %v: [%d, %d] leaves out the mean", c.n, c.p, lo, hi)
+		}
+	}
+	if lo, hi := binomialBounds(100, 0, auditAlpha); lo != 0 || hi != 0 {
+		t.Errorf("p 0: [%d, %d]", lo, hi)
 	}
 }
 

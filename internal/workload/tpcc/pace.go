@@ -1,8 +1,12 @@
 package tpcc
 
 import (
+	"fmt"
 	"math"
 	"time"
+
+	"github.com/tenantbench/tenantbench/internal/load"
+	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
 // Pacer is implemented by clients whose terminal waits a keying time
@@ -37,4 +41,43 @@ func (c *Client) Pace(typ int) (keying, think time.Duration) {
 	mean := meanThinkTimes[typ]
 	think = time.Duration(-math.Log(r) * float64(mean))
 	return keyingTimes[typ], min(think, 10*mean)
+}
+
+// meanCycle is a terminal's mean keying plus think time per transaction
+// for mix (the transaction's own time aside): 21 s for 45/43/4/4/4.
+func meanCycle(mix [numTxns]int) time.Duration {
+	var d time.Duration
+	for t, p := range mix {
+		d += time.Duration(p) * (keyingTimes[t] + meanThinkTimes[t]) / 100
+	}
+	return d
+}
+
+// checkSpec refuses keying and think times that the run could not honour
+// (issue 3 point 8): under an open load (arrivals come from the rate, not
+// from terminals), together with workload.load.think (clause 5.2.5 sets
+// the think time), or with a measured duration shorter than one mean
+// cycle, where most terminals would not finish a transaction and the
+// transactions that do finish are those with the shortest keying times,
+// not the mix.
+func checkSpec(opts any, w *spec.Workload, path string) []spec.Problem {
+	o, ok := opts.(Options)
+	if !ok || !o.KeyingAndThinkTime {
+		return nil
+	}
+	var out []spec.Problem
+	key := path + ".keying_and_think_time"
+	if w.Load.Shape == load.ShapeOpen {
+		out = append(out, spec.Problem{Path: key, Value: "true",
+			Allowed: "needs a closed load: an open load's arrivals come from workload.load.rate, not from terminals' keying and think times (clause 5.2.5); remove it or use workload.load.shape: closed"})
+	} else if w.Load.Think > 0 {
+		out = append(out, spec.Problem{Path: "workload.load.think", Value: time.Duration(w.Load.Think).String(),
+			Allowed: "cannot be combined with " + key + ", whose think times are those of clause 5.2.5.4: remove one of them"})
+	}
+	if c := meanCycle(o.Mix); time.Duration(w.Duration) < c {
+		out = append(out, spec.Problem{Path: "workload.duration", Value: time.Duration(w.Duration).String(),
+			Allowed: fmt.Sprintf("with %s a terminal's mean keying and think time is %v per transaction for this mix (clause 5.2.5), "+
+				"so the duration would not measure one transaction per terminal and the mix could not be honoured: at least %v", key, c, c)})
+	}
+	return out
 }

@@ -87,11 +87,24 @@ type Workload struct {
 
 	rowsOnce sync.Once
 	rows     int64
+
+	// clients are every client NewClient made, for Audit.
+	clientsMu sync.Mutex
+	clients   []*Client
 }
 
 // Factory registers tpcc in a workload.Registry.
 func Factory() workload.Factory {
-	return workload.Factory{Name: Name, Parse: Parse, New: New}
+	return workload.Factory{Name: Name, Parse: Parse, New: New, Scale: checkScale, Spec: checkSpec}
+}
+
+// checkScale refuses a scale that is no number of warehouses before
+// anything starts (New would refuse it only once the run is under way).
+func checkScale(scale float64) string {
+	if scale != math.Trunc(scale) || scale < 1 || scale > maxWarehouses {
+		return fmt.Sprintf("the tpcc scale is the number of warehouses: a whole number from 1 to %d", maxWarehouses)
+	}
+	return ""
 }
 
 // New makes the workload. scale is the number of warehouses: a whole
