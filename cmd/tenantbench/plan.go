@@ -51,6 +51,11 @@ func load(path string) ([]byte, *spec.Plan, error) {
 	if len(problems) == 0 {
 		plan, problems = spec.Expand(s)
 	}
+	if len(problems) == 0 {
+		// Limits that depend on each run's tenants and clients (tpch's
+		// streams).
+		problems = registry().CheckPlan(plan)
+	}
 	if len(problems) > 0 {
 		return nil, nil, badInput{problemsError(path, problems)}
 	}

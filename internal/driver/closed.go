@@ -16,8 +16,8 @@ import (
 // both outside the measured latency (clause 5.2.5.1). Latency is timed from
 // the actual start. Under a schedule the client runs only while the
 // tenant's target is at least its index + 0.5 and idles, connected,
-// otherwise. It is the hot path: no lock, no allocation of its own per
-// transaction.
+// otherwise. A workload.Finisher client stops when it is done. It is the
+// hot path: no lock, no allocation of its own per transaction.
 func (w *worker) closedLoop(stopped *atomic.Bool, stop <-chan struct{}, start, end time.Time) {
 	defer w.rec.Flush()
 	var prof *load.Profile
@@ -58,6 +58,7 @@ func (w *worker) closedLoop(stopped *atomic.Bool, stop <-chan struct{}, start, e
 		if !t0.Before(end) {
 			return
 		}
+		fin := w.fin // a failure may drop the client
 		err := w.client.Run(bg, typ)
 		t1 := time.Now()
 		if err == nil {
@@ -66,6 +67,9 @@ func (w *worker) closedLoop(stopped *atomic.Bool, stop <-chan struct{}, start, e
 			}
 		} else if !w.failed(err, typ, t1, end, stopped) {
 			return
+		}
+		if fin != nil && fin.Done() {
+			return // the client's work is done (a TPC-H stream)
 		}
 		if pause := think + thinkAfter; pause > 0 && !w.sleep.until(time.Now().Add(pause), stop) {
 			return

@@ -176,6 +176,7 @@ type worker struct {
 	seed      uint64
 	rec       *Recorder
 	client    workload.Client
+	fin       workload.Finisher // client's, when it has an end; nil otherwise
 	conn      *pgx.Conn
 	mu        sync.Mutex // guards sock, which the watchdog may close
 	sock      net.Conn
@@ -204,6 +205,7 @@ func (w *worker) connect(ctx context.Context) error {
 	}
 	w.mu.Lock()
 	w.conn, w.client, w.sock = conn, client, conn.PgConn().Conn()
+	w.fin, _ = client.(workload.Finisher)
 	w.mu.Unlock()
 	return nil
 }
@@ -217,7 +219,7 @@ func (w *worker) drop() {
 		cancel()
 	}
 	w.keepRetries()
-	w.conn, w.client, w.sock = nil, nil, nil
+	w.conn, w.client, w.sock, w.fin = nil, nil, nil, nil
 }
 
 // keepRetries adds up the retries of a client about to be dropped.

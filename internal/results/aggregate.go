@@ -75,5 +75,10 @@ func AggregateRuns(sums []*Summary) *Summary {
 	p.MemPeakMB = meanOpt(func(a Aggregate) *float64 { return a.MemPeakMB })
 	p.ETpX = meanOpt(func(a Aggregate) *float64 { return a.ETpX })
 	p.ELat = meanOpt(func(a Aggregate) *float64 { return a.ELat })
+	p.TS = meanOpt(func(a Aggregate) *float64 { return a.TS })
+	p.PowerAtSize = meanOpt(func(a Aggregate) *float64 { return a.PowerAtSize })
+	p.ThroughputAtSize = meanOpt(func(a Aggregate) *float64 { return a.ThroughputAtSize })
+	p.ECPU = meanOpt(func(a Aggregate) *float64 { return a.ECPU })
+	p.ERAM = meanOpt(func(a Aggregate) *float64 { return a.ERAM })
 	return agg
 }

@@ -86,7 +86,8 @@ func (d *Dir) ResultsHeader() []string {
 	}
 	return append(h, "status", "throughput_tps", "latency_mean_ms", "latency_p95_ms", "latency_p99_ms",
 		"committed", "failed", "provision_s", "setup_s", "ingest_s", "post_ingest_s", "workload_s",
-		"tpm", "nopm", "fairness_jain", "cpu_s", "mem_peak_mb", "e_tpx", "e_lat", "error")
+		"tpm", "nopm", "fairness_jain", "cpu_s", "mem_peak_mb", "e_tpx", "e_lat",
+		"power_at_size", "throughput_at_size", "e_cpu", "e_ram", "error")
 }
 
 // AppendResult adds a run's row to results.csv, creating it with its
@@ -115,7 +116,8 @@ func (d *Dir) AppendResult(s *Summary) error {
 		strconv.FormatInt(a.Committed, 10), strconv.FormatInt(a.Failed, 10),
 		ftoa(a.ProvisionS), ftoa(a.SetupS), ftoa(a.IngestS), ftoa(a.PostIngest), ftoa(a.WorkloadS),
 		ftoa(a.TPM), optional(a.NOPM), ftoa(a.FairnessJain), optional(a.CPUS), optional(a.MemPeakMB),
-		optional(a.ETpX), optional(a.ELat), s.Error)
+		optional(a.ETpX), optional(a.ELat),
+		optional(a.PowerAtSize), optional(a.ThroughputAtSize), optional(a.ECPU), optional(a.ERAM), s.Error)
 	_ = w.Write(row)
 	w.Flush()
 	if err := w.Error(); err != nil {

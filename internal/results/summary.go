@@ -39,6 +39,9 @@ type Summary struct {
 	Phases    []Phase        `json:"phases"`
 	Tenant    []TenantTotals `json:"tenant_totals"`
 	Provider  Aggregate      `json:"provider"`
+	// MemoryKills are the server processes killed for memory during the
+	// workload phase (issue 6 point 5; memory.go).
+	MemoryKills []MemoryKill `json:"memory_kills,omitempty"`
 }
 
 // Instance describes one server of the run.
@@ -91,6 +94,11 @@ type TenantTotals struct {
 	CPUS *float64 `json:"cpu_s,omitempty"`
 	// Open is an open load's arrivals and service time; absent when closed.
 	Open *OpenTotals `json:"open,omitempty"`
+	// TS and PowerAtSize are the tenant's T_s and Power@Size over its
+	// query streams (TPC-H); absent for other workloads, and Power@Size
+	// when a stream is incomplete.
+	TS          *float64 `json:"t_s,omitempty"`
+	PowerAtSize *float64 `json:"power_at_size,omitempty"`
 }
 
 // OpenTotals is what an open load asked for and got, after warmup
@@ -142,6 +150,14 @@ type Aggregate struct {
 	MemPeakMB *float64 `json:"mem_peak_mb,omitempty"`
 	ETpX      *float64 `json:"e_tpx,omitempty"`
 	ELat      *float64 `json:"e_lat,omitempty"`
+	// Query streams (TPC-H, seed 000 section 5.2; streams.go): T_s,
+	// Power@Size and Throughput@Size (eq. 3-4), present when every stream
+	// ran all its queries; E_CPU and E_RAM (eq. 5-6) when also monitored.
+	TS               *float64 `json:"t_s,omitempty"`
+	PowerAtSize      *float64 `json:"power_at_size,omitempty"`
+	ThroughputAtSize *float64 `json:"throughput_at_size,omitempty"`
+	ECPU             *float64 `json:"e_cpu,omitempty"`
+	ERAM             *float64 `json:"e_ram,omitempty"`
 }
 
 // Aggregate computes the provider view from the tenants' totals and the

@@ -49,6 +49,10 @@ type execution struct {
 	samples    *monitor.Samples
 	window     *monitor.Window // the measured part of the workload phase
 	prov       provisioning    // shared tables and cloned tenants (provisioning.go)
+	// Query streams (TPC-H) and memory kills (streams.go, memwatch.go).
+	streams    []results.TenantStreams
+	analytical *results.Analytical
+	memWatch   *memWatch
 }
 
 func (e *execution) label() string {
@@ -133,6 +137,7 @@ func (e *execution) do(ctx context.Context) *results.Summary {
 			}
 		}
 	}
+	e.addAnalytical(sum) // after Monitored: E_CPU and E_RAM need its figures
 	return sum
 }
 
@@ -359,10 +364,16 @@ func (e *execution) workload(ctx context.Context) error {
 	opts := driver.Options{Warmup: time.Duration(w.Warmup), Duration: time.Duration(w.Duration),
 		Progress: time.Duration(e.spec.Progress), Out: e.opts.Log, Label: e.label()}
 	opts.Shape, opts.Think, opts.Open = lp.Shape, lp.Closed.Think, lp.Open
+	if err := e.setTenants(); err != nil {
+		return err
+	}
 	e.mark(ctx, "workload")
+	e.memWatch = startMemWatch(e.instances)
 	start := time.Now()
 	res, err := driver.Run(ctx, ts, opts)
 	end := time.Now()
+	e.memWatch.finish()
+	e.collectStreams(res, end)
 	e.mark(ctx, "after-workload")
 	if res != nil {
 		e.result = &workloadResult{Result: res}
@@ -415,6 +426,7 @@ func (e *execution) healthAfterWorkload() error {
 			}
 		}
 	}
+	errs = append(errs, e.memoryKillErrors()...)
 	return errors.Join(errs...)
 }
 

@@ -114,6 +114,9 @@ func writeRun(d *results.Dir, s *results.Summary, ex *execution) error {
 		}
 		errs = append(errs, d.WriteTenants(s.RunID, res.Result, tenantCPU), d.WriteSeries(s.RunID, res.Result))
 	}
+	if ex.analytical != nil {
+		errs = append(errs, d.WriteAnalytical(s.RunID, ex.analytical))
+	}
 	if ex.samples != nil {
 		errs = append(errs, ex.samples.WriteFiles(filepath.Join(d.Path, "runs", s.RunID, "monitor")))
 	}

@@ -3,6 +3,7 @@ package tpch
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -13,9 +14,10 @@ import (
 // Client is one query stream (clause 5.1.2.3): the queries in the
 // stream's order (clause 5.3.5.4), each repeat_queries times in a row,
 // with the stream's substitution parameters. Pick walks that sequence;
-// Run executes one query and reads its rows. When the sequence is done,
-// Pick starts it again and Done reports true: a run that should stop
-// after one pass (seed 000's T_s) stops the tenant when Done turns true.
+// Run executes one query, reads its rows and logs its start and end
+// (workload.Streamer). When the sequence is done, Done reports true (the
+// closed loop then stops the client: seed 000's T_s ends there); Pick
+// would start it again.
 type Client struct {
 	pg      *pgconn.PgConn
 	w       *Workload
@@ -24,12 +26,22 @@ type Client struct {
 	params  queryParams
 	args    [numQueries + 1][][]byte // params as bound, per query number
 	seq     []int                    // types (indexes into w.queries), in run order
-	pos     int
-	passes  int
+	st      *streamState
 	rows    int64 // of the last query run
 	timeout string
 }
 
+// streamState is where a stream is in its sequence and what it ran. Once
+// SetTenant was called it belongs to the workload, one per stream, so that
+// a client reconnected after a lost connection (a server killed for
+// memory and restarted) goes on with the stream's next query instead of
+// starting it again: the query that failed stays failed (lost).
+type streamState struct {
+	pos, passes int
+	execs       []workload.Exec
+}
+
+var _ workload.Finisher = (*Client)(nil)
 var _ workload.Client = (*Client)(nil)
 
 // NewClient prepares stream n of the tenant on conn: n = first_stream +
@@ -45,6 +57,9 @@ func (w *Workload) NewClient(ctx context.Context, conn *pgx.Conn, ci workload.Cl
 		return nil, err
 	}
 	c := w.newClient(n)
+	if w.tenant >= 0 {
+		c.st = w.state(n, len(c.seq))
+	}
 	c.pg = conn.PgConn()
 	if w.opts.QueryTimeout > 0 {
 		c.timeout = fmt.Sprintf("set statement_timeout = %d", w.opts.QueryTimeout.Milliseconds())
@@ -70,7 +85,7 @@ func (w *Workload) streamOf(ci workload.ClientInfo) (int, error) {
 
 // newClient is stream n's client without a connection.
 func (w *Workload) newClient(n int) *Client {
-	c := &Client{w: w, stream: n, seed: w.opts.Seed + int64(n)}
+	c := &Client{w: w, stream: n, seed: w.opts.Seed + int64(n), st: &streamState{}}
 	c.params = qgenParams(c.seed, w.z.sf)
 	for q := 1; q <= numQueries; q++ {
 		for _, p := range c.params[q] {
@@ -93,16 +108,17 @@ func (w *Workload) newClient(n int) *Client {
 func (c *Client) Stream() int { return c.stream }
 
 // Done says whether the client has run its whole sequence at least once.
-func (c *Client) Done() bool { return c.passes > 0 }
+func (c *Client) Done() bool { return c.st.passes > 0 }
 
 // Pick is the next query of the stream's sequence (an index into
 // TxnNames).
 func (c *Client) Pick() int {
-	t := c.seq[c.pos]
-	c.pos++
-	if c.pos == len(c.seq) {
-		c.pos = 0
-		c.passes++
+	st := c.st
+	t := c.seq[st.pos]
+	st.pos++
+	if st.pos == len(c.seq) {
+		st.pos = 0
+		st.passes++
 	}
 	return t
 }
@@ -112,6 +128,7 @@ func (c *Client) Pick() int {
 // (a query cancelled by the timeout has SQLSTATE 57014).
 func (c *Client) Run(ctx context.Context, typ int) error {
 	q := c.w.queries[typ]
+	start := time.Now()
 	rr := c.pg.ExecParams(ctx, QueryText(q), c.args[q], nil, nil, nil)
 	n := int64(0)
 	for rr.NextRow() {
@@ -119,6 +136,11 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 	}
 	c.rows = n
 	_, err := rr.Close()
+	e := workload.Exec{Query: queryName(q), Start: start, End: time.Now()}
+	if err != nil {
+		e.Err = err.Error()
+	}
+	c.st.execs = append(c.st.execs, e)
 	return err
 }
 

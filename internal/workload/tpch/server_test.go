@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/tenantbench/tenantbench/internal/driver"
 	"github.com/tenantbench/tenantbench/internal/pgtest"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
@@ -100,6 +101,7 @@ func TestServer(t *testing.T) {
 	t.Run("Timeout", func(t *testing.T) { testTimeout(t, tns[0]) })
 	t.Run("TwoModels", func(t *testing.T) { testTwoModels(t, inst, tns[1]) })
 	t.Run("Check", func(t *testing.T) { testCheck(t, tns[0], w) })
+	t.Run("Streams", func(t *testing.T) { testStreams(t, tns[0]) })
 }
 
 func mustNew(t testing.TB, sf float64, o Options) *Workload {
@@ -344,4 +346,72 @@ func loadSettings() map[string]string {
 		m["wal_level"], m["max_wal_senders"] = "minimal", "0"
 	}
 	return m
+}
+
+// testStreams runs two streams of a tenant through the driver's closed
+// loop: each stops after its sequence, long before the phase's end, and
+// a client reconnected on a stream goes on where the stream was.
+func testStreams(t *testing.T, tn tenant) {
+	o := DefaultOptions()
+	o.Queries, o.RepeatQueries = []int{1, 6, 14}, 2
+	w := mustNew(t, 0.01, o)
+	if err := w.SetTenant(1, 3); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res, err := driver.Run(context.Background(), []driver.Tenant{{Name: tn.Tenant, Connect: tn.connect, Workload: w, Clients: 2, Seed: 7}},
+		driver.Options{Duration: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > time.Minute {
+		t.Errorf("the phase took %v: the streams did not end it", d)
+	}
+	if got := res.Tenants[0].All.Committed; got != 12 {
+		t.Errorf("%d queries committed, want 2 streams x 3 queries x 2", got)
+	}
+	streams := w.Streams()
+	if len(streams) != 2 || streams[0].Number != 3 || streams[1].Number != 4 {
+		t.Fatalf("streams %+v, want numbers 3 and 4 (first_stream 1 + tenant 1 x 2 clients)", streams)
+	}
+	for _, s := range streams {
+		if s.Queries != 6 || len(s.Execs) != 6 {
+			t.Errorf("stream %d: %d of %d executions logged, want 6 of 6", s.Number, len(s.Execs), s.Queries)
+		}
+		for i, e := range s.Execs {
+			if e.Err != "" || !e.End.After(e.Start) {
+				t.Errorf("stream %d exec %d: %+v", s.Number, i, e)
+			}
+			if i > 0 && e.Start.Before(s.Execs[i-1].End) {
+				t.Errorf("stream %d exec %d started before the previous ended", s.Number, i)
+			}
+		}
+		want := streamOrder(s.Number, o.Queries)
+		for i, e := range s.Execs {
+			if e.Query != queryName(want[i/2]) {
+				t.Errorf("stream %d exec %d is %s, want %s", s.Number, i, e.Query, queryName(want[i/2]))
+			}
+		}
+	}
+
+	// A new client on a stream (after a lost connection) goes on.
+	w2 := mustNew(t, 0.01, o)
+	if err := w2.SetTenant(0, 1); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c1, err := w2.NewClient(ctx, tn.conn(t), workload.ClientInfo{Clients: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := c1.(*Client).seq
+	c1.Pick()
+	c1.Pick()
+	c2, err := w2.NewClient(ctx, tn.conn(t), workload.ClientInfo{Clients: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c2.Pick(); got != seq[2] {
+		t.Errorf("the new client's first query is type %d, want the stream's third, %d", got, seq[2])
+	}
 }

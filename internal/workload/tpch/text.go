@@ -19,6 +19,10 @@ var (
 )
 
 // textPool is the pool, built on first use (about a second; 300 MiB).
+// WarmTextPool builds the comments' text pool now rather than at the first
+// load (it is built once per process), for callers that time loads.
+func WarmTextPool() { textPool() }
+
 func textPool() []byte {
 	poolOnce.Do(func() { pool = buildPool(textPoolSize) })
 	return pool

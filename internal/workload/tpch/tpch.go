@@ -15,8 +15,10 @@ package tpch
 
 import (
 	"fmt"
+	"sort"
 	"sync"
 
+	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -41,9 +43,16 @@ type Workload struct {
 
 	linesOnce sync.Once
 	lines     int64
+
+	mu      sync.Mutex
+	streams map[int]*streamState // by stream number, once SetTenant was called
 }
 
-var _ workload.Workload = (*Workload)(nil)
+var (
+	_ workload.Workload    = (*Workload)(nil)
+	_ workload.TenantAware = (*Workload)(nil)
+	_ workload.Streamer    = (*Workload)(nil)
+)
 
 // New makes the workload at scale sf, which CheckScale must accept. opts is
 // what Parse returned; nil means DefaultOptions.
@@ -95,8 +104,8 @@ func New(sf float64, opts any) (workload.Workload, error) {
 
 // SetTenant tells the workload which of the run's tenants it serves, so
 // that its clients run streams first_stream + index x clients + client
-// (seed 000: every tenant a stream of its own). The orchestrator calls it,
-// by type assertion, before NewClient; without it a client picks its
+// (seed 000: every tenant a stream of its own). The orchestrator calls it
+// (workload.TenantAware) before NewClient; without it a client picks its
 // stream from its seed (see NewClient).
 func (w *Workload) SetTenant(index, tenants int) error {
 	if index < 0 || index >= tenants {
@@ -145,4 +154,42 @@ func (w *Workload) Counts() map[string]int64 {
 		"region": numRegions, "nation": numNations, "part": z.parts, "partsupp": z.parts * suppsPerPart,
 		"supplier": z.suppliers, "customer": z.customers, "orders": z.orders, "lineitem": w.lineitems(),
 	}
+}
+
+// state is stream n's state, made on first use; size is the length of
+// its sequence.
+func (w *Workload) state(n, size int) *streamState {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.streams == nil {
+		w.streams = map[int]*streamState{}
+	}
+	st := w.streams[n]
+	if st == nil {
+		st = &streamState{execs: make([]workload.Exec, 0, size)}
+		w.streams[n] = st
+	}
+	return st
+}
+
+// Streams are the executions of the tenant's streams, by stream number
+// (workload.Streamer); none before SetTenant. Call it when no client runs.
+func (w *Workload) Streams() []workload.Stream {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []workload.Stream
+	for n, st := range w.streams {
+		out = append(out, workload.Stream{Number: n, Queries: len(w.queries) * w.opts.RepeatQueries, Execs: st.execs})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Number < out[j].Number })
+	return out
+}
+
+// Repeat is repeat_queries, seed 000's n.
+func (w *Workload) Repeat() int { return w.opts.RepeatQueries }
+
+// CheckRun is CheckStreams for a run of tenants x clients streams
+// (workload.OptionsChecker: checked with the plan, before anything starts).
+func (o Options) CheckRun(tenants, clients int) []spec.Problem {
+	return CheckStreams(o, tenants, clients)
 }

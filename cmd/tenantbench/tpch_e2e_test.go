@@ -1,0 +1,130 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tenantbench/tenantbench/internal/results"
+)
+
+// TestExamplesPlan plans every example: each is a valid spec.
+func TestExamplesPlan(t *testing.T) {
+	files, _ := filepath.Glob("../../examples/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no examples found")
+	}
+	for _, f := range files {
+		if b, err := exec.Command(binary, "plan", f).CombinedOutput(); err != nil {
+			t.Errorf("plan %s: %v\n%s", f, err, b)
+		}
+	}
+}
+
+// TestTPCHRun runs a tiny TPC-H experiment through the CLI: two tenants,
+// each a query stream that ends the run when done, long before the
+// duration; results.csv has seed 000's TPC-H figures, queries.csv and
+// streams.csv the query times.
+func TestTPCHRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs TPC-H through the CLI")
+	}
+	tmp := workRoot(t)
+	out := filepath.Join(tmp, "results")
+	specPath := filepath.Join(tmp, "tpch.yaml")
+	os.WriteFile(specPath, []byte(`name: tpch-e2e
+tenancy: {model: schema, tenants: 2}
+workload:
+  name: tpch
+  scale: 0.01
+  clients: 1
+  duration: 10m
+  options: {queries: [1, 3, 6, 14], repeat_queries: 2}
+`), 0o644)
+	cmd := exec.Command(binary, "run", specPath, "--out", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	start := time.Now()
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("run failed: %v\n%s", err, b)
+	}
+	if d := time.Since(start); d > 5*time.Minute {
+		t.Errorf("the run took %v: the streams did not end it", d)
+	}
+	rows := readCSV(t, filepath.Join(out, "results.csv"))
+	if len(rows) != 1 || rows[0]["status"] != "ok" {
+		t.Fatalf("results.csv: %v", rows)
+	}
+	r := rows[0]
+	for _, col := range []string{"power_at_size", "throughput_at_size", "e_cpu", "e_ram"} {
+		if num(t, r[col]) <= 0 {
+			t.Errorf("%s = %q, want > 0", col, r[col])
+		}
+	}
+	// Throughput@Size = executions x 3600 / T_s x SF (eq. 3); T_s is at
+	// most the workload phase.
+	var s results.Summary
+	sb, _ := os.ReadFile(filepath.Join(out, "runs", "001", "summary.json"))
+	if err := json.Unmarshal(sb, &s); err != nil {
+		t.Fatal(err)
+	}
+	ts := *s.Provider.TS
+	if want := 2 * 4 * 2 * 3600 / ts * 0.01; num(t, r["throughput_at_size"]) < want*0.99 || num(t, r["throughput_at_size"]) > want*1.01 {
+		t.Errorf("throughput_at_size %s, want %v from T_s %v", r["throughput_at_size"], want, ts)
+	}
+	if ts <= 0 || ts > s.Provider.WorkloadS {
+		t.Errorf("T_s %v, workload phase %v s", ts, s.Provider.WorkloadS)
+	}
+	for _, tt := range s.Tenant {
+		if tt.TS == nil || tt.PowerAtSize == nil || *tt.PowerAtSize <= 0 || tt.Committed != 8 {
+			t.Errorf("tenant %+v", tt)
+		}
+	}
+	q := readCSV(t, filepath.Join(out, "runs", "001", "queries.csv"))
+	if len(q) != 8 {
+		t.Fatalf("queries.csv has %d rows, want 2 tenants x 4 queries", len(q))
+	}
+	for _, row := range q {
+		if row["executions"] != "2" || row["failed"] != "0" || num(t, row["geomean_s"]) <= 0 ||
+			num(t, row["min_s"]) > num(t, row["max_s"]) || !strings.HasPrefix(row["query"], "q") {
+			t.Errorf("queries.csv row %v", row)
+		}
+	}
+	st := readCSV(t, filepath.Join(out, "runs", "001", "streams.csv"))
+	if len(st) != 2 || st[0]["stream"] != "1" || st[1]["stream"] != "2" || st[0]["complete"] != "true" || st[1]["complete"] != "true" {
+		t.Errorf("streams.csv: %v", st)
+	}
+	assertNoLeftovers(t, tmp)
+}
+
+// TestTPCHBadInput: scales, query numbers and stream counts TPC-H cannot
+// run are bad input (exit 2) naming the path, before anything starts.
+func TestTPCHBadInput(t *testing.T) {
+	tmp := workRoot(t)
+	for _, c := range []struct{ yaml, want string }{
+		{"scale: 0.005", "workload.scale"},
+		{"scale: 0", "workload.scale"},
+		{"scale: 0.01\n  options: {queries: [1, 23]}", "workload.options.queries[1]"},
+		{"scale: 0.01\n  clients: 5\n  options: {seed: 2147483606}", "workload.options.seed"},
+	} {
+		specPath := filepath.Join(tmp, "bad.yaml")
+		os.WriteFile(specPath, []byte("name: bad\ntenancy: {model: schema, tenants: [1, 10]}\nworkload:\n  name: tpch\n  duration: 1m\n  "+c.yaml+"\n"), 0o644)
+		out := filepath.Join(tmp, "results")
+		b, err := exec.Command(binary, "run", specPath, "--out", out).CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+			t.Errorf("%s: exit %v, want 2\n%s", c.yaml, err, b)
+		}
+		if !strings.Contains(string(b), c.want) || !strings.Contains(string(b), "nothing was started") {
+			t.Errorf("%s: output lacks %q:\n%s", c.yaml, c.want, b)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: a results directory was made", c.yaml)
+		}
+	}
+}

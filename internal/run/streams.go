@@ -1,0 +1,110 @@
+package run
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tenantbench/tenantbench/internal/driver"
+	"github.com/tenantbench/tenantbench/internal/results"
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+// setTenants tells tenant-aware workloads (TPC-H: a query stream per
+// tenant, seed 000 section 5.2) which tenant each serves.
+func (e *execution) setTenants() error {
+	for i, w := range e.workloads {
+		if ta, ok := w.(workload.TenantAware); ok {
+			if err := ta.SetTenant(i, len(e.workloads)); err != nil {
+				return fmt.Errorf("tenant %s: %w", e.placements[i].Tenant, err)
+			}
+		}
+	}
+	return nil
+}
+
+// collectStreams keeps the query streams of the tenants whose workload
+// runs them, after the workload phase, which ended at end. When the
+// streams ended the phase before its duration (every client done), the
+// measured part is what they ran: res.Duration is cut to end, so that
+// rates (throughput, tpm, E_TpX) and the monitor's window cover the
+// streams, not the idle rest of workload.duration.
+func (e *execution) collectStreams(res *driver.Result, end time.Time) {
+	for i, w := range e.workloads {
+		if s, ok := w.(workload.Streamer); ok {
+			e.streams = append(e.streams, results.TenantStreams{Tenant: e.placements[i].Tenant, Streams: s.Streams()})
+		}
+	}
+	if e.streams == nil || res == nil {
+		return
+	}
+	if ran := end.Sub(res.Start) - res.Warmup; ran > 0 && ran < res.Duration {
+		res.Duration = ran
+	}
+}
+
+// addAnalytical measures the query streams of the run (per query, per
+// stream, T_s, Power@Size, Throughput@Size; E_CPU and E_RAM when
+// monitored) into sum, and names the queries each memory kill lost.
+func (e *execution) addAnalytical(sum *results.Summary) {
+	if e.streams == nil || e.result == nil {
+		return
+	}
+	res := e.result.Result
+	from := res.Start.Add(res.Warmup)
+	an := results.AnalyticalOf(e.streams, e.run.Scale, res.Start, from, from.Add(res.Duration))
+	e.analytical = an
+	sum.Provider.TS = &an.TS
+	sum.Provider.SetAnalytical(an, e.run.Scale)
+	for i := range sum.Tenant {
+		if ta, ok := an.Tenants[sum.Tenant[i].Tenant]; ok {
+			ts := ta.TS
+			sum.Tenant[i].TS, sum.Tenant[i].PowerAtSize = &ts, ta.PowerAtSize
+		}
+	}
+	sum.MemoryKills = e.memoryKills()
+}
+
+// memoryKills are the memory kills seen during the workload phase, each
+// with the queries of the killed instance's tenants that failed from then
+// on (a killed backend takes the server through crash recovery, which
+// ends every connection of the instance).
+func (e *execution) memoryKills() []results.MemoryKill {
+	if e.memWatch == nil {
+		return nil
+	}
+	kills := e.memWatch.kills()
+	for k := range kills {
+		at := e.memWatch.start.Add(time.Duration(kills[k].AtS * float64(time.Second)))
+		tenants := map[string]bool{}
+		for _, p := range e.placements {
+			if p.Instance.Name == kills[k].Instance {
+				tenants[p.Tenant] = true
+			}
+		}
+		for _, ts := range e.streams {
+			if !tenants[ts.Tenant] {
+				continue
+			}
+			for _, s := range ts.Streams {
+				for _, x := range s.Execs {
+					// The kill is seen up to one poll after it happened.
+					if x.Err != "" && !x.End.Before(at.Add(-2*memPoll)) {
+						kills[k].Lost = append(kills[k].Lost, fmt.Sprintf("%s stream %d %s at %.1f s: %s",
+							ts.Tenant, s.Number, x.Query, x.End.Sub(e.memWatch.start).Seconds(), x.Err))
+					}
+				}
+			}
+		}
+	}
+	return kills
+}
+
+// memoryKillErrors describe the memory kills for the run's error.
+func (e *execution) memoryKillErrors() []error {
+	var errs []error
+	for _, k := range e.memoryKills() {
+		errs = append(errs, fmt.Errorf("instance %s: %d server process(es) killed for memory (%s OOM killer) at %.1f s of the workload; %d query execution(s) lost (summary.json memory_kills)",
+			k.Instance, k.Kills, k.Source, k.AtS, len(k.Lost)))
+	}
+	return errs
+}
