@@ -29,9 +29,12 @@ type memWatch struct {
 	files  []string // per instance, its cgroup's counter file, "" for none
 	counts []int64
 	host   int64 // /proc/vmstat oom_kill, -1 when unreadable
-	logPos []int64
-	stop   chan struct{}
-	done   chan struct{}
+	// pending are host kills not yet found in a server's log: another
+	// process's, or a server's whose log line is still to come.
+	pending int64
+	logPos  []int64
+	stop    chan struct{}
+	done    chan struct{}
 
 	mu  sync.Mutex
 	out []results.MemoryKill
@@ -97,14 +100,15 @@ func (m *memWatch) poll() {
 		return
 	}
 	n := counter("/proc/vmstat", "oom_kill")
-	host := n - m.host - inCgroups // the host's counter includes the cgroups' kills
+	// The host's counter includes the cgroups' kills. The server logs its
+	// killed child a moment after the kill: a host kill waits for it.
+	m.pending += max(n-m.host-inCgroups, 0)
 	m.host = n
-	if host <= 0 {
-		return
-	}
 	for i, inst := range m.insts {
-		if k := m.killedInLog(i, inst); k > 0 {
-			m.add(inst.Name, "host", at, min(k, host))
+		if k := m.killedInLog(i, inst); k > 0 && m.pending > 0 {
+			k = min(k, m.pending)
+			m.pending -= k
+			m.add(inst.Name, "host", at, k)
 		}
 	}
 }
