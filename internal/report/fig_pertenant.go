@@ -62,6 +62,12 @@ func (e *experiment) perTenant(id, title, yLabel string, get func(tenantValue) f
 // tenantBars draws bars per tenant (categories) and point (series),
 // from values per tenant name over repetitions.
 func (e *experiment) tenantBars(id, title, yLabel string, points []*point, values func(*point) map[string][]float64, caption string) *figure {
+	return e.categoryBars(id, title, "Tenant", yLabel, points, values, caption)
+}
+
+// categoryBars draws bars per category (sorted by name) and point
+// (series), from values per category over repetitions.
+func (e *experiment) categoryBars(id, title, xLabel, yLabel string, points []*point, values func(*point) map[string][]float64, caption string) *figure {
 	type series struct {
 		p    *point
 		vals map[string][]float64
@@ -86,7 +92,7 @@ func (e *experiment) tenantBars(id, title, yLabel string, points []*point, value
 		tenants = append(tenants, t)
 	}
 	sort.Strings(tenants)
-	c := newChart(title, "Tenant", yLabel)
+	c := newChart(title, xLabel, yLabel)
 	top, spread := 0.0, false
 	for i, s := range all {
 		off, w := groupOffset(i, len(all))

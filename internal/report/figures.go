@@ -38,7 +38,7 @@ func missing(id, title, note string) *figure { return &figure{ID: id, Title: tit
 // load read from the results files; figures of the monitor's files say
 // "not measured" until those files exist.
 func (e *experiment) sections() []section {
-	return []section{
+	out := []section{
 		{"Provider perspective: against tenants (seed 000 Fig. 5-7)", []*figure{
 			e.byTenants("throughput", mThroughput, "Throughput against tenants",
 				"Committed transactions per second summed over the tenants of a run (results.csv, throughput_tps)."),
@@ -67,4 +67,8 @@ func (e *experiment) sections() []section {
 		{"Phases (seed 000 section 4.2)", []*figure{e.phaseBars()}},
 		{"Resources and efficiency (seed 000 eq. 1-2, Fig. 7)", e.monitorFigures()},
 	}
+	if e.hasQueries() {
+		out = append(out, e.analyticalSection())
+	}
+	return out
 }

@@ -44,6 +44,9 @@ type run struct {
 	perSecond []float64
 	// warmup is how many of those seconds are warmup.
 	warmup int
+	// queries are the query times of a run of query streams (TPC-H:
+	// queries.csv), nil otherwise.
+	queries []results.QueryFigures
 }
 
 func (r *run) ok() bool { return r.row.Status == results.StatusOK }
@@ -126,6 +129,11 @@ func (e *experiment) readRun(row results.ResultRow) *run {
 		}
 	}
 	sort.Slice(r.tenants, func(i, j int) bool { return r.tenants[i].Tenant < r.tenants[j].Tenant })
+	if e.dir.HasRunFile(id, "queries.csv") {
+		if r.queries, err = e.dir.ReadQueries(id); err != nil {
+			e.warn("run %s: %v", id, err)
+		}
+	}
 	series, err := e.dir.ReadSeries(id)
 	if err != nil {
 		e.warn("run %s: %v", id, err)

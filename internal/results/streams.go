@@ -241,3 +241,21 @@ func (d *Dir) WriteAnalytical(id string, a *Analytical) error {
 // secs writes seconds with 6 decimals: TPC-H queries at small scales take
 // milliseconds.
 func secs(f float64) string { return strconv.FormatFloat(f, 'f', 6, 64) }
+
+// ReadQueries reads runs/<id>/queries.csv.
+func (d *Dir) ReadQueries(id string) ([]QueryFigures, error) {
+	t, err := ReadTable(d.RunFile(id, "queries.csv"))
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]QueryFigures, 0, len(t.Rows))
+	for i := range t.Rows {
+		r := &rowReader{t: t, i: i}
+		rows = append(rows, QueryFigures{Tenant: r.s("tenant"), Query: r.s("query"), Executions: int(r.n("executions")),
+			Failed: int(r.n("failed")), MeanS: r.f("mean_s"), MinS: r.f("min_s"), MaxS: r.f("max_s"), GeoMean: r.f("geomean_s")})
+		if r.err != nil {
+			return nil, r.err
+		}
+	}
+	return rows, nil
+}
