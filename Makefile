@@ -11,4 +11,7 @@ test:
 	gofmt -l . | (! grep .) || (echo "gofmt needed on the files above" && false)
 	go vet ./...
 	go test -count=1 -timeout 20m ./...
+# TPC-H answers against DuckDB: a module of its own (cgo, a 60 MB
+# library kept out of tenantbench's build); about 25 s, 4 min cold.
+	cd internal/workload/tpch/duckdbcheck && go vet . && go test -count=1 -timeout 10m .
 	go test -count=1 -run '^$$' -fuzz FuzzParse -fuzztime 10s ./internal/spec
