@@ -96,7 +96,7 @@ func (s *Samples) resourcesCSV() ([]byte, error) {
 	header := []string{"instance", "t_s", "cpu_user_s", "cpu_sys_s", "cpu_s", "cpus",
 		"mem_current_mb", "mem_peak_mb", "mem_anon_mb", "mem_file_mb", "mem_shmem_mb", "rss_mb", "pss_mb",
 		"io_read_bytes", "io_write_bytes", "io_read_ops", "io_write_ops",
-		"ctx_voluntary", "ctx_involuntary", "procs", "client_backends", "background_procs"}
+		"ctx_voluntary", "ctx_involuntary", "procs", "client_backends", "background_procs", "background_anon_mb"}
 	var rows [][]string
 	for _, is := range s.Instances {
 		for i, x := range is.Samples {
@@ -109,7 +109,7 @@ func (s *Samples) resourcesCSV() ([]byte, error) {
 				mb(x.MemCurrent), mb(x.MemPeak), mb(x.MemAnon), mb(x.MemFile), mb(x.MemShmem), mb(x.RSS), mb(x.PSS),
 				count(x.IOReadBytes), count(x.IOWriteBytes), count(x.IOReadOps), count(x.IOWriteOps),
 				count(x.CtxVoluntary), count(x.CtxInvoluntary),
-				strconv.Itoa(x.Procs), strconv.Itoa(x.ClientBackends), strconv.Itoa(x.Background)})
+				strconv.Itoa(x.Procs), strconv.Itoa(x.ClientBackends), strconv.Itoa(x.Background), mb(x.BackgroundAnon)})
 		}
 	}
 	return toCSV(header, rows)
@@ -206,6 +206,8 @@ func (s *Samples) metaJSON() ([]byte, error) {
 		IOSource     string   `json:"io_source"`
 		Tenants      []string `json:"tenants"`
 		Samples      int      `json:"samples"`
+		// SharedMB: shared memory without the buffer cache (absent unknown).
+		SharedMB *float64 `json:"shared_except_buffers_mb,omitempty"`
 	}
 	out := struct {
 		Origin       string   `json:"origin"`
@@ -222,8 +224,13 @@ func (s *Samples) metaJSON() ([]byte, error) {
 		out.Marks = append(out.Marks, mark{m.Label, m.T.Seconds()})
 	}
 	for _, is := range s.Instances {
-		out.Instances = append(out.Instances, inst{is.Name, is.Pid, is.Cgroup, is.CgroupMode, is.CPUSource, is.MemorySource,
-			is.IOSource, is.Tenants[firstTenant:], len(is.Samples)})
+		in := inst{is.Name, is.Pid, is.Cgroup, is.CgroupMode, is.CPUSource, is.MemorySource,
+			is.IOSource, is.Tenants[firstTenant:], len(is.Samples), nil}
+		if is.SharedExceptBuffers >= 0 {
+			v := float64(is.SharedExceptBuffers) / (1 << 20)
+			in.SharedMB = &v
+		}
+		out.Instances = append(out.Instances, in)
 	}
 	return jsonBytes(out)
 }

@@ -57,6 +57,7 @@ type sampler struct {
 	// catUser and catSys are CPU ticks attributed per category since Start.
 	catUser, catSys []uint64
 
+	shmem  int64 // InstanceSeries.SharedExceptBuffers
 	series []ResourceSample
 	waits  waitHist
 	stats  statsState
@@ -80,6 +81,7 @@ func newSampler(inst *provider.Instance, origin time.Time, pss time.Duration) *s
 		cg:     openCgroup(inst.Cgroup, inst.CgroupMode),
 		page:   int64(os.Getpagesize()),
 		pss:    pss,
+		shmem:  -1,
 		procs:  map[int]*proc{},
 		tenants: tenantMap{
 			names: pseudoTenants(),
@@ -108,12 +110,35 @@ func (s *sampler) connect(ctx context.Context) error {
 	if err == nil {
 		err = s.prepareActivity(ctx)
 	}
+	if err == nil {
+		s.readShmem(ctx)
+	}
 	if err != nil {
 		conn.Close(context.Background())
 		s.conn, s.act = nil, nil
 		return fmt.Errorf("instance %s: %w", s.inst.Name, err)
 	}
 	return nil
+}
+
+// readShmem reads the shared memory the server allocated, but its buffer
+// cache ("Buffer Blocks") and the segment's unused rest (the row without a
+// name), into s.shmem: the shared part of seed 002's memory footprint. A
+// server without the view (before 13) leaves it unknown, not an error.
+func (s *sampler) readShmem(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	var v int64
+	err := s.conn.QueryRow(ctx, `SELECT coalesce(sum(allocated_size), 0)::int8 FROM pg_catalog.pg_shmem_allocations
+WHERE name IS NOT NULL AND name <> 'Buffer Blocks'`).Scan(&v)
+	if err != nil {
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "42P01" { // undefined_table: a server before 13
+			s.errs.add(time.Since(s.origin), "read pg_shmem_allocations: %v", err)
+		}
+		return
+	}
+	s.shmem = v
 }
 
 // ensureConn opens another admin connection when the last one broke (a
@@ -208,7 +233,8 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 		IOReadOps: -1, IOWriteOps: -1}
 	var c counters
 	var vol, invol, readB, writeB uint64
-	var rss, pss int64
+	var rss, pss, bgAnon int64
+	bgAnonMissing := false // a kernel before 5.10 has no Pss_Anon
 	var st procStat
 	for _, pid := range s.pids {
 		p := s.procs[pid]
@@ -275,8 +301,14 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 				if !gone(err) {
 					s.errs.add(t, "%v", procErr("smaps_rollup", err))
 				}
-			} else if v, ok := kBField(b, "Pss"); ok {
+			} else if v, anon, ok := smapsRollup(b); ok {
 				pss += int64(v)
+				if p.class == classBackground {
+					if anon < 0 {
+						bgAnonMissing = true
+					}
+					bgAnon += anon
+				}
 			} else if len(b) > 0 { // empty for a process that is exiting
 				s.errs.add(t, "%v", procErr("smaps_rollup", errUnparsable))
 			}
@@ -301,7 +333,10 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 	c.vol = int64(s.retiredVol + vol)
 	c.invol = int64(s.retiredInvol + invol)
 	c.procReadB, c.procWriteB = s.retiredRead+readB, s.retiredWrite+writeB
-	smp.RSS, smp.PSS = rss, pss
+	smp.RSS, smp.PSS, smp.BackgroundAnon = rss, pss, bgAnon
+	if !doPSS || bgAnonMissing {
+		smp.BackgroundAnon = -1
+	}
 	if !doPSS {
 		smp.PSS = -1
 	}

@@ -302,7 +302,7 @@ func (m *Monitor) samples() *Samples {
 	out.Errors = append(out.Errors, m.host.errs.list("host: ")...)
 	for i, s := range m.samplers {
 		is := &InstanceSeries{Name: s.inst.Name, Pid: s.inst.Pid, Cgroup: s.inst.Cgroup, CgroupMode: s.inst.CgroupMode,
-			Tenants: s.tenants.names, Samples: s.series, DBMS: s.stats.deltas()}
+			Tenants: s.tenants.names, SharedExceptBuffers: s.shmem, Samples: s.series, DBMS: s.stats.deltas()}
 		is.CPUSource, is.MemorySource, is.IOSource = s.sources()
 		if m.cfg.WaitInterval > 0 {
 			wm := m.waitMarks[i]

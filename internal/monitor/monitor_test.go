@@ -156,6 +156,13 @@ func TestMonitor(t *testing.T) {
 	if inst.CgroupMode != "none" && maxShmem < 60<<20 {
 		t.Errorf("cgroup shmem at most %d MiB", maxShmem>>20)
 	}
+	// Seed 002's footprint parts: the shared memory but the 64 MB buffer
+	// cache (lock tables, WAL buffers, buffer descriptors: a few MB), and
+	// the background processes' private memory.
+	if w := whole.Total; w.SharedMB < 1 || w.SharedMB > 64 || w.BackgroundAnonMB <= 0 || w.BackgroundAnonMB > 256 {
+		t.Errorf("shared memory but the buffer cache %.1f MiB, background processes' anonymous memory %.1f MiB",
+			w.SharedMB, w.BackgroundAnonMB)
+	}
 
 	// Processes: the idle t02, the admin connection; the background.
 	if end.ClientBackends != 2 || end.Background < 5 || end.Procs != end.ClientBackends+end.Background+1 {

@@ -173,6 +173,27 @@ func TestWindow(t *testing.T) {
 	if w := s.Window(origin.Add(-time.Hour), origin.Add(time.Hour)); math.Abs(w.Total.CPU-4) > 1e-9 {
 		t.Errorf("whole CPU %v", w.Total.CPU)
 	}
+
+	// The footprint's parts: the background's anonymous memory at the PSS
+	// rounds (0 s: 10 MiB, 2 s: 30 MiB), the largest in the window, else
+	// the last before it; the shared memory as read.
+	is.SharedExceptBuffers = 8 << 20
+	for i := range is.Samples {
+		is.Samples[i].BackgroundAnon = -1
+	}
+	is.Samples[0].BackgroundAnon, is.Samples[2].BackgroundAnon = 10<<20, 30<<20
+	for _, c := range []struct{ from, to, want float64 }{{1, 3, 30}, {3, 4, 30}, {0.5, 1, 10}} {
+		u := s.Window(origin.Add(sec(c.from)), origin.Add(sec(c.to))).Total
+		if u.BackgroundAnonMB != c.want || u.SharedMB != 8 {
+			t.Errorf("%v..%v s: background anon %v MiB (want %v), shared %v MiB", c.from, c.to, u.BackgroundAnonMB, c.want, u.SharedMB)
+		}
+	}
+	// One instance's unknown makes the total unknown.
+	s.Instances = append(s.Instances, &InstanceSeries{Name: "other", Tenants: is.Tenants[:3], SharedExceptBuffers: -1,
+		Samples: []ResourceSample{{T: 0, BackgroundAnon: 5 << 20}}})
+	if u := s.Window(origin.Add(sec(1)), origin.Add(sec(3))).Total; u.SharedMB != -1 || u.BackgroundAnonMB != 35 {
+		t.Errorf("with an instance whose shared memory is unknown: shared %v, background anon %v", u.SharedMB, u.BackgroundAnonMB)
+	}
 }
 
 func TestDelta(t *testing.T) {

@@ -143,6 +143,23 @@ func kBField(b []byte, key string) (uint64, bool) {
 	return out, found
 }
 
+// smapsRollup parses /proc/<pid>/smaps_rollup: Pss, and Pss_Anon (the
+// process's share of the anonymous memory it maps: its heap and stack,
+// copy-on-write pages split among the processes that share them), both
+// in bytes; anon is -1 where the kernel lacks Pss_Anon (before 5.10).
+func smapsRollup(b []byte) (pss uint64, anon int64, ok bool) {
+	anon = -1
+	eachColonKV(b, func(k []byte, v uint64) {
+		switch string(k) {
+		case "Pss":
+			pss, ok = v*1024, true
+		case "Pss_Anon":
+			anon = int64(v) * 1024
+		}
+	})
+	return pss, anon, ok
+}
+
 // cpuTimes is the "cpu" line of /proc/stat: all CPUs' time in seconds.
 // Guest time is already inside user and nice.
 type cpuTimes struct {

@@ -55,6 +55,12 @@ func TestParseKV(t *testing.T) {
 	if v, ok := kBField([]byte(rollup), "Pss"); !ok || v != 10240*1024 {
 		t.Errorf("Pss %d %v", v, ok)
 	}
+	if p, a, ok := smapsRollup([]byte(rollup)); !ok || p != 10240*1024 || a != 1024*1024 {
+		t.Errorf("smapsRollup %d %d %v", p, a, ok)
+	}
+	if p, a, ok := smapsRollup([]byte("Rss:  20 kB\nPss:  10 kB\n")); !ok || p != 10*1024 || a != -1 {
+		t.Errorf("smapsRollup without Pss_Anon: %d %d %v", p, a, ok)
+	}
 	var c cpuTimes
 	if !parseCPULine([]byte("cpu  100 2 30 400 5 6 7 8 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n"), &c) ||
 		c != (cpuTimes{User: 1, Nice: 0.02, System: 0.3, Idle: 4, Iowait: 0.05, IRQ: 0.06, SoftIRQ: 0.07, Steal: 0.08}) {

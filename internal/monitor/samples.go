@@ -39,9 +39,15 @@ type InstanceSeries struct {
 	// TenantSys: "(background)", "(monitor)", "(other)", then the tenants
 	// placed on the instance, in the order they became known.
 	Tenants []string
-	Samples []ResourceSample
-	Waits   []WaitSegment
-	DBMS    []StatsDelta
+	// SharedExceptBuffers is the server's shared memory without its
+	// buffer cache, in bytes: pg_shmem_allocations' allocations but
+	// "Buffer Blocks" (shared_buffers) and the unused rest, read when the
+	// monitor connects (the segment is laid out at the server's start).
+	// -1 when it could not be read (servers before 13 lack the view).
+	SharedExceptBuffers int64
+	Samples             []ResourceSample
+	Waits               []WaitSegment
+	DBMS                []StatsDelta
 }
 
 // ResourceSample is one round of one instance. A figure that is not
@@ -62,6 +68,12 @@ type ResourceSample struct {
 	// shared page once per process that touched it, PSS divides it among
 	// them.
 	RSS, PSS int64
+	// BackgroundAnon is the Pss_Anon of smaps_rollup summed over the
+	// background processes (postmaster, checkpointer, writers, autovacuum;
+	// not parallel workers): their private memory, in seed 002's memory
+	// footprint (metrics.MemoryFootprintPerTenant). Read with PSS; -1
+	// between its rounds or where the kernel lacks Pss_Anon.
+	BackgroundAnon int64
 	// Block IO since Start: the cgroup's io.stat (v2), else the sum over
 	// processes of /proc/<pid>/io read_bytes and write_bytes (bytes read
 	// from storage, and bytes bound for it, counted when a page is

@@ -16,6 +16,12 @@ type Usage struct {
 	MemPeakMB float64
 	// Block IO bytes.
 	IOReadBytes, IOWriteBytes int64
+	// BackgroundAnonMB is the largest BackgroundAnon sampled in the
+	// window (else the last before it), SharedMB the shared memory without
+	// the buffer cache (InstanceSeries.SharedExceptBuffers), both in MiB:
+	// the parts of seed 002's memory footprint. -1 when unknown; the
+	// total is unknown when one instance's is.
+	BackgroundAnonMB, SharedMB float64
 	// CPU seconds of the processes that are no tenant's: background
 	// processes, the monitor's backend, client backends of other roles.
 	BackgroundCPU, MonitorCPU, OtherCPU float64
@@ -43,11 +49,15 @@ type Window struct {
 // the largest current usage sampled in the window (a lower bound).
 func (s *Samples) Window(from, to time.Time) Window {
 	w := Window{TenantCPU: map[string]float64{}}
+	w.Total.BackgroundAnonMB, w.Total.SharedMB = -1, -1
 	if s == nil { // no monitor: no figures
 		return w
 	}
 	f, t := from.Sub(s.Origin), to.Sub(s.Origin)
 	w.From, w.To = f, t
+	if len(s.Instances) > 0 {
+		w.Total.BackgroundAnonMB, w.Total.SharedMB = 0, 0
+	}
 	for _, is := range s.Instances {
 		u := is.usage(f, t, w.TenantCPU)
 		w.Instances = append(w.Instances, u)
@@ -60,6 +70,8 @@ func (s *Samples) Window(from, to time.Time) Window {
 		w.Total.BackgroundCPU += u.BackgroundCPU
 		w.Total.MonitorCPU += u.MonitorCPU
 		w.Total.OtherCPU += u.OtherCPU
+		w.Total.BackgroundAnonMB = knownSum(w.Total.BackgroundAnonMB, u.BackgroundAnonMB)
+		w.Total.SharedMB = knownSum(w.Total.SharedMB, u.SharedMB)
 	}
 	h := s.Host
 	ts := func(i int) time.Duration { return h[i].T }
@@ -78,8 +90,19 @@ func (s *Samples) Window(from, to time.Time) Window {
 	return w
 }
 
+// knownSum adds two figures of which -1 means unknown.
+func knownSum(a, b float64) float64 {
+	if a < 0 || b < 0 {
+		return -1
+	}
+	return a + b
+}
+
 func (is *InstanceSeries) usage(f, t time.Duration, tenants map[string]float64) Usage {
-	u := Usage{Instance: is.Name}
+	u := Usage{Instance: is.Name, BackgroundAnonMB: -1, SharedMB: -1}
+	if is.SharedExceptBuffers >= 0 {
+		u.SharedMB = float64(is.SharedExceptBuffers) / (1 << 20)
+	}
 	sm := is.Samples
 	n := len(sm)
 	if n == 0 {
@@ -128,6 +151,18 @@ func (is *InstanceSeries) usage(f, t time.Duration, tenants map[string]float64) 
 		peak = rss
 	}
 	u.MemPeakMB = float64(peak) / (1 << 20)
+	// PSS rounds are rarer than the others (PSSInterval): a window that
+	// holds none takes the last one before it.
+	bg := int64(-1)
+	for i := i0; i <= i1; i++ {
+		bg = max(bg, sm[i].BackgroundAnon)
+	}
+	for i := i0 - 1; bg < 0 && i >= 0; i-- {
+		bg = sm[i].BackgroundAnon
+	}
+	if bg >= 0 {
+		u.BackgroundAnonMB = float64(bg) / (1 << 20)
+	}
 	return u
 }
 
