@@ -107,6 +107,7 @@ func TestQuickstart(t *testing.T) {
 	if len(rows) != 3 {
 		t.Fatalf("results.csv has %d rows, want 3", len(rows))
 	}
+	footprint := map[string]float64{}
 	for i, model := range []string{"schema", "database", "instance"} {
 		r := rows[i]
 		if r["model"] != model || r["tenants"] != "2" || r["status"] != "ok" {
@@ -118,6 +119,15 @@ func TestQuickstart(t *testing.T) {
 			num(t, r["fairness_jain"]) < 0.5 || num(t, r["tpm"]) <= 0 {
 			t.Errorf("row %d monitored figures implausible: %v", i, r)
 		}
+		// Seed 002's memory footprint and seed 004's cost, priced from
+		// what was measured (no limits): P-Score x cost is the throughput;
+		// the tenants' geometric mean is at most their mean, so the
+		// T-Score is at most half the P-Score with 2 tenants.
+		fp, ruc, ps, ts := num(t, r["mem_footprint_per_tenant_mb"]), num(t, r["ruc_usd_per_min"]), num(t, r["p_score"]), num(t, r["t_score"])
+		if tps := num(t, r["throughput_tps"]); fp <= 0 || ruc <= 0 || ts <= 0 || ts > ps/2*1.001 || ps*ruc < 0.99*tps || ps*ruc > 1.01*tps {
+			t.Errorf("row %d footprint %v MB, cost %v $/min, P-Score %v, T-Score %v, %v TPS", i, fp, ruc, ps, ts, tps)
+		}
+		footprint[model] = fp
 		if num(t, r["throughput_tps"]) <= 0 || num(t, r["latency_mean_ms"]) <= 0 ||
 			num(t, r["latency_p99_ms"]) < num(t, r["latency_p95_ms"]) || num(t, r["ingest_s"]) <= 0 {
 			t.Errorf("row %d figures implausible: %v", i, r)
@@ -155,6 +165,14 @@ func TestQuickstart(t *testing.T) {
 				t.Errorf("cgroup %s of run %s still exists", inst.Cgroup, r["run_id"])
 			}
 		}
+		if p := s.Provider.Priced; p == nil || p.CPUFrom != "measured" || p.MemoryFrom != "measured" || p.VCores <= 0 {
+			t.Errorf("run %s priced %+v, want what was measured", r["run_id"], p)
+		}
+	}
+	// A server per tenant brings its own background processes and shared
+	// memory (seed 002 Table 2: 1702 MB per non-CDB against 208 MB per PDB).
+	if footprint["instance"] < 1.3*footprint["schema"] {
+		t.Errorf("memory footprint per tenant: instance model %v MB, schema model %v MB", footprint["instance"], footprint["schema"])
 	}
 	var env map[string]any
 	eb, _ := os.ReadFile(filepath.Join(out, "env.json"))
@@ -313,8 +331,10 @@ func TestKeepAndDown(t *testing.T) {
 	out := filepath.Join(tmp, "results")
 	specPath := filepath.Join(tmp, "keep.yaml")
 	os.WriteFile(specPath, []byte(`name: keep
+sut: {resources: {cpus: 1, memory: 512MiB}}
 tenancy: {model: database, tenants: 2}
 workload: {name: tpcb, scale: 1, clients: 1, duration: 2s}
+cost: {cpu_vcore_hour: 0.6, memory_gb_hour: 0.06}
 `), 0o644)
 	cmd := exec.Command(binary, "run", specPath, "--out", out, "--keep")
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
@@ -322,6 +342,20 @@ workload: {name: tpcb, scale: 1, clients: 1, duration: 2s}
 	t.Cleanup(func() { exec.Command(binary, "down", out).Run() })
 	if err != nil {
 		t.Fatalf("run --keep: %v\n%s", err, b)
+	}
+	// Seed 004's cost of the package the server was given, at the spec's
+	// prices: (1 vCore x $0.6 + 0.5 GB x $0.06) / 60 = $0.0105 a minute.
+	var s results.Summary
+	sb, err := os.ReadFile(filepath.Join(out, "runs", "001", "summary.json"))
+	if err != nil || json.Unmarshal(sb, &s) != nil || len(s.Instances) != 1 {
+		t.Fatalf("summary.json: %v", err)
+	}
+	r := readCSV(t, filepath.Join(out, "results.csv"))[0]
+	switch ruc := num(t, r["ruc_usd_per_min"]); {
+	case !s.Instances[0].LimitsEnforced:
+		t.Logf("limits not enforced here: priced %+v", s.Provider.Priced)
+	case ruc != 0.0105 || s.Provider.Priced.CPUFrom != "limit" || s.Provider.Priced.MemoryFrom != "limit":
+		t.Errorf("cost %v $/min, priced %+v; want 0.0105 from the limits", ruc, s.Provider.Priced)
 	}
 	pgpass := filepath.Join(out, "pgpass")
 	fi, err := os.Stat(pgpass)

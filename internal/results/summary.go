@@ -150,6 +150,14 @@ type Aggregate struct {
 	MemPeakMB *float64 `json:"mem_peak_mb,omitempty"`
 	ETpX      *float64 `json:"e_tpx,omitempty"`
 	ELat      *float64 `json:"e_lat,omitempty"`
+	// Seed 002's memory footprint per tenant (MiB) and seed 004's resource
+	// unit cost ($/min), what it priced, and its P- and T-Score (cost.go);
+	// absent when not known.
+	MemFootprintMB *float64 `json:"mem_footprint_per_tenant_mb,omitempty"`
+	RUC            *float64 `json:"ruc_usd_per_min,omitempty"`
+	Priced         *Priced  `json:"priced,omitempty"`
+	PScore         *float64 `json:"p_score,omitempty"`
+	TScore         *float64 `json:"t_score,omitempty"`
 	// Query streams (TPC-H, seed 000 section 5.2; streams.go): T_s,
 	// Power@Size and Throughput@Size (eq. 3-4), present when every stream
 	// ran all its queries; E_CPU and E_RAM (eq. 5-6) when also monitored.

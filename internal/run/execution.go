@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tenantbench/tenantbench/internal/driver"
+	"github.com/tenantbench/tenantbench/internal/metrics"
 	"github.com/tenantbench/tenantbench/internal/monitor"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/results"
@@ -131,14 +132,36 @@ func (e *execution) do(ctx context.Context) *results.Summary {
 		w := e.samples.Window(from, from.Add(res.Duration))
 		e.window = &w
 		sum.Provider.Monitored(w.Total.CPU, w.Total.MemPeakMB, res.Duration.Seconds())
+		sum.Provider.Footprint(w.Total.BackgroundAnonMB, w.Total.SharedMB, r.Tenants)
 		for i := range sum.Tenant {
 			if c, ok := w.TenantCPU[sum.Tenant[i].Tenant]; ok {
 				sum.Tenant[i].CPUS = &c
 			}
 		}
 	}
+	if e.result != nil {
+		e.price(sum)
+	}
 	e.addAnalytical(sum) // after Monitored: E_CPU and E_RAM need its figures
 	return sum
+}
+
+// price adds seed 004's resource unit cost and its P- and T-Score to the
+// summary: the instances' limits, else what the monitor measured, at the
+// spec's prices (results.PricedResources).
+func (e *execution) price(sum *results.Summary) {
+	a := &sum.Provider
+	p, ok := results.PricedResources(sum.Instances, a.CPUS, a.MemPeakMB, e.result.Result.Duration.Seconds())
+	if !ok {
+		return
+	}
+	prices := metrics.DefaultPrices()
+	prices.CPUPerVCoreHour, prices.MemoryPerGBHour = e.spec.Cost.CPUVCoreHour, e.spec.Cost.MemoryGBHour
+	tps := make([]float64, len(sum.Tenant))
+	for i, t := range sum.Tenant {
+		tps[i] = t.TPS
+	}
+	a.Price(p, prices, tps)
 }
 
 // phasesUpTo runs provision through workload, stopping at the first

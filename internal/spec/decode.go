@@ -187,6 +187,12 @@ func (d *decoder) spec(root *yaml.Node, s *Spec) {
 		{"sut", func(n *yaml.Node, p string) { d.sut(n, p, &s.SUT) }},
 		{"tenancy", func(n *yaml.Node, p string) { d.tenancy(n, p, &s.Tenancy) }},
 		{"workload", func(n *yaml.Node, p string) { d.workload(n, p, &s.Workload) }},
+		{"cost", func(n *yaml.Node, p string) {
+			d.mapping(n, p, []field{
+				{"cpu_vcore_hour", func(n *yaml.Node, p string) { scalar(d, n, p, readFloat, &s.Cost.CPUVCoreHour) }},
+				{"memory_gb_hour", func(n *yaml.Node, p string) { scalar(d, n, p, readFloat, &s.Cost.MemoryGBHour) }},
+			})
+		}},
 	})
 }
 

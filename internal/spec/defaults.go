@@ -1,6 +1,10 @@
 package spec
 
-import "time"
+import (
+	"time"
+
+	"github.com/tenantbench/tenantbench/internal/metrics"
+)
 
 // defaults is the spec a file starts from: every key it does not write, or
 // writes as null ("key:" with nothing after it), keeps the value here.
@@ -14,6 +18,10 @@ func defaults() *Spec {
 		Seed:     1,
 		Repeat:   1,
 		Progress: Duration(5 * time.Second),
+		Cost: Cost{
+			CPUVCoreHour: metrics.DefaultPrices().CPUPerVCoreHour,
+			MemoryGBHour: metrics.DefaultPrices().MemoryPerGBHour,
+		},
 		SUT: SUT{
 			Engine:    "postgres",
 			Provider:  "local",

@@ -46,6 +46,7 @@ func Marshal(s *Spec) ([]byte, error) {
 		SUT      sut      `yaml:"sut"`
 		Tenancy  Tenancy  `yaml:"tenancy"`
 		Workload workload `yaml:"workload"`
+		Cost     Cost     `yaml:"cost"`
 	}{
 		Name:     s.Name,
 		Seed:     s.Seed,
@@ -60,6 +61,7 @@ func Marshal(s *Spec) ([]byte, error) {
 			Settings:  s.SUT.Settings,
 		},
 		Tenancy: s.Tenancy,
+		Cost:    s.Cost,
 		Workload: workload{
 			Name:      s.Workload.Name,
 			Scale:     s.Workload.Scale,

@@ -104,6 +104,9 @@ workload:
   provision: clone
   load:
     shape: closed
+cost:
+  cpu_vcore_hour: 0.1847
+  memory_gb_hour: 0.0095
 `
 	if out != want {
 		t.Errorf("got:\n%s\nwant:\n%s", out, want)

@@ -3,7 +3,8 @@
 //
 // The package is nearly a leaf: of tenantbench it imports only
 // internal/load (pure load maths, itself a leaf), to build the patterns and
-// schedules it validates, so every other package may use its types.
+// schedules it validates, and internal/metrics (pure formulas, a leaf) for
+// seed 004's default prices, so every other package may use its types.
 package spec
 
 import (
@@ -22,6 +23,17 @@ type Spec struct {
 	Workload Workload `yaml:"workload"`
 	// Progress is how often a line per tenant is printed during workload.
 	Progress Duration `yaml:"progress"`
+	// Cost holds the unit prices of the resource unit cost (seed 004).
+	Cost Cost `yaml:"cost"`
+}
+
+// Cost holds the resource unit prices in dollars per hour (seed 004
+// section II-F, Table III, the defaults), "calibrated with the actual
+// cost" when a spec gives its own. Only the resources a run prices (CPU
+// and memory: docs/metrics.md) have a key.
+type Cost struct {
+	CPUVCoreHour float64 `yaml:"cpu_vcore_hour"`
+	MemoryGBHour float64 `yaml:"memory_gb_hour"`
 }
 
 // SUT is the system under test: engine, where its instances come from and

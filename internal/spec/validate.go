@@ -211,6 +211,7 @@ func Validate(s *Spec) []Problem {
 	v.top(s)
 	v.sut(&s.SUT)
 	v.resources(s)
+	v.cost(s.Cost)
 	oneOf(v, "tenancy.model", s.Tenancy.Model, modelRule)
 	oneOf(v, "tenancy.tenants", s.Tenancy.Tenants, tenantsRule)
 	oneOf(v, "workload.scale", s.Workload.Scale, scaleRule)
@@ -302,6 +303,19 @@ func (v *validator) sut(s *SUT) {
 			v.add(path, "", msg) // the path names the key already
 		}
 		oneOf(v, path, s.Settings[key], settingValueRule)
+	}
+}
+
+// cost checks the unit prices: free is allowed (the cost columns are then
+// empty), a negative or infinite price is not.
+func (v *validator) cost(c Cost) {
+	for _, p := range []struct {
+		key string
+		x   float64
+	}{{"cost.cpu_vcore_hour", c.CPUVCoreHour}, {"cost.memory_gb_hour", c.MemoryGBHour}} {
+		if !(p.x >= 0) || math.IsInf(p.x, 0) {
+			v.add(p.key, fmt.Sprint(p.x), "must be a price in dollars per unit and hour, 0 or more (seed 004 Table III by default)")
+		}
 	}
 }
 
