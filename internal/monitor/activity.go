@@ -152,10 +152,14 @@ func (s *sampler) activity(ctx context.Context, countWaits bool) error {
 				}
 				p.class, p.titled = c, false
 			}
-			if p.cat == noTenant && p.class != classUnknown {
+			session := p.class == classClient || p.class == classParallel // the others' category needs no name
+			// PostgreSQL 18 lists a backend while it authenticates,
+			// before it has a role: it is named at a later query, not
+			// for good as no tenant's.
+			if p.cat == noTenant && p.class != classUnknown && !(session && oidOf(v[2]) == 0) {
 				var user, db []byte
 				ok := true
-				if p.class == classClient || p.class == classParallel { // the others' category needs no name
+				if session {
 					user, db, ok = s.names.lookup(oidOf(v[2]), oidOf(v[3]))
 				}
 				if !ok {
