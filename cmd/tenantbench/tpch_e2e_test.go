@@ -128,3 +128,54 @@ func TestTPCHBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestTPCHMemoryKill gives every server 80 MiB and work_mem 1GB: building
+// a foreign key of SF 0.1 then needs more than the cgroup allows, and the
+// kernel kills the backend. Each run records the kill (instance, when,
+// phase) and fails; the experiment goes on with the next run.
+func TestTPCHMemoryKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads TPC-H into memory-limited servers")
+	}
+	tmp := workRoot(t)
+	out := filepath.Join(tmp, "results")
+	specPath := filepath.Join(tmp, "oom.yaml")
+	os.WriteFile(specPath, []byte(`name: tpch-oom
+sut:
+  settings: {shared_buffers: 16MB, work_mem: 1GB, hash_mem_multiplier: "8", max_parallel_workers_per_gather: "0"}
+  resources: {memory: 80MiB}
+tenancy: {model: [schema, database], tenants: 1}
+workload: {name: tpch, scale: 0.1, clients: 1, duration: 5m}
+`), 0o644)
+	cmd := exec.Command(binary, "run", specPath, "--out", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	b, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1 (runs failed)\n%s", err, b)
+	}
+	rows := readCSV(t, filepath.Join(out, "results.csv"))
+	if len(rows) != 2 {
+		t.Fatalf("results.csv has %d rows, want both runs:\n%s", len(rows), b)
+	}
+	for _, r := range rows {
+		var s results.Summary
+		sb, _ := os.ReadFile(filepath.Join(out, "runs", r["run_id"], "summary.json"))
+		if err := json.Unmarshal(sb, &s); err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Instances) > 0 && !s.Instances[0].LimitsEnforced {
+			t.Skipf("memory limits are not enforced here (cgroup mode %s)", s.Instances[0].CgroupMode)
+		}
+		if len(s.MemoryKills) != 1 {
+			t.Errorf("run %s (%s): memory kills %+v, error %s", r["run_id"], r["status"], s.MemoryKills, s.Error)
+			continue
+		}
+		k := s.MemoryKills[0]
+		if r["status"] != "failed" || k.Source != "cgroup" || k.Kills < 1 || k.AtS <= 0 || k.Phase == "" ||
+			!strings.Contains(r["error"], "killed for memory") {
+			t.Errorf("run %s: %s %q, kill %+v", r["run_id"], r["status"], r["error"], k)
+		}
+	}
+	assertNoLeftovers(t, tmp)
+}

@@ -75,6 +75,8 @@ func (e *execution) do(ctx context.Context) *results.Summary {
 		Warmup:   time.Duration(e.spec.Workload.Warmup).Seconds(),
 		Duration: time.Duration(e.spec.Workload.Duration).Seconds(), Start: e.t0}
 	err := e.phasesUpTo(ctx)
+	e.memWatch.finish(e.instances)
+	err = errors.Join(append([]error{err}, e.memoryKillErrors()...)...)
 	// The monitor stops before the servers do: its last round and the
 	// DBMS statistics need them up.
 	samples, merr := e.mon.Stop()
@@ -110,6 +112,7 @@ func (e *execution) do(ctx context.Context) *results.Summary {
 		sum.Instances = append(sum.Instances, ri)
 	}
 	sum.Phases = e.phases
+	sum.MemoryKills = e.memoryKills()
 	if e.result != nil {
 		sum.Tenant = results.Totals(e.result.Result)
 	}
@@ -180,6 +183,7 @@ func (e *execution) phasesUpTo(ctx context.Context) error {
 		name string
 		fn   func(context.Context) error
 	}{
+		{"", e.watchMemory},
 		{"provision", e.provision},
 		{"", e.startMonitor},
 		{"setup", e.setup},
@@ -391,11 +395,9 @@ func (e *execution) workload(ctx context.Context) error {
 		return err
 	}
 	e.mark(ctx, "workload")
-	e.memWatch = startMemWatch(e.instances)
 	start := time.Now()
 	res, err := driver.Run(ctx, ts, opts)
 	end := time.Now()
-	e.memWatch.finish()
 	e.collectStreams(res, end)
 	e.mark(ctx, "after-workload")
 	if res != nil {
@@ -449,7 +451,6 @@ func (e *execution) healthAfterWorkload() error {
 			}
 		}
 	}
-	errs = append(errs, e.memoryKillErrors()...)
 	return errors.Join(errs...)
 }
 

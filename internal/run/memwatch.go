@@ -1,11 +1,12 @@
 package run
 
 import (
+	"bufio"
 	"bytes"
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
+	"strings"
 	"time"
 
 	"github.com/tenantbench/tenantbench/internal/cgroup"
@@ -13,151 +14,131 @@ import (
 	"github.com/tenantbench/tenantbench/internal/results"
 )
 
-// memPoll is how often the memory watch reads the kill counters.
-const memPoll = 250 * time.Millisecond
-
-// memWatch notices server processes killed for memory while it runs
-// (issue 6 point 5): an instance's cgroup counts its OOM kills (v2:
-// memory.events, v1: memory.oom_control, "oom_kill N"); the host counts
-// every OOM kill in /proc/vmstat, and a host kill is the instance's when
-// its server log reports a process "terminated by signal 9" since the
-// watch started. Counters that cannot be read are left out: the watch
-// sees what the machine lets it see.
+// memWatch finds the server processes killed for memory during a run
+// (issue 6 point 5), once, when the run's phases are over and its servers
+// still exist: an instance's cgroup counts its OOM kills since it was made
+// (v2: memory.events, v1: memory.oom_control, "oom_kill N"); the host
+// counts every OOM kill in /proc/vmstat, and a host kill is an instance's
+// when its server log reports a process "terminated by signal 9". The
+// server log also says when: the postmaster logs its killed child with a
+// time stamp. Counters that cannot be read are left out: the watch sees
+// what the machine lets it see.
 type memWatch struct {
-	start  time.Time
-	insts  []*provider.Instance
-	files  []string // per instance, its cgroup's counter file, "" for none
-	counts []int64
-	host   int64 // /proc/vmstat oom_kill, -1 when unreadable
-	// pending are host kills not yet found in a server's log: another
-	// process's, or a server's whose log line is still to come.
-	pending int64
-	logPos  []int64
-	stop    chan struct{}
-	done    chan struct{}
-
-	mu  sync.Mutex
-	out []results.MemoryKill
+	start time.Time // the run's start: times are since then
+	host  int64     // /proc/vmstat oom_kill at the start, -1 when unreadable
+	found []results.MemoryKill
 }
 
-func startMemWatch(insts []*provider.Instance) *memWatch {
-	m := &memWatch{start: time.Now(), insts: insts, stop: make(chan struct{}), done: make(chan struct{})}
+// finish reads the kills of insts (before they are stopped); kills has
+// them. A nil watch (the run ended before it started) does nothing.
+func (m *memWatch) finish(insts []*provider.Instance) {
+	if m != nil {
+		m.found = m.read(insts)
+	}
+}
+
+// kills are what finish found, a copy.
+func (m *memWatch) kills() []results.MemoryKill {
+	return append([]results.MemoryKill(nil), m.found...)
+}
+
+func startMemWatch(origin time.Time) *memWatch {
+	return &memWatch{start: origin, host: counter("/proc/vmstat", "oom_kill")}
+}
+
+// read finds the kills of insts since the watch started.
+func (m *memWatch) read(insts []*provider.Instance) []results.MemoryKill {
+	if m == nil {
+		return nil
+	}
+	var out []results.MemoryKill
 	sys := cgroup.Detect()
+	host := int64(-1)
+	if m.host >= 0 {
+		if n := counter("/proc/vmstat", "oom_kill"); n >= 0 {
+			host = n - m.host
+		}
+	}
 	for _, inst := range insts {
-		f := ""
-		if inst.Cgroup != "" && sys.Mode != cgroup.None {
-			for _, d := range sys.Open(inst.Cgroup).Dirs() {
-				for _, name := range []string{"memory.events", "memory.oom_control"} {
-					if _, err := os.Stat(filepath.Join(d, name)); err == nil && f == "" {
-						f = filepath.Join(d, name)
-					}
-				}
-			}
+		n := counter(cgroupFile(sys, inst), "oom_kill")
+		at := logKills(inst.LogFile, m.start)
+		// The postmaster logs its killed child a moment after the client
+		// saw its connection end, when the run may already be here.
+		for wait := 0; n > int64(len(at)) && wait < 20 && !exited(inst); wait++ {
+			time.Sleep(100 * time.Millisecond)
+			at = logKills(inst.LogFile, m.start)
 		}
-		n := counter(f, "oom_kill")
-		if n < 0 {
-			f = "" // no counter here (an old kernel's v1)
+		k := results.MemoryKill{Instance: inst.Name, AtS: -1}
+		if len(at) > 0 {
+			k.AtS = at[0].Sub(m.start).Seconds()
 		}
-		m.files = append(m.files, f)
-		m.counts = append(m.counts, n)
-		m.logPos = append(m.logPos, size(inst.LogFile))
-	}
-	m.host = counter("/proc/vmstat", "oom_kill")
-	go m.loop()
-	return m
-}
-
-func (m *memWatch) loop() {
-	defer close(m.done)
-	t := time.NewTicker(memPoll)
-	defer t.Stop()
-	for {
-		select {
-		case <-m.stop:
-			m.poll()
-			return
-		case <-t.C:
-			m.poll()
-		}
-	}
-}
-
-// poll reads the counters once and records what grew.
-func (m *memWatch) poll() {
-	at := time.Since(m.start).Seconds()
-	var inCgroups int64
-	for i, f := range m.files {
-		if f == "" {
+		if n > 0 {
+			k.Source, k.Kills = "cgroup", n
+			host -= n // the host's counter includes the cgroups' kills
+		} else if host > 0 && len(at) > 0 {
+			k.Source, k.Kills = "host", min(int64(len(at)), host)
+			host -= k.Kills
+		} else {
 			continue
 		}
-		if n := counter(f, "oom_kill"); n > m.counts[i] {
-			m.add(m.insts[i].Name, "cgroup", at, n-m.counts[i])
-			inCgroups += n - m.counts[i]
-			m.counts[i] = n
-		}
+		out = append(out, k)
 	}
-	if m.host < 0 {
-		return
-	}
-	n := counter("/proc/vmstat", "oom_kill")
-	// The host's counter includes the cgroups' kills. The server logs its
-	// killed child a moment after the kill: a host kill waits for it.
-	m.pending += max(n-m.host-inCgroups, 0)
-	m.host = n
-	for i, inst := range m.insts {
-		if k := m.killedInLog(i, inst); k > 0 && m.pending > 0 {
-			k = min(k, m.pending)
-			m.pending -= k
-			m.add(inst.Name, "host", at, k)
-		}
+	return out
+}
+
+func exited(inst *provider.Instance) bool {
+	select {
+	case <-inst.Exited:
+		return true
+	default:
+		return false
 	}
 }
 
-// killedInLog counts the server's new reports of a process killed by
-// SIGKILL (the OOM killer's signal) in its log.
-func (m *memWatch) killedInLog(i int, inst *provider.Instance) int64 {
-	f, err := os.Open(inst.LogFile)
+// cgroupFile is the instance's cgroup file that counts its OOM kills, ""
+// when it has none.
+func cgroupFile(sys cgroup.System, inst *provider.Instance) string {
+	if inst.Cgroup == "" || sys.Mode == cgroup.None {
+		return ""
+	}
+	for _, d := range sys.Open(inst.Cgroup).Dirs() {
+		for _, name := range []string{"memory.events", "memory.oom_control"} {
+			if f := filepath.Join(d, name); counter(f, "oom_kill") >= 0 {
+				return f
+			}
+		}
+	}
+	return ""
+}
+
+// logKills are the times at which the server's log reports a process
+// killed by SIGKILL (the OOM killer's signal) since since. The provider's
+// log lines start with the time (PostgreSQL's default log_line_prefix
+// '%m [%p] ', in log_timezone: the machine's, as Go reads it).
+func logKills(file string, since time.Time) []time.Time {
+	f, err := os.Open(file)
 	if err != nil {
-		return 0
+		return nil
 	}
 	defer f.Close()
-	end := size(inst.LogFile)
-	if end <= m.logPos[i] {
-		return 0
-	}
-	b := make([]byte, end-m.logPos[i])
-	n, _ := f.ReadAt(b, m.logPos[i])
-	m.logPos[i] += int64(n)
-	return int64(bytes.Count(b[:n], []byte("terminated by signal 9")))
-}
-
-func (m *memWatch) add(inst, source string, at float64, n int64) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for i := range m.out {
-		if m.out[i].Instance == inst && m.out[i].Source == source {
-			m.out[i].Kills += n
-			return
+	var out []time.Time
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.Contains(line, "terminated by signal 9") {
+			continue
+		}
+		const layout = "2006-01-02 15:04:05.000 MST"
+		if len(line) < len(layout) {
+			continue
+		}
+		t, err := time.Parse(layout, line[:len(layout)])
+		if err == nil && !t.Before(since.Add(-time.Second)) {
+			out = append(out, t)
 		}
 	}
-	m.out = append(m.out, results.MemoryKill{Instance: inst, Source: source, AtS: at, Kills: n})
-}
-
-// finish stops the watch after a last poll.
-func (m *memWatch) finish() {
-	select {
-	case <-m.stop:
-	default:
-		close(m.stop)
-	}
-	<-m.done
-}
-
-// kills are the kills seen, a copy.
-func (m *memWatch) kills() []results.MemoryKill {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]results.MemoryKill(nil), m.out...)
+	return out
 }
 
 // counter is the value of the line "key N" of file, -1 when it cannot be
@@ -179,12 +160,4 @@ func counter(file, key string) int64 {
 		}
 	}
 	return -1
-}
-
-func size(file string) int64 {
-	st, err := os.Stat(file)
-	if err != nil {
-		return 0
-	}
-	return st.Size()
 }

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -61,13 +62,21 @@ func (e *execution) addAnalytical(sum *results.Summary) {
 			sum.Tenant[i].TS, sum.Tenant[i].PowerAtSize = &ts, ta.PowerAtSize
 		}
 	}
-	sum.MemoryKills = e.memoryKills()
 }
 
-// memoryKills are the memory kills seen during the workload phase, each
-// with the queries of the killed instance's tenants that failed from then
-// on (a killed backend takes the server through crash recovery, which
-// ends every connection of the instance).
+// watchMemory starts the memory watch before the run's servers start;
+// do reads it when the phases are over, so that a kill in loading or
+// post-ingest (an index or foreign key build) is seen as well as one in
+// the workload.
+func (e *execution) watchMemory(context.Context) error {
+	e.memWatch = startMemWatch(e.t0)
+	return nil
+}
+
+// memoryKills are the memory kills seen during the run, each with the
+// phase it was seen in and the queries of the killed instance's tenants
+// that failed from then on (a killed backend takes the server through
+// crash recovery, which ends every connection of the instance).
 func (e *execution) memoryKills() []results.MemoryKill {
 	if e.memWatch == nil {
 		return nil
@@ -75,6 +84,7 @@ func (e *execution) memoryKills() []results.MemoryKill {
 	kills := e.memWatch.kills()
 	for k := range kills {
 		at := e.memWatch.start.Add(time.Duration(kills[k].AtS * float64(time.Second)))
+		kills[k].Phase = e.phaseAt(kills[k].AtS)
 		tenants := map[string]bool{}
 		for _, p := range e.placements {
 			if p.Instance.Name == kills[k].Instance {
@@ -87,8 +97,9 @@ func (e *execution) memoryKills() []results.MemoryKill {
 			}
 			for _, s := range ts.Streams {
 				for _, x := range s.Execs {
-					// The kill is seen up to one poll after it happened.
-					if x.Err != "" && !x.End.Before(at.Add(-2*memPoll)) {
+					// The log's time is the postmaster's report, just
+					// after the kill.
+					if x.Err != "" && !x.End.Before(at.Add(-time.Second)) {
 						kills[k].Lost = append(kills[k].Lost, fmt.Sprintf("%s stream %d %s at %.1f s: %s",
 							ts.Tenant, s.Number, x.Query, x.End.Sub(e.memWatch.start).Seconds(), x.Err))
 					}
@@ -99,12 +110,26 @@ func (e *execution) memoryKills() []results.MemoryKill {
 	return kills
 }
 
+// phaseAt is the phase under way at seconds since the run started (the
+// last to start by then), "" before the first.
+func (e *execution) phaseAt(s float64) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	phase, from := "", -1.0
+	for _, p := range e.phases {
+		if p.Start <= s && p.Start >= from {
+			phase, from = p.Phase, p.Start
+		}
+	}
+	return phase
+}
+
 // memoryKillErrors describe the memory kills for the run's error.
 func (e *execution) memoryKillErrors() []error {
 	var errs []error
 	for _, k := range e.memoryKills() {
-		errs = append(errs, fmt.Errorf("instance %s: %d server process(es) killed for memory (%s OOM killer) at %.1f s of the workload; %d query execution(s) lost (summary.json memory_kills)",
-			k.Instance, k.Kills, k.Source, k.AtS, len(k.Lost)))
+		errs = append(errs, fmt.Errorf("instance %s: %d server process(es) killed for memory (%s OOM killer) at %.1f s, phase %s; %d query execution(s) lost (summary.json memory_kills)",
+			k.Instance, k.Kills, k.Source, k.AtS, k.Phase, len(k.Lost)))
 	}
 	return errs
 }
