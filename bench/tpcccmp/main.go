@@ -1,0 +1,445 @@
+// Command tpcccmp measures tenantbench's TPC-C against go-tpc on the same
+// server, alternating the two (issue 3's benchmarks), and cloned against
+// loaded provisioning:
+//
+//	(a) -what load:  load time of W warehouses: tenantbench's setup, ingest
+//	    and post-ingest against `go-tpc tpcc prepare --no-check`;
+//	(b) -what cpu:   the driver's CPU seconds per 1000 New-Orders at equal
+//	    clients and warehouses (no keying or think time in either);
+//	(c) -what clone: provisioning N tenants of one warehouse in the
+//	    database model, workload.provision clone against load.
+//
+// go-tpc is not part of tenantbench: build it yourself and give its path.
+//
+//	go run ./bench/tpcccmp -gotpc /path/to/go-tpc -what load,cpu -warehouses 10 -clients 10 -duration 60s -rounds 3
+//	go run ./bench/tpcccmp -what clone -tenants 20 -rounds 3
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"runtime/pprof"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tenantbench/tenantbench/internal/driver"
+	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/provider/local"
+	"github.com/tenantbench/tenantbench/internal/results"
+	"github.com/tenantbench/tenantbench/internal/run"
+	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/tpcc"
+)
+
+func main() {
+	gotpc := flag.String("gotpc", "", "path of a go-tpc binary (for load and cpu)")
+	what := flag.String("what", "load,cpu,clone", "comma-separated: load, cpu, clone")
+	warehouses := flag.Int("warehouses", 10, "warehouses, both tools (load, cpu)")
+	clients := flag.Int("clients", 10, "clients (tenantbench) and threads (go-tpc run), cpu")
+	loadThreads := flag.Int("gotpc-load-threads", 4, "go-tpc prepare threads (-T)")
+	duration := flag.Duration("duration", 60*time.Second, "each cpu measurement")
+	rounds := flag.Int("rounds", 3, "alternations")
+	tenants := flag.Int("tenants", 20, "tenants of one warehouse (clone)")
+	procs := flag.Int("procs", driver.DefaultProcs(), "GOMAXPROCS of tenantbench's driver (tenantbench run --procs)")
+	profile := flag.String("cpuprofile", "", "write tenantbench's CPU profile of the cpu rounds here")
+	flag.Parse()
+	runtime.GOMAXPROCS(*procs)
+	b := &bench{gotpc: *gotpc, warehouses: *warehouses, clients: *clients, loadThreads: *loadThreads,
+		duration: *duration, rounds: *rounds, tenants: *tenants, profile: *profile}
+	if err := b.main(strings.Split(*what, ",")); err != nil {
+		fmt.Fprintln(os.Stderr, "tpcccmp:", err)
+		os.Exit(1)
+	}
+}
+
+type bench struct {
+	gotpc                            string
+	warehouses, clients, loadThreads int
+	duration                         time.Duration
+	rounds, tenants                  int
+	profile                          string
+	inst                             *provider.Instance
+	tb, gt                           tenancy.Placement // tenantbench's tenant, go-tpc's database
+	w                                workload.Workload
+}
+
+func (b *bench) main(what []string) error {
+	ctx := context.Background()
+	work, err := os.MkdirTemp("", "tpcccmp-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	os.Chmod(work, 0o755)
+	prov, err := local.New(local.Options{})
+	if err != nil {
+		return err
+	}
+	for _, wh := range what {
+		switch wh {
+		case "clone":
+			if err := b.clone(ctx, prov, work); err != nil {
+				return err
+			}
+		case "load", "cpu":
+			if b.gotpc == "" {
+				return fmt.Errorf("-what %s needs -gotpc", wh)
+			}
+		default:
+			return fmt.Errorf("-what %q: load, cpu or clone", wh)
+		}
+	}
+	if !has(what, "load") && !has(what, "cpu") {
+		return nil
+	}
+	inst, err := prov.Start(ctx, provider.InstanceSpec{Name: "bench", WorkDir: work, MaxConnections: b.clients + 20,
+		Settings: map[string]string{"shared_buffers": "1GB", "max_wal_size": "4GB"}})
+	if err != nil {
+		return err
+	}
+	defer prov.Stop(context.Background(), inst)
+	b.inst = inst
+	fmt.Printf("server: PostgreSQL %s, shared_buffers 1GB, max_wal_size 4GB\n", inst.Version)
+	ps, err := tenancy.Database{}.Place(ctx, []*provider.Instance{inst}, []string{"t01", "t02"})
+	if err != nil {
+		return err
+	}
+	b.tb, b.gt = ps[0], ps[1]
+	if b.w, err = tpcc.New(float64(b.warehouses), nil); err != nil {
+		return err
+	}
+	if has(what, "load") {
+		if err := b.load(ctx); err != nil {
+			return err
+		}
+	} else if err := b.loadOnce(ctx); err != nil {
+		return err
+	}
+	if has(what, "cpu") {
+		return b.cpu(ctx)
+	}
+	return nil
+}
+
+func has(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *bench) connect(p tenancy.Placement) workload.Connect {
+	return func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, p.DSN("tcp")) }
+}
+
+// drop removes the TPC-C tables of p and checkpoints, untimed, so that
+// every round loads into an empty database with clean buffers.
+func (b *bench) drop(ctx context.Context, p tenancy.Placement) error {
+	c, err := b.connect(p)(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	_, err = c.Exec(ctx, "DROP TABLE IF EXISTS warehouse, district, customer, history, new_order, orders, order_line, item, stock CASCADE")
+	if err != nil {
+		return err
+	}
+	return b.checkpoint(ctx)
+}
+
+func (b *bench) checkpoint(ctx context.Context) error {
+	c, err := pgx.Connect(ctx, b.inst.AdminDSN("postgres"))
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	_, err = c.Exec(ctx, "CHECKPOINT")
+	return err
+}
+
+// loadTB is tenantbench's setup (tables), ingest (COPY) and post-ingest
+// (keys, indexes, VACUUM ANALYZE), the seconds of each.
+func (b *bench) loadTB(ctx context.Context) (setup, ingest, post float64, err error) {
+	c, err := b.connect(b.tb)(ctx)
+	if err != nil {
+		return
+	}
+	defer c.Close(ctx)
+	t0 := time.Now()
+	if err = b.w.Setup(ctx, c); err != nil {
+		return
+	}
+	t1 := time.Now()
+	if err = b.w.Ingest(ctx, b.connect(b.tb), func(int64) {}); err != nil {
+		return
+	}
+	t2 := time.Now()
+	if err = b.w.PostIngest(ctx, c); err != nil {
+		return
+	}
+	t3 := time.Now()
+	return t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds(), nil
+}
+
+// gotpcArgs are the connection flags of go-tpc for its database.
+func (b *bench) gotpcArgs(args ...string) []string {
+	return append(args, "-d", "postgres", "--conn-params", "sslmode=disable", "-H", b.inst.Host,
+		"-P", strconv.Itoa(b.inst.Port), "-U", b.gt.Role, "-p", b.gt.Password, "-D", b.gt.Database,
+		"--warehouses", strconv.Itoa(b.warehouses))
+}
+
+// runGotpc runs go-tpc and returns its output and its CPU seconds (user
+// and system, from its rusage).
+func (b *bench) runGotpc(args []string) ([]byte, float64, error) {
+	cmd := exec.Command(b.gotpc, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if err != nil {
+		return out.Bytes(), 0, fmt.Errorf("go-tpc %s: %v\n%s", args[1], err, tail(out.Bytes()))
+	}
+	return out.Bytes(), (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds(), nil
+}
+
+func tail(b []byte) []byte {
+	if len(b) > 2000 {
+		return b[len(b)-2000:]
+	}
+	return b
+}
+
+// load is benchmark (a): both tools load W warehouses into an empty
+// database of their own on the same server, alternating.
+func (b *bench) load(ctx context.Context) error {
+	var tbT, gtT []float64
+	for r := 1; r <= b.rounds; r++ {
+		if err := b.drop(ctx, b.tb); err != nil {
+			return err
+		}
+		la := loadavg()
+		s, i, p, err := b.loadTB(ctx)
+		if err != nil {
+			return err
+		}
+		tbT = append(tbT, s+i+p)
+		fmt.Printf("round %d tenantbench: %.1f s (setup %.2f, ingest %.1f, post-ingest %.1f) (load average before: %s)\n", r, s+i+p, s, i, p, la)
+		if err := b.drop(ctx, b.gt); err != nil {
+			return err
+		}
+		la = loadavg()
+		t0 := time.Now()
+		if _, _, err := b.runGotpc(b.gotpcArgs("tpcc", "prepare", "--no-check", "-T", strconv.Itoa(b.loadThreads))); err != nil {
+			return err
+		}
+		gtT = append(gtT, time.Since(t0).Seconds())
+		fmt.Printf("round %d go-tpc prepare -T %d: %.1f s (load average before: %s)\n", r, b.loadThreads, gtT[len(gtT)-1], la)
+	}
+	mt, mg := median(tbT), median(gtT)
+	fmt.Printf("\nload of %d warehouses, median of %d: tenantbench %.1f s, go-tpc %.1f s: tenantbench %.2fx faster\n\n",
+		b.warehouses, b.rounds, mt, mg, mg/mt)
+	return nil
+}
+
+// loadOnce loads both databases when cpu runs without load.
+func (b *bench) loadOnce(ctx context.Context) error {
+	if err := b.drop(ctx, b.tb); err != nil {
+		return err
+	}
+	if _, _, _, err := b.loadTB(ctx); err != nil {
+		return err
+	}
+	if err := b.drop(ctx, b.gt); err != nil {
+		return err
+	}
+	_, _, err := b.runGotpc(b.gotpcArgs("tpcc", "prepare", "--no-check", "-T", strconv.Itoa(b.loadThreads)))
+	return err
+}
+
+var newOrderLine = regexp.MustCompile(`\[Summary\] NEW_ORDER\s+- Takes\(s\): [0-9.]+, Count: ([0-9]+)`)
+
+// cpu is benchmark (b): each tool drives its own W warehouses with the
+// same number of clients for the same time, alternating; the driver's CPU
+// seconds per 1000 New-Orders (tenantbench: its own rusage over
+// driver.Run; go-tpc: its process's).
+func (b *bench) cpu(ctx context.Context) error {
+	if b.profile != "" {
+		f, err := os.Create(b.profile)
+		if err != nil {
+			return err
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	var tbC, gtC, tbN, gtN []float64
+	for r := 1; r <= b.rounds; r++ {
+		la := loadavg()
+		before := rusageSelf()
+		res, err := driver.Run(ctx, []driver.Tenant{{Name: "t01", Connect: b.connect(b.tb), Workload: b.w,
+			Clients: b.clients, Seed: uint64(time.Now().UnixNano())}}, driver.Options{Duration: b.duration})
+		if err != nil {
+			return err
+		}
+		cpu := rusageSelf() - before
+		no := res.Tenants[0].Txns[tpcc.NewOrder]
+		n := float64(no.Committed + no.Rollbacks)
+		tbC, tbN = append(tbC, cpu/n*1000), append(tbN, n/b.duration.Minutes())
+		fmt.Printf("round %d tenantbench: %.0f New-Orders/min, %.3f CPU s / 1000 New-Orders (load average before: %s)\n", r, n/b.duration.Minutes(), cpu/n*1000, la)
+
+		la = loadavg()
+		out, gcpu, err := b.runGotpc(b.gotpcArgs("tpcc", "run", "-T", strconv.Itoa(b.clients), "--time", b.duration.String()))
+		if err != nil {
+			return err
+		}
+		m := newOrderLine.FindSubmatch(out)
+		if m == nil {
+			return fmt.Errorf("go-tpc output has no NEW_ORDER summary:\n%s", tail(out))
+		}
+		gn, _ := strconv.ParseFloat(string(m[1]), 64)
+		gtC, gtN = append(gtC, gcpu/gn*1000), append(gtN, gn/b.duration.Minutes())
+		fmt.Printf("round %d go-tpc: %.0f New-Orders/min, %.3f CPU s / 1000 New-Orders (load average before: %s)\n", r, gn/b.duration.Minutes(), gcpu/gn*1000, la)
+	}
+	mt, mg := median(tbC), median(gtC)
+	fmt.Printf("\n%d clients on %d warehouses, %v per round, median of %d:\n", b.clients, b.warehouses, b.duration, b.rounds)
+	fmt.Printf("| tool | New-Orders/min | driver CPU s / 1000 New-Orders |\n|---|---|---|\n")
+	fmt.Printf("| tenantbench | %.0f | %.3f |\n| go-tpc | %.0f | %.3f |\n", median(tbN), mt, median(gtN), mg)
+	fmt.Printf("CPU per New-Order ratio tenantbench/go-tpc: %.3f\n\n", mt/mg)
+	return nil
+}
+
+// clone is benchmark (c): tenantbench run with N tenants of one warehouse
+// in the database model, provision clone and load alternating; the time
+// from the first setup to the last post-ingest (phases.csv).
+func (b *bench) clone(ctx context.Context, prov provider.Provider, work string) error {
+	reg := workload.Registry{}
+	reg.Add(tpcc.Factory())
+	var cl, ld []float64
+	for r := 1; r <= b.rounds; r++ {
+		for _, mode := range []string{"clone", "load"} {
+			la := loadavg()
+			s, err := b.provisionRun(ctx, prov, reg, work, mode)
+			if err != nil {
+				return err
+			}
+			if mode == "clone" {
+				cl = append(cl, s)
+			} else {
+				ld = append(ld, s)
+			}
+			fmt.Printf("round %d provision %s: %d tenants ready in %.1f s (load average before: %s)\n", r, mode, b.tenants, s, la)
+		}
+	}
+	mc, ml := median(cl), median(ld)
+	fmt.Printf("\n%d tenants of 1 warehouse, database model, median of %d: clone %.1f s, load %.1f s: cloning %.2fx faster\n\n",
+		b.tenants, b.rounds, mc, ml, ml/mc)
+	return nil
+}
+
+func (b *bench) provisionRun(ctx context.Context, prov provider.Provider, reg workload.Registry, work, mode string) (float64, error) {
+	src := fmt.Sprintf(`name: provision
+tenancy: {model: database, tenants: %d}
+workload: {name: tpcc, scale: 1, clients: 1, duration: 1s, provision: %s}
+`, b.tenants, mode)
+	s, problems := spec.Parse([]byte(src))
+	if len(problems) > 0 {
+		return 0, problems[0]
+	}
+	plan, problems := spec.Expand(s)
+	if len(problems) > 0 {
+		return 0, problems[0]
+	}
+	outDir, err := os.MkdirTemp(work, "out-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(outDir)
+	out, err := results.Create(outDir, nil)
+	if err != nil {
+		return 0, err
+	}
+	o, err := run.Experiment(ctx, plan, run.Options{Out: out, Log: io.Discard, Provider: prov, Workloads: reg,
+		Models: tenancy.Builtin(), WorkRoot: work})
+	if err != nil {
+		return 0, err
+	}
+	if o.Failed > 0 {
+		b, _ := os.ReadFile(filepath.Join(outDir, "results.csv"))
+		return 0, fmt.Errorf("the %s run failed:\n%s", mode, b)
+	}
+	return readyTime(filepath.Join(outDir, "runs", plan.Runs[0].ID, "phases.csv"))
+}
+
+// readyTime is from the first setup's start to the last post-ingest's end.
+func readyTime(path string) (float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) < 2 {
+		return 0, fmt.Errorf("%s: %v", path, err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	first, last := -1.0, -1.0
+	for _, r := range rows[1:] {
+		start, _ := strconv.ParseFloat(r[col["start_s"]], 64)
+		end, _ := strconv.ParseFloat(r[col["end_s"]], 64)
+		switch r[col["phase"]] {
+		case "setup":
+			if first < 0 || start < first {
+				first = start
+			}
+		case "post-ingest":
+			last = max(last, end)
+		}
+	}
+	if first < 0 || last < 0 {
+		return 0, fmt.Errorf("%s: no setup or post-ingest rows", path)
+	}
+	return last - first, nil
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func rusageSelf() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
