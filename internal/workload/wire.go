@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"errors"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -18,13 +19,20 @@ import (
 // costs the driver its two system calls and no allocation. Parameters and
 // results are in binary. Workloads whose clients run one prepared
 // statement per round trip share it (tpcb, sales).
+//
+// On Linux it goes further, as pgbench does (send, poll, receive): it
+// writes the request and reads the replies on the socket itself
+// (wirefd.go), waiting for the reply before the first read. Go's own
+// reads try the socket first, and right after a request that try almost
+// always fails: a wasted system call per statement.
 type Wire struct {
 	pg       *pgconn.PgConn
 	fe       *pgproto3.Frontend
 	bind     pgproto3.Bind
 	execute  pgproto3.Execute
 	sync     pgproto3.Sync
-	txStatus byte // of the last ReadyForQuery
+	txStatus byte    // of the last ReadyForQuery
+	fd       *fdWire // nil: through fe
 }
 
 // RowReader takes the rows a statement returns. values are the row's
@@ -40,12 +48,18 @@ var allBinary = []int16{pgx.BinaryFormatCode}
 
 // NewWire prepares a Wire for pg, which must be idle.
 func NewWire(pg *pgconn.PgConn) Wire {
-	return Wire{
+	w := Wire{
 		pg:       pg,
 		fe:       pg.Frontend(),
 		bind:     pgproto3.Bind{ParameterFormatCodes: allBinary, ResultFormatCodes: allBinary},
 		txStatus: pg.TxStatus(),
 	}
+	if sc, ok := pg.Conn().(syscall.Conn); ok && rawSockets {
+		if rc, err := sc.SyscallConn(); err == nil {
+			w.fd = newFdWire(rc)
+		}
+	}
+	return w
 }
 
 // RoundTrip executes the prepared statement stmt with params (each in the
@@ -55,6 +69,12 @@ func NewWire(pg *pgconn.PgConn) Wire {
 func (w *Wire) RoundTrip(stmt string, params [][]byte, rows RowReader) error {
 	w.bind.PreparedStatement = stmt
 	w.bind.Parameters = params
+	if w.fd != nil {
+		if err := w.fd.exchange(w, rows); err != nil {
+			return w.broken(err)
+		}
+		return w.fd.pgErr
+	}
 	w.fe.SendBind(&w.bind)
 	w.fe.SendExecute(&w.execute)
 	w.fe.SendSync(&w.sync)
@@ -91,6 +111,11 @@ func (w *Wire) TxStatus() byte { return w.txStatus }
 // if the connection is still usable, and returns err unchanged, joined
 // with the context's error when the context ended the transaction.
 func (w *Wire) Fail(ctx context.Context, err error) error {
+	if w.fd != nil && w.fd.pending() {
+		// Bytes of a message the server sent unasked are in our buffer,
+		// where pgconn would not find them: the protocol state is lost.
+		_ = w.broken(errors.New("unfinished message"))
+	}
 	if !w.pg.IsClosed() && w.txStatus != 'I' {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
 		_ = w.pg.Exec(rctx, "ROLLBACK").Close()
