@@ -310,6 +310,11 @@ func (e *execution) ingestClones(ctx context.Context) error {
 		return err
 	}
 	g, gctx := errgroup.WithContext(ctx)
+	// A clone holds up to two superuser connections (to postgres, then to
+	// the copy); max_connections was sized for the tenants' clients
+	// (spec.NeededConnections), so as many clones run at once as fit in
+	// them: 20 tenants of one client clone 10 at a time.
+	g.SetLimit(max(1, e.run.Tenants*e.run.Clients/2))
 	for k := 1; k < len(e.placements); k++ {
 		g.Go(func() error {
 			start := time.Now()

@@ -302,3 +302,21 @@ workload:
 		}
 	}
 }
+
+// TestCloneManyTenants: cloning many tenants of one client each stays
+// within the max_connections sized for their clients (a clone holds two
+// superuser connections at once).
+func TestCloneManyTenants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL and clones a TPC-C warehouse 15 times")
+	}
+	ex := newExecution(t, `name: t
+tenancy: {model: database, tenants: 16}
+workload: {name: tpcc, scale: 1, clients: 1, duration: 1s}
+`)
+	if !ex.cloning() {
+		t.Fatal("the run does not clone")
+	}
+	ex.steps(t, "provision", "setup", "ingest", "post-ingest")
+	phaseRows(t, ex, "provision", "setup", "ingest", "post-ingest")
+}
