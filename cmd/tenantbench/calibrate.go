@@ -63,6 +63,11 @@ func calibrateCmd() *cobra.Command {
 					}
 				}
 			}
+			// The limits run and plan check with each run's tenants and
+			// clients (registry().CheckPlan), for the largest step.
+			if problems := registry().CheckPlan(&spec.Plan{Spec: s, Runs: []spec.Run{run.CalibrationRun(s, most)}}); len(problems) > 0 {
+				return badInput{problemsError(args[0], problems)}
+			}
 			if out == "" {
 				out = filepath.Join("results", s.Name+"-tau-"+time.Now().Format("20060102-150405")+".yaml")
 			}

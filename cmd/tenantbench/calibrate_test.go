@@ -130,6 +130,11 @@ func TestCalibrateBadInput(t *testing.T) {
 	calMust(t, os.WriteFile(bad, []byte("name: bad\ntenancy: {model: sharded}\nworkload: {name: tpcb, scale: 0}\n"), 0o644))
 	good := filepath.Join(tmp, "good.yaml")
 	calMust(t, os.WriteFile(good, []byte(calibrateSpec), 0o644))
+	// Limits of the plan's checks (registry().CheckPlan), as run and plan
+	// find them: tpch refuses a warmup, and stream seeds past 2^31 - 1
+	// for the largest step's clients.
+	tpch := filepath.Join(tmp, "tpch.yaml")
+	calMust(t, os.WriteFile(tpch, []byte("name: cal\ntenancy: {model: schema}\nworkload: {name: tpch, scale: 0.01, warmup: 10s, options: {seed: 2147483606}}\n"), 0o644))
 	for _, c := range []struct {
 		args []string
 		want []string
@@ -138,6 +143,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		{[]string{good, "--start", "0", "--max", "20000", "--min-gain", "0", "--duration", "0s"},
 			[]string{"--start 0", "--max 20000", "--min-gain 0", "--duration 0s"}},
 		{[]string{good, "--step", "x"}, []string{"--step"}},
+		{[]string{tpch, "--max", "64"}, []string{"workload.warmup: 10s: tpch runs each stream once", "workload.options.seed", "nothing was started"}},
 	} {
 		cmd := exec.Command(binary, append([]string{"calibrate", "--out", filepath.Join(tmp, "tau.yaml")}, c.args...)...)
 		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)

@@ -27,9 +27,11 @@ func TestExamplesPlan(t *testing.T) {
 }
 
 // TestTPCHRun runs a tiny TPC-H experiment through the CLI: two tenants,
-// each a query stream that ends the run when done, long before the
-// duration; results.csv has seed 000's TPC-H figures, queries.csv and
-// streams.csv the query times.
+// each a query stream with the refresh functions that ends the run when
+// done, long before the duration; results.csv has seed 000's TPC-H
+// figures, queries.csv and streams.csv the query and refresh times, and
+// the check phase finds the loaded row counts (RF2 deleted what RF1
+// inserted).
 func TestTPCHRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs TPC-H through the CLI")
@@ -44,7 +46,7 @@ workload:
   scale: 0.01
   clients: 1
   duration: 10m
-  options: {queries: [1, 3, 6, 14], repeat_queries: 2}
+  options: {queries: [1, 3, 6, 14], repeat_queries: 2, refresh: true}
 `), 0o644)
 	cmd := exec.Command(binary, "run", specPath, "--out", out)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
@@ -66,8 +68,8 @@ workload:
 			t.Errorf("%s = %q, want > 0", col, r[col])
 		}
 	}
-	// Throughput@Size = executions x 3600 / T_s x SF (eq. 3); T_s is at
-	// most the workload phase.
+	// Throughput@Size = query executions x 3600 / T_s x SF (eq. 3; the
+	// refresh functions not counted); T_s is at most the workload phase.
 	var s results.Summary
 	sb, _ := os.ReadFile(filepath.Join(out, "runs", "001", "summary.json"))
 	if err := json.Unmarshal(sb, &s); err != nil {
@@ -81,19 +83,30 @@ workload:
 		t.Errorf("T_s %v, workload phase %v s", ts, s.Provider.WorkloadS)
 	}
 	for _, tt := range s.Tenant {
-		if tt.TS == nil || tt.PowerAtSize == nil || *tt.PowerAtSize <= 0 || tt.Committed != 8 {
+		if tt.TS == nil || tt.PowerAtSize == nil || *tt.PowerAtSize <= 0 || tt.Committed != 10 {
 			t.Errorf("tenant %+v", tt)
 		}
 	}
 	q := readCSV(t, filepath.Join(out, "runs", "001", "queries.csv"))
-	if len(q) != 8 {
-		t.Fatalf("queries.csv has %d rows, want 2 tenants x 4 queries", len(q))
+	if len(q) != 12 {
+		t.Fatalf("queries.csv has %d rows, want 2 tenants x (4 queries + rf1 + rf2)", len(q))
 	}
+	refresh := 0
 	for _, row := range q {
-		if row["executions"] != "2" || row["failed"] != "0" || num(t, row["geomean_s"]) <= 0 ||
-			num(t, row["min_s"]) > num(t, row["max_s"]) || !strings.HasPrefix(row["query"], "q") {
+		want := "2"
+		if row["query"] == "rf1" || row["query"] == "rf2" {
+			want = "1"
+			refresh++
+		} else if !strings.HasPrefix(row["query"], "q") {
+			t.Errorf("queries.csv query %q", row["query"])
+		}
+		if row["executions"] != want || row["failed"] != "0" || num(t, row["geomean_s"]) <= 0 ||
+			num(t, row["min_s"]) > num(t, row["max_s"]) {
 			t.Errorf("queries.csv row %v", row)
 		}
+	}
+	if refresh != 4 {
+		t.Errorf("queries.csv has %d refresh rows, want rf1 and rf2 of 2 tenants", refresh)
 	}
 	st := readCSV(t, filepath.Join(out, "runs", "001", "streams.csv"))
 	if len(st) != 2 || st[0]["stream"] != "1" || st[1]["stream"] != "2" || st[0]["complete"] != "true" || st[1]["complete"] != "true" {
@@ -111,6 +124,9 @@ func TestTPCHBadInput(t *testing.T) {
 		{"scale: 0", "workload.scale"},
 		{"scale: 0.01\n  options: {queries: [1, 23]}", "workload.options.queries[1]"},
 		{"scale: 0.01\n  clients: 5\n  options: {seed: 2147483606}", "workload.options.seed"},
+		{"scale: 0.01\n  options: {refresh: 1}", "workload.options.refresh"},
+		{"scale: 0.01\n  clients: 100\n  options: {refresh: true}", "workload.options.refresh"},
+		{"scale: 0.01\n  warmup: 10s", "workload.warmup: 10s: tpch runs each stream once from its start; warmup must be 0"},
 	} {
 		specPath := filepath.Join(tmp, "bad.yaml")
 		os.WriteFile(specPath, []byte("name: bad\ntenancy: {model: schema, tenants: [1, 10]}\nworkload:\n  name: tpch\n  duration: 1m\n  "+c.yaml+"\n"), 0o644)

@@ -111,3 +111,24 @@ func TestAnalyticalIncomplete(t *testing.T) {
 		t.Errorf("windowed: complete %v, %d executions, T_s %v", a.Complete, a.Executions, a.TS)
 	}
 }
+
+// TestAnalyticalRefresh: RF1 and RF2 are among a stream's times (TPC-H's
+// Power@Size over 22 queries and 2 refresh functions, clause 5.4.1.1) but
+// not among the queries Throughput@Size counts (clause 5.4.2.1).
+func TestAnalyticalRefresh(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := stream(1, 4, t0, []string{"rf1", "q01", "q06", "rf2"}, []float64{4, 1, 1, 4})
+	s.Execs[0].Refresh, s.Execs[3].Refresh = true, true
+	a := AnalyticalOf([]TenantStreams{{Tenant: "t01", Streams: []workload.Stream{s}}}, 1, t0, t0, t0.Add(time.Hour))
+	if !a.Complete || a.Executions != 2 || a.Streams[0].Executed != 4 {
+		t.Fatalf("complete %v, %d query executions, stream %+v", a.Complete, a.Executions, a.Streams[0])
+	}
+	// Geometric mean (4 x 1 x 1 x 4)^(1/4) = 2: Power@Size 3600 / 2.
+	if a.PowerAtSize == nil || !closeTo(*a.PowerAtSize, 1800) {
+		t.Errorf("Power@Size %v, want 1800", a.PowerAtSize)
+	}
+	// 2 queries in T_s = 10 s: 2 x 3600 / 10 = 720.
+	if a.ThroughputAtSize == nil || !closeTo(*a.ThroughputAtSize, 720) {
+		t.Errorf("Throughput@Size %v, want 720", a.ThroughputAtSize)
+	}
+}

@@ -48,6 +48,9 @@ type Exec struct {
 	Query      string // the transaction type's name, e.g. q07
 	Start, End time.Time
 	Err        string
+	// Refresh marks a refresh function (TPC-H RF1, RF2): timed with the
+	// stream's queries (Power@Size), not counted among them (Throughput@Size).
+	Refresh bool
 }
 
 // OptionsChecker is implemented by parsed workload options (what
@@ -56,6 +59,13 @@ type Exec struct {
 // 2^31 - 1).
 type OptionsChecker interface {
 	CheckRun(tenants, clients int) []spec.Problem
+}
+
+// WarmupChecker is implemented by parsed workload options that refuse a
+// warmup (TPC-H: a stream runs once from its start, so a warmup would
+// leave every stream incomplete).
+type WarmupChecker interface {
+	CheckWarmup(time.Duration) []spec.Problem
 }
 
 // CheckPlan checks every run of the plan against its workload options
@@ -78,9 +88,13 @@ func (r Registry) CheckPlan(p *spec.Plan) []spec.Problem {
 		if len(problems) > 0 {
 			continue // Check reports them
 		}
+		if wc, ok := opts.(WarmupChecker); ok && !seen["warmup"] {
+			seen["warmup"] = true
+			out = append(out, wc.CheckWarmup(p.Spec.Workload.Warmup.D())...)
+		}
 		c, ok := opts.(OptionsChecker)
 		if !ok {
-			return nil
+			return out
 		}
 		for _, pr := range c.CheckRun(run.Tenants, run.Clients) {
 			if key := pr.Path + "\x00" + pr.Value + "\x00" + pr.Allowed; !seen[key] {

@@ -96,10 +96,16 @@ func (w *Workload) newClient(n int) *Client {
 	for i, q := range w.queries {
 		typeOf[q] = i
 	}
+	if w.opts.Refresh {
+		c.seq = append(c.seq, len(w.queries)) // RF1 first (clause 5.3)
+	}
 	for _, q := range streamOrder(n, w.queries) {
 		for range w.opts.RepeatQueries {
 			c.seq = append(c.seq, typeOf[q])
 		}
+	}
+	if w.opts.Refresh {
+		c.seq = append(c.seq, len(w.queries)+1) // RF2 last
 	}
 	return c
 }
@@ -127,6 +133,9 @@ func (c *Client) Pick() int {
 // it returns. An SQL error is returned as the server's *pgconn.PgError
 // (a query cancelled by the timeout has SQLSTATE 57014).
 func (c *Client) Run(ctx context.Context, typ int) error {
+	if typ >= len(c.w.queries) {
+		return c.refresh(ctx, typ-len(c.w.queries))
+	}
 	q := c.w.queries[typ]
 	start := time.Now()
 	rr := c.pg.ExecParams(ctx, QueryText(q), c.args[q], nil, nil, nil)
@@ -137,6 +146,27 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 	c.rows = n
 	_, err := rr.Close()
 	e := workload.Exec{Query: queryName(q), Start: start, End: time.Now()}
+	if err != nil {
+		e.Err = err.Error()
+	}
+	c.st.execs = append(c.st.execs, e)
+	return err
+}
+
+// refresh runs RF1 (f 0) or RF2 (f 1) of the stream's refresh set and
+// logs it as the queries are logged.
+func (c *Client) refresh(ctx context.Context, f int) error {
+	k := refreshSetOf(c.stream)
+	start := time.Now()
+	var err error
+	name := rf1Name
+	if f == 0 {
+		err = c.w.rf1(ctx, c.pg, k)
+	} else {
+		name = rf2Name
+		err = c.w.rf2(ctx, c.pg, k)
+	}
+	e := workload.Exec{Query: name, Start: start, End: time.Now(), Refresh: true}
 	if err != nil {
 		e.Err = err.Error()
 	}

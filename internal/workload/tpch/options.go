@@ -31,6 +31,9 @@ type Options struct {
 	FirstStream int
 	// LoadConnections is how many connections Ingest uses; 0 picks.
 	LoadConnections int
+	// Refresh runs the refresh functions: RF1 before a stream's queries,
+	// RF2 after them (clause 5.3; refresh.go).
+	Refresh bool
 }
 
 // DefaultOptions run the 22 queries once each per stream, streams from 1.
@@ -47,7 +50,7 @@ const (
 const optionsPath = "workload.options"
 
 func optionKeys() []string {
-	return []string{"repeat_queries", "queries", "query_timeout", "seed", "first_stream", "load_connections"}
+	return []string{"repeat_queries", "queries", "query_timeout", "seed", "first_stream", "load_connections", "refresh"}
 }
 
 // Parse decodes workload.options strictly and reports every problem at
@@ -117,6 +120,12 @@ func Parse(node *yaml.Node) (any, []spec.Problem) {
 			if v, ok := intIn(path, val, 1, maxLoadConnections, "how many connections load the tables"); ok {
 				opts.LoadConnections = int(v)
 			}
+		case "refresh":
+			if val.Kind != yaml.ScalarNode || val.Tag != "!!bool" {
+				bad(path, val, "must be true or false: whether each stream runs RF1 before its queries and RF2 after them")
+				continue
+			}
+			opts.Refresh = val.Value == "true"
 		default:
 			bad(path, val, "unknown key; the tpch options are "+strings.Join(optionKeys(), ", "))
 		}
@@ -173,13 +182,33 @@ func durationValue(node *yaml.Node) (time.Duration, bool) {
 // clause 5.3.5.4 has streams 0 to 40; its comment has later streams wrap
 // around to 0, so any number of streams fits it.) The orchestrator, which
 // knows both counts, calls it when it checks a spec.
+//
+// With refresh on, stream n uses refresh set n + 1, and the sets stop at
+// 999 (refresh.go): the last stream must be at most 998.
 func CheckStreams(opts Options, tenants, clients int) []spec.Problem {
 	n := int64(tenants) * int64(max(clients, 1))
 	seed := max(opts.Seed, 1)
+	var out []spec.Problem
 	if last := seed + int64(opts.FirstStream) + n - 1; last >= rngM {
-		return []spec.Problem{{Path: optionsPath + ".seed", Value: fmt.Sprint(opts.Seed),
+		out = append(out, spec.Problem{Path: optionsPath + ".seed", Value: fmt.Sprint(opts.Seed),
 			Allowed: fmt.Sprintf("seed + first_stream + tenants x clients - 1 (%d + %d + %d x %d - 1) must stay below 2147483647: a smaller seed",
-				seed, opts.FirstStream, tenants, max(clients, 1))}}
+				seed, opts.FirstStream, tenants, max(clients, 1))})
 	}
-	return nil
+	if last := int64(opts.FirstStream) + n - 1; opts.Refresh && last+1 > maxRefreshSet {
+		out = append(out, spec.Problem{Path: optionsPath + ".refresh", Value: "true",
+			Allowed: fmt.Sprintf("refresh sets go up to %d, one per stream: first_stream + tenants x clients - 1 (%d + %d x %d - 1) must be at most %d; fewer streams or refresh: false",
+				maxRefreshSet, opts.FirstStream, tenants, max(clients, 1), maxRefreshSet-1)})
+	}
+	return out
+}
+
+// CheckWarmup refuses a warmup above 0 (workload.WarmupChecker): a stream
+// runs its sequence once from its start, and a query that ends within the
+// warmup is not counted, so every stream would be incomplete.
+func (o Options) CheckWarmup(d time.Duration) []spec.Problem {
+	if d <= 0 {
+		return nil
+	}
+	return []spec.Problem{{Path: "workload.warmup", Value: d.String(),
+		Allowed: "tpch runs each stream once from its start; warmup must be 0"}}
 }

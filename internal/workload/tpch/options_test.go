@@ -37,6 +37,8 @@ func TestParseValid(t *testing.T) {
 		{"all", "repeat_queries: 10\nqueries: [22, 1, 6]\nquery_timeout: 90s\nseed: 1995061700\nfirst_stream: 0\nload_connections: 2",
 			Options{RepeatQueries: 10, Queries: []int{22, 1, 6}, QueryTimeout: 90 * time.Second, Seed: 1995061700, FirstStream: 0, LoadConnections: 2}},
 		{"last stream", "first_stream: 40", Options{RepeatQueries: 1, Seed: 1, FirstStream: 40}},
+		{"refresh", "refresh: true", Options{RepeatQueries: 1, Seed: 1, FirstStream: 1, Refresh: true}},
+		{"no refresh", "refresh: false", d},
 	} {
 		got, problems := Parse(optionsNode(t, tc.src))
 		if problems != nil {
@@ -71,6 +73,9 @@ func TestParseProblems(t *testing.T) {
 		{"stream 41", "first_stream: 41", []spec.Problem{{Path: "workload.options.first_stream", Value: "41", Allowed: "from 0 to 40"}}},
 		{"seed 0", "seed: 0", []spec.Problem{{Path: "workload.options.seed", Value: "0", Allowed: "from 1"}}},
 		{"connections 0", "load_connections: 0", []spec.Problem{{Path: "workload.options.load_connections", Value: "0", Allowed: "from 1 to 64"}}},
+		{"refresh number", "refresh: 1", []spec.Problem{{Path: "workload.options.refresh", Value: "1", Allowed: "must be true or false"}}},
+		{"refresh word", "refresh: \"yes\"", []spec.Problem{{Path: "workload.options.refresh", Value: "yes", Allowed: "must be true or false"}}},
+		{"refresh list", "refresh: [true]", []spec.Problem{{Path: "workload.options.refresh", Value: "a list", Allowed: "must be true or false"}}},
 		{"all at once", "queries: [30]\nquery_timeout: x\nextra: 1", []spec.Problem{
 			{Path: "workload.options.queries[0]", Value: "30", Allowed: "1 to 22"},
 			{Path: "workload.options.query_timeout", Value: "x", Allowed: "duration"},
@@ -137,6 +142,23 @@ func TestStreams(t *testing.T) {
 	}
 	if ps := CheckStreams(o, 41, 1); len(ps) != 1 || ps[0].Path != "workload.options.seed" || !strings.Contains(ps[0].Allowed, "below 2147483647") {
 		t.Errorf("largest seed, 41 streams: %v", ps)
+	}
+	// With refresh, stream n takes refresh set n + 1, at most 999.
+	o = DefaultOptions()
+	o.Refresh = true
+	if ps := CheckStreams(o, 998, 1); ps != nil {
+		t.Errorf("refresh, streams 1..998: %v", ps)
+	}
+	if ps := CheckStreams(o, 333, 3); len(ps) != 1 || ps[0].Path != "workload.options.refresh" || !strings.Contains(ps[0].Allowed, "at most 998") {
+		t.Errorf("refresh, streams 1..999: %v", ps)
+	}
+	// A warmup leaves every stream incomplete: refused.
+	if ps := o.CheckWarmup(0); ps != nil {
+		t.Errorf("no warmup: %v", ps)
+	}
+	if ps := o.CheckWarmup(10 * time.Second); len(ps) != 1 || ps[0].Path != "workload.warmup" || ps[0].Value != "10s" ||
+		ps[0].Allowed != "tpch runs each stream once from its start; warmup must be 0" {
+		t.Errorf("warmup 10s: %v", ps)
 	}
 	w := mustNew(t, 0.01, DefaultOptions())
 	if err := w.SetTenant(3, 4); err != nil {

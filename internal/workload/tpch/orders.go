@@ -66,11 +66,16 @@ const custMortality = 3
 
 // gen makes the i-th order and its lines (clause 4.2.3, ORDERS and
 // LINEITEM; dbgen's mk_order).
-func (g *orderGen) gen(i int64) *orderRow {
+func (g *orderGen) gen(i int64) *orderRow { return g.genAt(i, sparseKey(i)) }
+
+// genAt makes the order of the streams' row i with order key key: the
+// loaded orders have key sparseKey(i); the refresh sets' orders continue
+// the streams past the loaded rows with keys of their own (refresh.go).
+func (g *orderGen) genAt(i, key int64) *orderRow {
 	g.t.at(i)
 	s := g.t.streams
 	r := &g.row
-	r.key = sparseKey(i)
+	r.key = key
 	// O_CUSTKEY: not a multiple of 3, moved up, then down, then up...
 	c := s[oCust].unifInt(1, g.z.customers)
 	for delta := int64(1); c%custMortality == 0; delta = -delta {

@@ -118,13 +118,27 @@ func (w *Workload) SetTenant(index, tenants int) error {
 // queryName is query q's name in results: q01 .. q22.
 func queryName(q int) string { return fmt.Sprintf("q%02d", q) }
 
-// TxnNames are the names of the queries run, q01 .. q22, by number.
+// TxnNames are the names of the queries run, q01 .. q22, by number, then
+// rf1 and rf2 when refresh is on.
 func (w *Workload) TxnNames() []string {
 	names := make([]string, len(w.queries))
 	for i, q := range w.queries {
 		names[i] = queryName(q)
 	}
+	if w.opts.Refresh {
+		names = append(names, rf1Name, rf2Name)
+	}
 	return names
+}
+
+// planned is how many executions make a stream's sequence: its queries,
+// each repeat_queries times, and the refresh pair.
+func (w *Workload) planned() int {
+	n := len(w.queries) * w.opts.RepeatQueries
+	if w.opts.Refresh {
+		n += 2
+	}
+	return n
 }
 
 // Rows is the number of rows Ingest loads. LINEITEM's count is exact: one
@@ -179,7 +193,7 @@ func (w *Workload) Streams() []workload.Stream {
 	defer w.mu.Unlock()
 	var out []workload.Stream
 	for n, st := range w.streams {
-		out = append(out, workload.Stream{Number: n, Queries: len(w.queries) * w.opts.RepeatQueries, Execs: st.execs})
+		out = append(out, workload.Stream{Number: n, Queries: w.planned(), Execs: st.execs})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Number < out[j].Number })
 	return out
