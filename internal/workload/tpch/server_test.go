@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tenantbench/tenantbench/internal/driver"
@@ -20,51 +19,22 @@ import (
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/wltest"
 )
 
-// tenant is a tenant placed by a tenancy model, as a run places it.
-type tenant struct {
-	tenancy.Placement
-	connect workload.Connect
-}
-
-func place(t testing.TB, inst *provider.Instance, model tenancy.Model, names ...string) []tenant {
-	t.Helper()
-	ps, err := model.Place(context.Background(), []*provider.Instance{inst}, names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []tenant
-	for _, p := range ps {
-		dsn := p.DSN("tcp")
-		out = append(out, tenant{p, func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }})
-	}
-	return out
-}
-
-func (tn tenant) conn(t testing.TB) *pgx.Conn {
-	t.Helper()
-	c, err := tn.connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(context.Background()) })
-	return c
-}
-
-// load runs Setup, Ingest and PostIngest of w for the tenant and checks
-// the progress reports.
-func (tn tenant) load(t testing.TB, w workload.Workload) {
+// load runs Setup, Ingest and PostIngest of w for the tenant, as
+// wltest.Tenant.Load does, and also checks the progress reports.
+func load(t testing.TB, tn wltest.Tenant, w workload.Workload) {
 	t.Helper()
 	ctx := context.Background()
-	conn := tn.conn(t)
+	conn := tn.Conn(t)
 	if err := w.Setup(ctx, conn); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
 	var last int64
 	start := time.Now()
-	err := w.Ingest(ctx, tn.connect, func(rows int64) {
+	err := w.Ingest(ctx, tn.Connect, func(rows int64) {
 		mu.Lock()
 		defer mu.Unlock()
 		if rows > last {
@@ -92,9 +62,9 @@ func TestServer(t *testing.T) {
 		t.Skip("starts PostgreSQL")
 	}
 	inst := pgtest.Start(t)
-	tns := place(t, inst, tenancy.Schema{}, "h01", "h02")
+	tns := wltest.Place(t, inst, tenancy.Schema{}, "h01", "h02")
 	w := mustNew(t, 0.01, DefaultOptions())
-	tns[0].load(t, w)
+	load(t, tns[0], w)
 	t.Run("Contents", func(t *testing.T) { testContents(t, tns[0], w) })
 	t.Run("Keys", func(t *testing.T) { testKeys(t, tns[0]) })
 	t.Run("Queries", func(t *testing.T) { testQueries(t, tns[0], w) })
@@ -134,8 +104,8 @@ var tableOrder = map[string]string{
 // testContents reads every table back in dbgen's text format and compares
 // it with dbgen's output (through the generator the hashes vouch for): the
 // binary COPY stores exactly dbgen's values.
-func testContents(t *testing.T, tn tenant, w *Workload) {
-	conn := tn.conn(t)
+func testContents(t *testing.T, tn wltest.Tenant, w *Workload) {
+	conn := tn.Conn(t)
 	want := tblTables(w.z)
 	for _, name := range tableNames {
 		var buf bytes.Buffer
@@ -162,8 +132,8 @@ func testContents(t *testing.T, tn tenant, w *Workload) {
 
 // testKeys checks that PostIngest made the keys, the foreign keys and the
 // indexes, and analysed the tables.
-func testKeys(t *testing.T, tn tenant) {
-	conn := tn.conn(t)
+func testKeys(t *testing.T, tn wltest.Tenant) {
+	conn := tn.Conn(t)
 	var pks, fks, idx, analysed int
 	err := conn.QueryRow(context.Background(), `select
 		(select count(*) from pg_constraint c join pg_class r on r.oid = c.conrelid
@@ -189,7 +159,7 @@ var emptyAllowed = []int{2, 11, 18, 20, 21}
 
 // testQueries runs the 22 queries of streams 0 to 3 through clients and
 // checks their rows.
-func testQueries(t *testing.T, tn tenant, w *Workload) {
+func testQueries(t *testing.T, tn wltest.Tenant, w *Workload) {
 	ctx := context.Background()
 	for s := 0; s <= 3; s++ {
 		o := DefaultOptions()
@@ -198,7 +168,7 @@ func testQueries(t *testing.T, tn tenant, w *Workload) {
 		if err := sw.SetTenant(0, 1); err != nil {
 			t.Fatal(err)
 		}
-		cl, err := sw.NewClient(ctx, tn.conn(t), workload.ClientInfo{Index: 0, Clients: 1, Seed: 7})
+		cl, err := sw.NewClient(ctx, tn.Conn(t), workload.ClientInfo{Index: 0, Clients: 1, Seed: 7})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,12 +200,12 @@ func testQueries(t *testing.T, tn tenant, w *Workload) {
 }
 
 // testTimeout runs a query under a 1 ms timeout: the server cancels it.
-func testTimeout(t *testing.T, tn tenant) {
+func testTimeout(t *testing.T, tn wltest.Tenant) {
 	o := DefaultOptions()
 	o.QueryTimeout = time.Millisecond
 	o.Queries = []int{9}
 	w := mustNew(t, 0.01, o)
-	cl, err := w.NewClient(context.Background(), tn.conn(t), workload.ClientInfo{Clients: 1})
+	cl, err := w.NewClient(context.Background(), tn.Conn(t), workload.ClientInfo{Clients: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,27 +218,27 @@ func testTimeout(t *testing.T, tn tenant) {
 
 // testTwoModels loads two tenants at once, one per schema and one per
 // database, and checks each sees its own rows only.
-func testTwoModels(t *testing.T, inst *provider.Instance, schemaTenant tenant) {
-	tns := append([]tenant{schemaTenant}, place(t, inst, tenancy.Database{}, "h03")...)
+func testTwoModels(t *testing.T, inst *provider.Instance, schemaTenant wltest.Tenant) {
+	tns := append([]wltest.Tenant{schemaTenant}, wltest.Place(t, inst, tenancy.Database{}, "h03")...)
 	w := mustNew(t, 0.01, DefaultOptions())
 	var wg sync.WaitGroup
 	for _, tn := range tns {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			conn := tn.conn(t)
+			conn := tn.Conn(t)
 			if err := w.Setup(context.Background(), conn); err != nil {
 				t.Error(err)
 				return
 			}
-			if err := w.Ingest(context.Background(), tn.connect, nil); err != nil {
+			if err := w.Ingest(context.Background(), tn.Connect, nil); err != nil {
 				t.Error(err)
 			}
 		}()
 	}
 	wg.Wait()
 	for _, tn := range tns {
-		conn := tn.conn(t)
+		conn := tn.Conn(t)
 		for name, n := range w.Counts() {
 			var got int64
 			if err := conn.QueryRow(context.Background(), "select count(*) from "+name).Scan(&got); err != nil {
@@ -289,7 +259,7 @@ func TestLoadSpeed(t *testing.T) {
 		t.Skip("TPCH_LOAD_SF not set")
 	}
 	inst := pgtest.Start(t, pgtest.Settings(loadSettings()))
-	tn := place(t, inst, tenancy.Schema{}, "speed")[0]
+	tn := wltest.Place(t, inst, tenancy.Schema{}, "speed")[0]
 	o := DefaultOptions()
 	if n := os.Getenv("TPCH_LOAD_CONNECTIONS"); n != "" {
 		o.LoadConnections = int(mustFloat(t, n))
@@ -297,12 +267,12 @@ func TestLoadSpeed(t *testing.T) {
 	w := mustNew(t, mustFloat(t, sfText), o)
 	textPool()
 	ctx := context.Background()
-	conn := tn.conn(t)
+	conn := tn.Conn(t)
 	if err := w.Setup(ctx, conn); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if err := w.Ingest(ctx, tn.connect, nil); err != nil {
+	if err := w.Ingest(ctx, tn.Connect, nil); err != nil {
 		t.Fatal(err)
 	}
 	d := time.Since(start)
@@ -316,8 +286,8 @@ func TestLoadSpeed(t *testing.T) {
 }
 
 // testCheck checks the loaded tenant, then removes a row and checks again.
-func testCheck(t *testing.T, tn tenant, w *Workload) {
-	conn := tn.conn(t)
+func testCheck(t *testing.T, tn wltest.Tenant, w *Workload) {
+	conn := tn.Conn(t)
 	ctx := context.Background()
 	v, err := w.Check(ctx, conn)
 	if err != nil || v != nil {
@@ -351,7 +321,7 @@ func loadSettings() map[string]string {
 // testStreams runs two streams of a tenant through the driver's closed
 // loop: each stops after its sequence, long before the phase's end, and
 // a client reconnected on a stream goes on where the stream was.
-func testStreams(t *testing.T, tn tenant) {
+func testStreams(t *testing.T, tn wltest.Tenant) {
 	o := DefaultOptions()
 	o.Queries, o.RepeatQueries = []int{1, 6, 14}, 2
 	w := mustNew(t, 0.01, o)
@@ -359,7 +329,7 @@ func testStreams(t *testing.T, tn tenant) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	res, err := driver.Run(context.Background(), []driver.Tenant{{Name: tn.Tenant, Connect: tn.connect, Workload: w, Clients: 2, Seed: 7}},
+	res, err := driver.Run(context.Background(), []driver.Tenant{{Name: tn.Tenant, Connect: tn.Connect, Workload: w, Clients: 2, Seed: 7}},
 		driver.Options{Duration: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -400,14 +370,14 @@ func testStreams(t *testing.T, tn tenant) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	c1, err := w2.NewClient(ctx, tn.conn(t), workload.ClientInfo{Clients: 1})
+	c1, err := w2.NewClient(ctx, tn.Conn(t), workload.ClientInfo{Clients: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	seq := c1.(*Client).seq
 	c1.Pick()
 	c1.Pick()
-	c2, err := w2.NewClient(ctx, tn.conn(t), workload.ClientInfo{Clients: 1})
+	c2, err := w2.NewClient(ctx, tn.Conn(t), workload.ClientInfo{Clients: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
