@@ -233,6 +233,21 @@ func (r Registry) Build(w *spec.Workload, scale float64) (Workload, error) {
 	return f.New(scale, opts)
 }
 
+// OptionsAs is the options a workload's constructor was given: def for
+// nil, else a T or a *T (what the workload's Parse returns); anything else
+// is an error naming the workload.
+func OptionsAs[T any](workload string, opts any, def T) (T, error) {
+	switch v := opts.(type) {
+	case nil:
+		return def, nil
+	case T:
+		return v, nil
+	case *T:
+		return *v, nil
+	}
+	return def, fmt.Errorf("%s: options of type %T, want %s.Options", workload, opts, workload)
+}
+
 // Rand is the generator workloads draw from; PCG is small, fast and
 // seedable per client.
 func Rand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)) }

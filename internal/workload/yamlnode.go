@@ -2,8 +2,11 @@ package workload
 
 import (
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
 // Helpers for Factory.Parse, which reads workload.options from its YAML
@@ -53,4 +56,30 @@ func Describe(node *yaml.Node) string {
 		return "*" + node.Value
 	}
 	return ""
+}
+
+// OptionsMapping is the mapping of workload.options that a Parse reads:
+// nil, with no problem, when the options are absent or null (the
+// defaults apply); a problem at path, naming the allowed keys, when they
+// are not a mapping.
+func OptionsMapping(node *yaml.Node, path string, keys []string) (*yaml.Node, []spec.Problem) {
+	if node == nil || node.Kind == 0 {
+		return nil, nil
+	}
+	if node.Kind == yaml.DocumentNode && len(node.Content) == 1 {
+		node = node.Content[0]
+	}
+	node = Deref(node)
+	if IsNull(node) {
+		return nil, nil
+	}
+	if node.Kind != yaml.MappingNode {
+		return nil, []spec.Problem{Problem(path, node, "must be a mapping with the keys "+strings.Join(keys, ", "))}
+	}
+	return node, nil
+}
+
+// Problem is a problem with node at path.
+func Problem(path string, node *yaml.Node, allowed string) spec.Problem {
+	return spec.Problem{Path: path, Value: Describe(node), Allowed: allowed, Line: node.Line}
 }

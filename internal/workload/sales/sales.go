@@ -77,15 +77,9 @@ func New(sf float64, opts any) (workload.Workload, error) {
 	if allowed := CheckScale(sf); allowed != "" {
 		return nil, fmt.Errorf("sales: scale %v: %s", sf, allowed)
 	}
-	o := DefaultOptions()
-	switch v := opts.(type) {
-	case nil:
-	case Options:
-		o = v
-	case *Options:
-		o = *v
-	default:
-		return nil, fmt.Errorf("sales: options of type %T, want sales.Options", opts)
+	o, err := workload.OptionsAs("sales", opts, DefaultOptions())
+	if err != nil {
+		return nil, err
 	}
 	mix, err := o.weights()
 	if err != nil {

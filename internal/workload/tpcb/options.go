@@ -46,18 +46,14 @@ func optionKeys() []string { return []string{"scripts", "fillfactor", "foreign_k
 // A missing or empty node gives DefaultOptions. Parse only reads node.
 func Parse(node *yaml.Node) (any, []spec.Problem) {
 	opts := DefaultOptions()
-	if node == nil || node.Kind == 0 || workload.IsNull(node) {
+	m, problems := workload.OptionsMapping(node, optionsPath, optionKeys())
+	if m == nil {
+		if problems != nil {
+			return nil, problems
+		}
 		return opts, nil
 	}
-	if node.Kind == yaml.DocumentNode && len(node.Content) == 1 {
-		node = node.Content[0]
-	}
-	node = workload.Deref(node)
-	if node.Kind != yaml.MappingNode {
-		return nil, []spec.Problem{{Path: optionsPath, Value: workload.Describe(node),
-			Allowed: "must be a mapping with the keys " + strings.Join(optionKeys(), ", ")}}
-	}
-	var problems []spec.Problem
+	node = m
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(node.Content); i += 2 {
 		key, val := node.Content[i].Value, workload.Deref(node.Content[i+1])

@@ -60,15 +60,9 @@ func New(scale float64, opts any) (workload.Workload, error) {
 	if allowed := CheckScale(scale); allowed != "" {
 		return nil, fmt.Errorf("tpcb: scale %v: %s", scale, allowed)
 	}
-	o := DefaultOptions()
-	switch v := opts.(type) {
-	case nil:
-	case Options:
-		o = v
-	case *Options:
-		o = *v
-	default:
-		return nil, fmt.Errorf("tpcb: options of type %T, want tpcb.Options", opts)
+	o, err := workload.OptionsAs("tpcb", opts, DefaultOptions())
+	if err != nil {
+		return nil, err
 	}
 	if len(o.Scripts) == 0 {
 		o.Scripts = DefaultOptions().Scripts

@@ -2,12 +2,12 @@ package tpcc
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 // Options are the tpcc keys of workload.options.
@@ -90,27 +90,20 @@ func optionKeys() []string {
 // gives DefaultOptions. Parse only reads node.
 func Parse(node *yaml.Node) (any, []spec.Problem) {
 	opts := DefaultOptions()
-	if node == nil || node.Kind == 0 {
+	m, problems := workload.OptionsMapping(node, optionsPath, optionKeys())
+	if m == nil {
+		if problems != nil {
+			return nil, problems
+		}
 		return opts, nil
 	}
-	if node.Kind == yaml.DocumentNode && len(node.Content) == 1 {
-		node = node.Content[0]
-	}
-	node = deref(node)
-	if isNull(node) {
-		return opts, nil
-	}
-	if node.Kind != yaml.MappingNode {
-		return nil, []spec.Problem{problem(optionsPath, node,
-			"must be a mapping with the keys "+strings.Join(optionKeys(), ", "))}
-	}
-	var problems []spec.Problem
+	node = m
 	bad := func(path string, n *yaml.Node, allowed string) {
-		problems = append(problems, problem(path, n, allowed))
+		problems = append(problems, workload.Problem(path, n, allowed))
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(node.Content); i += 2 {
-		keyNode, val := node.Content[i], deref(node.Content[i+1])
+		keyNode, val := node.Content[i], workload.Deref(node.Content[i+1])
 		key := keyNode.Value
 		path := optionsPath + "." + key
 		if seen[key] {
@@ -133,7 +126,7 @@ func Parse(node *yaml.Node) (any, []spec.Problem) {
 			}
 			opts.AllWarehouses = b
 		case "retries":
-			n, ok := intValue(val)
+			n, ok := workload.IntValue(val)
 			if !ok || n < 0 || n > maxRetries {
 				bad(path, val, fmt.Sprintf("must be an integer from 0 to %d", maxRetries))
 				continue
@@ -154,14 +147,14 @@ func Parse(node *yaml.Node) (any, []spec.Problem) {
 			}
 			opts.Isolation = s
 		case "seed":
-			n, ok := intValue(val)
+			n, ok := workload.IntValue(val)
 			if !ok {
 				bad(path, val, "must be a whole number")
 				continue
 			}
 			opts.Seed = n
 		case "load_connections":
-			n, ok := intValue(val)
+			n, ok := workload.IntValue(val)
 			if !ok || n < 0 || n > maxLoadConnections {
 				bad(path, val, fmt.Sprintf("must be an integer from 0 (automatic) to %d", maxLoadConnections))
 				continue
@@ -197,60 +190,39 @@ func parseMix(path string, node *yaml.Node) ([numTxns]int, []spec.Problem) {
 	var mix [numTxns]int
 	names := strings.Join(txnNames[:], ", ")
 	if node.Kind != yaml.MappingNode || len(node.Content) == 0 {
-		return mix, []spec.Problem{problem(path, node,
+		return mix, []spec.Problem{workload.Problem(path, node,
 			"must be a mapping of transaction name to percentage, summing to 100; the names are "+names)}
 	}
 	var problems []spec.Problem
 	seen := map[string]bool{}
 	sum := 0
 	for i := 0; i+1 < len(node.Content); i += 2 {
-		keyNode, val := node.Content[i], deref(node.Content[i+1])
+		keyNode, val := node.Content[i], workload.Deref(node.Content[i+1])
 		name := keyNode.Value
 		p := path + "." + name
 		t := txnIndex(name)
 		switch {
 		case t < 0:
-			problems = append(problems, problem(p, keyNode, "unknown transaction; the names are "+names))
+			problems = append(problems, workload.Problem(p, keyNode, "unknown transaction; the names are "+names))
 			continue
 		case seen[name]:
-			problems = append(problems, problem(p, keyNode, "the transaction is given twice; give it once"))
+			problems = append(problems, workload.Problem(p, keyNode, "the transaction is given twice; give it once"))
 			continue
 		}
 		seen[name] = true
-		n, ok := intValue(val)
+		n, ok := workload.IntValue(val)
 		if !ok || n < 0 || n > 100 {
-			problems = append(problems, problem(p, val, "must be a whole percentage from 0 to 100"))
+			problems = append(problems, workload.Problem(p, val, "must be a whole percentage from 0 to 100"))
 			continue
 		}
 		mix[t] = int(n)
 		sum += int(n)
 	}
 	if problems == nil && sum != 100 {
-		problems = append(problems, problem(path, node,
+		problems = append(problems, workload.Problem(path, node,
 			fmt.Sprintf("the percentages sum to %d; they must sum to 100", sum)))
 	}
 	return mix, problems
-}
-
-// problem is a spec.Problem about node at path.
-func problem(path string, node *yaml.Node, allowed string) spec.Problem {
-	return spec.Problem{Path: path, Value: describe(node), Allowed: allowed, Line: node.Line}
-}
-
-// intValue is node's value when it is a plain integer scalar.
-func intValue(node *yaml.Node) (int64, bool) {
-	if node.Kind != yaml.ScalarNode || node.Tag != "!!int" {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(node.Value, 0, 64)
-	if err != nil {
-		var v int64
-		if node.Decode(&v) != nil {
-			return 0, false
-		}
-		n = v
-	}
-	return n, true
 }
 
 // boolValue is node's value when it is a YAML boolean.
@@ -273,32 +245,6 @@ func oneOf(node *yaml.Node, allowed ...string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// deref follows a YAML alias to the node it names.
-func deref(node *yaml.Node) *yaml.Node {
-	for node.Kind == yaml.AliasNode && node.Alias != nil {
-		node = node.Alias
-	}
-	return node
-}
-
-func isNull(node *yaml.Node) bool { return node.Kind == yaml.ScalarNode && node.Tag == "!!null" }
-
-// describe shows a node as the user wrote it, for a problem's Value.
-func describe(node *yaml.Node) string {
-	switch node.Kind {
-	case yaml.ScalarNode:
-		if node.Tag == "!!null" {
-			return ""
-		}
-		return node.Value
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	}
-	return ""
 }
 
 // validate checks options that did not come through Parse (a caller that

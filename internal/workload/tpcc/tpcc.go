@@ -121,15 +121,9 @@ func newWorkload(scale float64, opts any) (*Workload, error) {
 	if math.IsNaN(scale) || scale != math.Trunc(scale) || scale < 1 || scale > maxWarehouses {
 		return nil, fmt.Errorf("tpcc: scale %v: the scale is the number of warehouses, a whole number from 1 to %d", scale, maxWarehouses)
 	}
-	o := DefaultOptions()
-	switch v := opts.(type) {
-	case nil:
-	case Options:
-		o = v
-	case *Options:
-		o = *v
-	default:
-		return nil, fmt.Errorf("tpcc: options of type %T, want tpcc.Options", opts)
+	o, err := workload.OptionsAs("tpcc", opts, DefaultOptions())
+	if err != nil {
+		return nil, err
 	}
 	if err := o.validate(); err != nil {
 		return nil, err

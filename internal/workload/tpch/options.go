@@ -57,21 +57,14 @@ func optionKeys() []string {
 // once, each with its path below workload.options. Parse only reads node.
 func Parse(node *yaml.Node) (any, []spec.Problem) {
 	opts := DefaultOptions()
-	if node == nil || node.Kind == 0 {
+	m, problems := workload.OptionsMapping(node, optionsPath, optionKeys())
+	if m == nil {
+		if problems != nil {
+			return nil, problems
+		}
 		return opts, nil
 	}
-	if node.Kind == yaml.DocumentNode && len(node.Content) == 1 {
-		node = node.Content[0]
-	}
-	node = workload.Deref(node)
-	if workload.IsNull(node) {
-		return opts, nil
-	}
-	if node.Kind != yaml.MappingNode {
-		return nil, []spec.Problem{{Path: optionsPath, Value: workload.Describe(node),
-			Allowed: "must be a mapping with the keys " + strings.Join(optionKeys(), ", ")}}
-	}
-	var problems []spec.Problem
+	node = m
 	bad := func(path string, n *yaml.Node, allowed string) {
 		problems = append(problems, spec.Problem{Path: path, Value: workload.Describe(n), Allowed: allowed})
 	}

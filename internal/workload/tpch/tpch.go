@@ -61,15 +61,9 @@ func New(sf float64, opts any) (workload.Workload, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tpch: %s", CheckScale(sf))
 	}
-	o := DefaultOptions()
-	switch v := opts.(type) {
-	case nil:
-	case Options:
-		o = v
-	case *Options:
-		o = *v
-	default:
-		return nil, fmt.Errorf("tpch: options of type %T, want tpch.Options", opts)
+	o, err := workload.OptionsAs("tpch", opts, DefaultOptions())
+	if err != nil {
+		return nil, err
 	}
 	if o.RepeatQueries == 0 {
 		o.RepeatQueries = 1
