@@ -9,20 +9,8 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/wltest"
 )
-
-// optionsNode parses src as the value of workload.options.
-func optionsNode(t *testing.T, src string) *yaml.Node {
-	t.Helper()
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
-		t.Fatalf("yaml: %v", err)
-	}
-	if doc.Kind == 0 {
-		return &yaml.Node{}
-	}
-	return doc.Content[0]
-}
 
 func TestParseValid(t *testing.T) {
 	for _, tc := range []struct {
@@ -42,7 +30,7 @@ func TestParseValid(t *testing.T) {
 			Options{Mix: map[string]float64{OrderStatus: 7}, Distribution: Latest, K: 7}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, problems := Parse(optionsNode(t, tc.src))
+			got, problems := Parse(wltest.OptionsNode(t, tc.src))
 			if problems != nil {
 				t.Fatalf("problems: %v", problems)
 			}
@@ -98,7 +86,7 @@ func TestParseProblems(t *testing.T) {
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			node := optionsNode(t, tc.src)
+			node := wltest.OptionsNode(t, tc.src)
 			before, _ := yaml.Marshal(node)
 			opts, problems := Parse(node)
 			if opts != nil {
@@ -216,7 +204,7 @@ func TestFactory(t *testing.T) {
 		!strings.Contains(problems[0].Allowed, "1 customer") {
 		t.Fatalf("scale problems %v, want one for workload.scale[1]", problems)
 	}
-	w, err := r.Build(&spec.Workload{Name: "sales", Options: *optionsNode(t, "preset: read-only\n")}, 0.01)
+	w, err := r.Build(&spec.Workload{Name: "sales", Options: *wltest.OptionsNode(t, "preset: read-only\n")}, 0.01)
 	if err != nil {
 		t.Fatal(err)
 	}

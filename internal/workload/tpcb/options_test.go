@@ -9,20 +9,8 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/wltest"
 )
-
-// optionsNode parses src as the value of workload.options.
-func optionsNode(t *testing.T, src string) *yaml.Node {
-	t.Helper()
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
-		t.Fatalf("yaml: %v", err)
-	}
-	if doc.Kind == 0 {
-		return &yaml.Node{}
-	}
-	return doc.Content[0]
-}
 
 func TestParseValid(t *testing.T) {
 	for _, tc := range []struct {
@@ -40,7 +28,7 @@ func TestParseValid(t *testing.T) {
 			Options{Scripts: map[string]int{SelectOnly: 50}, Fillfactor: 50}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, problems := Parse(optionsNode(t, tc.src))
+			got, problems := Parse(wltest.OptionsNode(t, tc.src))
 			if problems != nil {
 				t.Fatalf("problems: %v", problems)
 			}
@@ -85,7 +73,7 @@ func TestParseProblems(t *testing.T) {
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			node := optionsNode(t, tc.src)
+			node := wltest.OptionsNode(t, tc.src)
 			before, _ := yaml.Marshal(node)
 			opts, problems := Parse(node)
 			if opts != nil {
@@ -147,7 +135,7 @@ func TestFactory(t *testing.T) {
 	if f.Name != "tpcb" || f.Parse == nil || f.New == nil {
 		t.Fatalf("Factory() = %+v", f)
 	}
-	opts, problems := f.Parse(optionsNode(t, "scripts: {select-only: 1}"))
+	opts, problems := f.Parse(wltest.OptionsNode(t, "scripts: {select-only: 1}"))
 	if problems != nil {
 		t.Fatal(problems)
 	}

@@ -6,24 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/wltest"
 )
-
-// optionsNode parses src as the value of workload.options.
-func optionsNode(t *testing.T, src string) *yaml.Node {
-	t.Helper()
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
-		t.Fatalf("yaml: %v", err)
-	}
-	if doc.Kind == 0 {
-		return &yaml.Node{}
-	}
-	return doc.Content[0]
-}
 
 func TestParseValid(t *testing.T) {
 	all := DefaultOptions()
@@ -48,7 +34,7 @@ freeze: false
 keying_and_think_time: true`, all},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, problems := Parse(optionsNode(t, tc.src))
+			got, problems := Parse(wltest.OptionsNode(t, tc.src))
 			if problems != nil {
 				t.Fatalf("problems: %v", problems)
 			}
@@ -97,7 +83,7 @@ retries: 2`, []spec.Problem{
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, problems := Parse(optionsNode(t, tc.src))
+			got, problems := Parse(wltest.OptionsNode(t, tc.src))
 			if got != nil {
 				t.Errorf("options %+v returned with problems", got)
 			}

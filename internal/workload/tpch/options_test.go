@@ -11,19 +11,8 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/wltest"
 )
-
-func optionsNode(t *testing.T, src string) *yaml.Node {
-	t.Helper()
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
-		t.Fatalf("yaml: %v", err)
-	}
-	if doc.Kind == 0 {
-		return &yaml.Node{}
-	}
-	return doc.Content[0]
-}
 
 func TestParseValid(t *testing.T) {
 	d := DefaultOptions()
@@ -40,7 +29,7 @@ func TestParseValid(t *testing.T) {
 		{"refresh", "refresh: true", Options{RepeatQueries: 1, Seed: 1, FirstStream: 1, Refresh: true}},
 		{"no refresh", "refresh: false", d},
 	} {
-		got, problems := Parse(optionsNode(t, tc.src))
+		got, problems := Parse(wltest.OptionsNode(t, tc.src))
 		if problems != nil {
 			t.Fatalf("%s: problems %v", tc.name, problems)
 		}
@@ -83,7 +72,7 @@ func TestParseProblems(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			node := optionsNode(t, tc.src)
+			node := wltest.OptionsNode(t, tc.src)
 			before, _ := yaml.Marshal(node)
 			opts, problems := Parse(node)
 			if opts != nil {
@@ -119,7 +108,7 @@ func TestFactoryScaleProblems(t *testing.T) {
 	if want := []string{"workload.scale[1]", "workload.scale[3]", "workload.scale[4]"}; !reflect.DeepEqual(paths, want) {
 		t.Errorf("problems at %v, want %v", paths, want)
 	}
-	w, err := r.Build(&spec.Workload{Name: Name, Options: *optionsNode(t, "queries: [6, 1]\n")}, 0.01)
+	w, err := r.Build(&spec.Workload{Name: Name, Options: *wltest.OptionsNode(t, "queries: [6, 1]\n")}, 0.01)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"gopkg.in/yaml.v3"
 
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
@@ -75,4 +76,18 @@ func QueryInt(t testing.TB, conn *pgx.Conn, sql string, args ...any) int64 {
 		t.Fatalf("%s: %v", sql, err)
 	}
 	return n
+}
+
+// OptionsNode parses src as the value of workload.options, as a
+// workload's Parse receives it (an empty node for an empty src).
+func OptionsNode(t testing.TB, src string) *yaml.Node {
+	t.Helper()
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+		t.Fatalf("yaml: %v", err)
+	}
+	if doc.Kind == 0 {
+		return &yaml.Node{}
+	}
+	return doc.Content[0]
 }
