@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -165,7 +166,8 @@ func TestQuickstart(t *testing.T) {
 				t.Errorf("cgroup %s of run %s still exists", inst.Cgroup, r["run_id"])
 			}
 		}
-		if p := s.Provider.Priced; p == nil || p.CPUFrom != "measured" || p.MemoryFrom != "measured" || p.VCores <= 0 {
+		if p := s.Provider.Priced; p == nil || p.CPUFrom != "measured" || p.MemoryFrom != "measured" || p.VCores <= 0 ||
+			p.StorageGB == nil || *p.StorageGB <= 0 || p.StorageUSDPerMin <= 0 {
 			t.Errorf("run %s priced %+v, want what was measured", r["run_id"], p)
 		}
 	}
@@ -354,8 +356,17 @@ cost: {cpu_vcore_hour: 0.6, memory_gb_hour: 0.06}
 	switch ruc := num(t, r["ruc_usd_per_min"]); {
 	case !s.Instances[0].LimitsEnforced:
 		t.Logf("limits not enforced here: priced %+v", s.Provider.Priced)
-	case ruc != 0.0105 || s.Provider.Priced.CPUFrom != "limit" || s.Provider.Priced.MemoryFrom != "limit":
-		t.Errorf("cost %v $/min, priced %+v; want 0.0105 from the limits", ruc, s.Provider.Priced)
+	case s.Provider.Priced.StorageGB == nil || *s.Provider.Priced.StorageGB <= 0:
+		t.Errorf("priced %+v: no storage (the data directory's size)", s.Provider.Priced)
+	default:
+		// Storage and IO at Table III's prices, which the spec does not
+		// override, come on top.
+		p := s.Provider.Priced
+		want := 0.0105 + p.StorageUSDPerMin + p.IOUSDPerMin
+		if math.Abs(ruc-want) > 1e-6 || // results.csv has 6 decimals
+			p.CPUFrom != "limit" || p.MemoryFrom != "limit" {
+			t.Errorf("cost %v $/min, priced %+v; want %v: 0.0105 from the limits and storage and IO", ruc, p, want)
+		}
 	}
 	pgpass := filepath.Join(out, "pgpass")
 	fi, err := os.Stat(pgpass)

@@ -133,6 +133,7 @@ func TestWindow(t *testing.T) {
 	for i := range 5 {
 		is.Samples = append(is.Samples, ResourceSample{T: sec(float64(i)), CPUUser: float64(i) * 0.75, CPUSys: float64(i) * 0.25,
 			MemCurrent: mem[i] << 20, MemPeak: 500 << 20, IOReadBytes: int64(i) * 1000, IOWriteBytes: int64(i) * 10,
+			IOReadOps: int64(i) * 4, IOWriteOps: int64(i) * 6,
 			TenantUser: []float64{float64(i) * 0.1, 0.01 * float64(i), 0, float64(i) * 0.5, 0}[:3+min(i, 2)],
 			TenantSys:  []float64{0, 0, 0, 0, 0}[:3+min(i, 2)]})
 	}
@@ -146,6 +147,9 @@ func TestWindow(t *testing.T) {
 	}
 	if u.MemPeakMB != 300 {
 		t.Errorf("peak %v MiB, want the largest sampled (the counter did not rise)", u.MemPeakMB)
+	}
+	if u.IOOps != 30 {
+		t.Errorf("IO operations %d, want 30 (10 a second over 3 s)", u.IOOps)
 	}
 	if math.Abs(w.TenantCPU["t01"]-1.5) > 1e-9 || w.TenantCPU["t02"] != 0 || math.Abs(u.BackgroundCPU-0.3) > 1e-9 {
 		t.Errorf("tenants %v, background %v", w.TenantCPU, u.BackgroundCPU)

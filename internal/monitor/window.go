@@ -14,8 +14,9 @@ type Usage struct {
 	// the largest PSS sum sampled, else the largest RSS sum. The total is
 	// the sum of the instances' peaks.
 	MemPeakMB float64
-	// Block IO bytes.
+	// Block IO bytes, and operations (-1: unknown, as outside cgroup v2).
 	IOReadBytes, IOWriteBytes int64
+	IOOps                     int64
 	// BackgroundAnonMB is the largest BackgroundAnon sampled in the
 	// window (else the last before it), SharedMB the shared memory without
 	// the buffer cache (InstanceSeries.SharedExceptBuffers), both in MiB:
@@ -49,14 +50,14 @@ type Window struct {
 // the largest current usage sampled in the window (a lower bound).
 func (s *Samples) Window(from, to time.Time) Window {
 	w := Window{TenantCPU: map[string]float64{}}
-	w.Total.BackgroundAnonMB, w.Total.SharedMB = -1, -1
+	w.Total.BackgroundAnonMB, w.Total.SharedMB, w.Total.IOOps = -1, -1, -1
 	if s == nil { // no monitor: no figures
 		return w
 	}
 	f, t := from.Sub(s.Origin), to.Sub(s.Origin)
 	w.From, w.To = f, t
 	if len(s.Instances) > 0 {
-		w.Total.BackgroundAnonMB, w.Total.SharedMB = 0, 0
+		w.Total.BackgroundAnonMB, w.Total.SharedMB, w.Total.IOOps = 0, 0, 0
 	}
 	for _, is := range s.Instances {
 		u := is.usage(f, t, w.TenantCPU)
@@ -67,6 +68,11 @@ func (s *Samples) Window(from, to time.Time) Window {
 		w.Total.MemPeakMB += u.MemPeakMB
 		w.Total.IOReadBytes += u.IOReadBytes
 		w.Total.IOWriteBytes += u.IOWriteBytes
+		if u.IOOps < 0 || w.Total.IOOps < 0 {
+			w.Total.IOOps = -1
+		} else {
+			w.Total.IOOps += u.IOOps
+		}
 		w.Total.BackgroundCPU += u.BackgroundCPU
 		w.Total.MonitorCPU += u.MonitorCPU
 		w.Total.OtherCPU += u.OtherCPU
@@ -115,6 +121,10 @@ func (is *InstanceSeries) usage(f, t time.Duration, tenants map[string]float64) 
 	u.CPU = u.CPUUser + u.CPUSys
 	u.IOReadBytes = int64(diff(func(i int) float64 { return float64(sm[i].IOReadBytes) }) + 0.5)
 	u.IOWriteBytes = int64(diff(func(i int) float64 { return float64(sm[i].IOWriteBytes) }) + 0.5)
+	u.IOOps = -1
+	if n > 0 && sm[n-1].IOReadOps >= 0 && sm[n-1].IOWriteOps >= 0 {
+		u.IOOps = int64(diff(func(i int) float64 { return float64(sm[i].IOReadOps + sm[i].IOWriteOps) }) + 0.5)
+	}
 	for k, name := range is.Tenants {
 		c := diff(func(i int) float64 {
 			if k >= len(sm[i].TenantUser) {

@@ -16,9 +16,18 @@ type Priced struct {
 	// "measured" (cpu_s / workload seconds, mem_peak_mb / 1024).
 	CPUFrom    string `json:"cpu_from"`
 	MemoryFrom string `json:"memory_from"`
+	// StorageGB is the size of the instances' data directories at the end
+	// of the workload phase (a local server is given no storage package:
+	// it is priced by what it holds); IOPS the block IO operations per
+	// second of the workload phase, absent where the monitor cannot count
+	// them (cgroup v1, no cgroup).
+	StorageGB *float64 `json:"storage_gb,omitempty"`
+	IOPS      *float64 `json:"iops,omitempty"`
 	// The cost per resource in dollars per minute.
-	CPUUSDPerMin    float64 `json:"cpu_usd_per_min"`
-	MemoryUSDPerMin float64 `json:"memory_usd_per_min"`
+	CPUUSDPerMin     float64 `json:"cpu_usd_per_min"`
+	MemoryUSDPerMin  float64 `json:"memory_usd_per_min"`
+	StorageUSDPerMin float64 `json:"storage_usd_per_min"`
+	IOUSDPerMin      float64 `json:"io_usd_per_min"`
 }
 
 // PricedResources picks the resource package seed 004 prices (section
@@ -67,12 +76,19 @@ func PricedResources(insts []Instance, cpuS, memPeakMB *float64, seconds float64
 // share, which is all eq. 7 needs (only the sum enters). With a zero cost
 // (free prices) the scores stay absent.
 func (a *Aggregate) Price(p Priced, prices metrics.Prices, tenantTPS []float64) {
-	c, err := metrics.ResourceUnitCost(metrics.Resources{VCores: p.VCores, MemoryGB: p.MemoryGB}, prices)
+	r := metrics.Resources{VCores: p.VCores, MemoryGB: p.MemoryGB}
+	if p.StorageGB != nil {
+		r.StorageGB = *p.StorageGB
+	}
+	if p.IOPS != nil {
+		r.IOPS = *p.IOPS
+	}
+	c, err := metrics.ResourceUnitCost(r, prices)
 	if err != nil {
 		return
 	}
 	c = c.PerMinute()
-	p.CPUUSDPerMin, p.MemoryUSDPerMin = c.CPU, c.Memory
+	p.CPUUSDPerMin, p.MemoryUSDPerMin, p.StorageUSDPerMin, p.IOUSDPerMin = c.CPU, c.Memory, c.Storage, c.IO
 	a.Priced, a.RUC = &p, ptr(c.Total())
 	if s, err := metrics.PScore(a.TPS, c.Total()); err == nil {
 		a.PScore = ptr(s)

@@ -53,6 +53,15 @@ func TestPrice(t *testing.T) {
 	if a.PScore == nil || math.Abs(*a.PScore-147275.405) > 0.01 || a.TScore == nil || math.Abs(*a.TScore-72149.919) > 0.01 {
 		t.Errorf("P-Score %v, T-Score %v", deref(a.PScore), deref(a.TScore))
 	}
+	// Storage and IO add Table III's prices: 100 GB at $0.000853/h and
+	// 5000 IOPS at $0.00015 per 100 per hour, per minute.
+	storage, iops := 100.0, 5000.0
+	c := Aggregate{TPS: 1000}
+	c.Price(Priced{VCores: 2, MemoryGB: 4, StorageGB: &storage, IOPS: &iops}, metrics.DefaultPrices(), nil)
+	want := 0.00679 + 100*0.000853/60 + 50*0.00015/60
+	if c.RUC == nil || !near(*c.RUC, want) || !near(c.Priced.StorageUSDPerMin, 100*0.000853/60) || !near(c.Priced.IOUSDPerMin, 50*0.00015/60) {
+		t.Errorf("with storage and IO: cost %v (want %v), %+v", deref(c.RUC), want, c.Priced)
+	}
 	// Free resources: a cost of 0, no score.
 	b := Aggregate{TPS: 1000}
 	b.Price(Priced{VCores: 2, MemoryGB: 4}, metrics.Prices{}, []float64{1000})

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -50,6 +52,7 @@ type execution struct {
 	samples    *monitor.Samples
 	window     *monitor.Window // the measured part of the workload phase
 	prov       provisioning    // shared tables and cloned tenants (provisioning.go)
+	storage    *float64        // GB in the data directories after the workload (storageGB)
 	// Query streams (TPC-H) and memory kills (streams.go, memwatch.go).
 	streams    []results.TenantStreams
 	analytical *results.Analytical
@@ -158,6 +161,11 @@ func (e *execution) price(sum *results.Summary) {
 	if !ok {
 		return
 	}
+	p.StorageGB = e.storage
+	if secs := e.result.Result.Duration.Seconds(); e.window != nil && e.window.Total.IOOps >= 0 && secs > 0 {
+		iops := float64(e.window.Total.IOOps) / secs
+		p.IOPS = &iops
+	}
 	prices := metrics.DefaultPrices()
 	prices.CPUPerVCoreHour, prices.MemoryPerGBHour = e.spec.Cost.CPUVCoreHour, e.spec.Cost.MemoryGBHour
 	tps := make([]float64, len(sum.Tenant))
@@ -165,6 +173,33 @@ func (e *execution) price(sum *results.Summary) {
 		tps[i] = t.TPS
 	}
 	a.Price(p, prices, tps)
+}
+
+// storageGB is the size of the run's data directories, priced as seed
+// 004's storage (a local server is given no storage package: it pays for
+// what it holds). Not ok when a directory cannot be read.
+func (e *execution) storageGB() (float64, bool) {
+	var bytes int64
+	for _, inst := range e.instances {
+		if inst == nil || inst.DataDir == "" {
+			continue
+		}
+		err := filepath.WalkDir(inst.DataDir, func(_ string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type().IsRegular() {
+				if fi, err := d.Info(); err == nil {
+					bytes += fi.Size()
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, false
+		}
+	}
+	return float64(bytes) / (1 << 30), bytes > 0
 }
 
 // phasesUpTo runs provision through workload, stopping at the first
@@ -402,6 +437,9 @@ func (e *execution) workload(ctx context.Context) error {
 	e.mark(ctx, "after-workload")
 	if res != nil {
 		e.result = &workloadResult{Result: res}
+	}
+	if gb, ok := e.storageGB(); ok { // while the data directories are there
+		e.storage = &gb
 	}
 	for _, p := range e.placements {
 		e.record(p.Tenant, "workload", start, end, err)
