@@ -47,8 +47,8 @@ func (w *worker) closedLoop(stopped *atomic.Bool, stop <-chan struct{}, start, e
 		}
 		typ := w.client.Pick()
 		var thinkAfter time.Duration
-		if p, ok := w.client.(workload.Pacer); ok {
-			keying, think := p.Pace(typ)
+		if w.pacer != nil {
+			keying, think := w.pacer.Pace(typ)
 			if keying > 0 && !w.sleep.until(time.Now().Add(keying), stop) {
 				return
 			}

@@ -177,6 +177,7 @@ type worker struct {
 	rec       *Recorder
 	client    workload.Client
 	fin       workload.Finisher // client's, when it has an end; nil otherwise
+	pacer     workload.Pacer    // client's, when it keys and thinks; nil otherwise
 	conn      *pgx.Conn
 	mu        sync.Mutex // guards sock, which the watchdog may close
 	sock      net.Conn
@@ -205,7 +206,9 @@ func (w *worker) connect(ctx context.Context) error {
 	}
 	w.mu.Lock()
 	w.conn, w.client, w.sock = conn, client, conn.PgConn().Conn()
+	// Asserted once per connection, not per transaction (the hot path).
 	w.fin, _ = client.(workload.Finisher)
+	w.pacer, _ = client.(workload.Pacer)
 	w.mu.Unlock()
 	return nil
 }
@@ -219,7 +222,7 @@ func (w *worker) drop() {
 		cancel()
 	}
 	w.keepRetries()
-	w.conn, w.client, w.sock, w.fin = nil, nil, nil, nil
+	w.conn, w.client, w.sock, w.fin, w.pacer = nil, nil, nil, nil, nil
 }
 
 // keepRetries adds up the retries of a client about to be dropped.

@@ -94,7 +94,7 @@ func (w *Workload) newClient(seed uint64) *Client {
 		lines:   w.lines,
 		latest:  w.latest,
 		gen:     newGenerator(w.opts.Seed, w.customers, w.orders),
-		order:   orderRow{total: make([]byte, 0, 2*maxNumericSize)},
+		order:   orderRow{total: make([]byte, 0, 2*workload.MaxNumericSize)},
 	}
 	for _, wt := range w.weights {
 		c.total += wt
@@ -192,7 +192,7 @@ func (s *statement) init(sd *pgconn.StatementDescription, want []uint32) error {
 		case int4OID:
 			size = 4
 		case numericOID:
-			size = 2 * maxNumericSize
+			size = 2 * workload.MaxNumericSize
 		}
 		s.bufs[i] = make([]byte, size)
 		s.params[i] = s.bufs[i]
@@ -211,7 +211,7 @@ func (s *statement) setInt(i int, v int64) {
 
 // setNumeric sets parameter i, a numeric, to cents/100.
 func (s *statement) setNumeric(i int, cents int64) {
-	s.params[i] = appendNumeric(s.bufs[i][:0], cents)
+	s.params[i] = workload.AppendNumeric(s.bufs[i][:0], cents, 2)
 }
 
 // setBinary sets parameter i to v, a value in the parameter's binary format.

@@ -85,9 +85,9 @@ func cents(t *testing.T, b []byte) int64 {
 func TestNumeric(t *testing.T) {
 	for _, c := range []int64{0, 1, 5, 10, 99, 100, 101, 12345, 999999, 1000000, 1000005, 100000000, 123456789012, -1, -250,
 		math.MaxInt64, -math.MaxInt64} {
-		b := appendNumeric(nil, c)
-		if len(b) > maxNumericSize {
-			t.Errorf("%d: %d bytes, more than %d", c, len(b), maxNumericSize)
+		b := workload.AppendNumeric(nil, c, 2)
+		if len(b) > workload.MaxNumericSize {
+			t.Errorf("%d: %d bytes, more than %d", c, len(b), workload.MaxNumericSize)
 		}
 		if got := cents(t, b); got != c {
 			t.Errorf("appendNumeric(%d) decodes as %d: % x", c, got, b)
@@ -95,14 +95,14 @@ func TestNumeric(t *testing.T) {
 		if scale := binary.BigEndian.Uint16(b[6:]); scale != 2 {
 			t.Errorf("appendNumeric(%d) has dscale %d", c, scale)
 		}
-		f := appendNumericField([]byte{9}, c)
+		f := workload.AppendNumericField([]byte{9}, c, 2)
 		if int(binary.BigEndian.Uint32(f[1:])) != len(b) || !bytes.Equal(f[5:], b) {
 			t.Errorf("appendNumericField(%d) = % x", c, f)
 		}
 	}
 	// numeric_send's form for 10000.00: one digit of weight 1, trailing
 	// zeros left out.
-	if got, want := appendNumeric(nil, 1000000), []byte{0, 1, 0, 1, 0, 0, 0, 2, 0, 1}; !bytes.Equal(got, want) {
+	if got, want := workload.AppendNumeric(nil, 1000000, 2), []byte{0, 1, 0, 1, 0, 0, 0, 2, 0, 1}; !bytes.Equal(got, want) {
 		t.Errorf("10000.00 = % x, want % x", got, want)
 	}
 }

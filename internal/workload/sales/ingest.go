@@ -47,7 +47,7 @@ func (g *generator) encodeCustomer(buf []byte, c int64) []byte {
 	at := len(buf)
 	buf = appendCustomerName(append(buf, 0, 0, 0, 0), c)
 	putLength(buf, at)
-	buf = appendNumericField(buf, g.credit(c))
+	buf = workload.AppendNumericField(buf, g.credit(c), 2)
 	return workload.AppendInt8(buf, epoch)
 }
 
@@ -60,7 +60,7 @@ func (g *generator) encodeOrder(buf []byte, o int64) []byte {
 	buf = workload.AppendInt4(buf, g.orderCustomer(o))
 	buf = workload.AppendInt8(buf, date)
 	buf = workload.AppendText(buf, unpaid)
-	buf = appendNumericField(buf, g.orderTotal(o))
+	buf = workload.AppendNumericField(buf, g.orderTotal(o), 2)
 	return workload.AppendInt8(buf, date)
 }
 
@@ -73,5 +73,5 @@ func (g *generator) encodeLine(buf []byte, l int64) []byte {
 	buf = workload.AppendInt4(buf, (l-1)/linesPerOrder+1)
 	buf = workload.AppendInt4(buf, p)
 	buf = workload.AppendInt4(buf, q)
-	return appendNumericField(buf, q*g.price(p))
+	return workload.AppendNumericField(buf, q*g.price(p), 2)
 }

@@ -117,66 +117,6 @@ func grow(b []byte, n int) ([]byte, []byte) {
 	return b[:l+n], b[l : l+n]
 }
 
-func putFields(b []byte, n int) []byte { return binary.BigEndian.AppendUint16(b, uint16(n)) }
-
-func putInt4(b []byte, v int) []byte {
-	b = binary.BigEndian.AppendUint32(b, 4)
-	return binary.BigEndian.AppendUint32(b, uint32(int32(v)))
-}
-
-func putNull(b []byte) []byte { return binary.BigEndian.AppendUint32(b, 0xffffffff) }
-
-func putString(b []byte, s string) []byte {
-	b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
-	return append(b, s...)
-}
-
-// putNumeric appends v / 10^scale (scale 2 or 4) in PostgreSQL's binary
-// numeric format: the number of base-10000 digits, the weight of the
-// first, the sign, the display scale, then the digits.
-func putNumeric(b []byte, v int64, scale int) []byte {
-	var sign uint16
-	if v < 0 {
-		sign, v = 0x4000, -v
-	}
-	var ip, frac int64
-	if scale == 2 {
-		ip, frac = v/100, v%100*100
-	} else {
-		ip, frac = v/10000, v%10000
-	}
-	var digits [8]uint16
-	nd, weight := 0, -1
-	var tmp [5]uint16
-	ni := 0
-	for x := ip; x > 0; x /= 10000 {
-		tmp[ni] = uint16(x % 10000)
-		ni++
-	}
-	for i := ni - 1; i >= 0; i-- {
-		digits[nd] = tmp[i]
-		nd++
-	}
-	weight += ni
-	digits[nd] = uint16(frac)
-	nd++
-	for nd > 0 && digits[nd-1] == 0 {
-		nd--
-	}
-	if nd == 0 {
-		weight, sign = 0, 0
-	}
-	b = binary.BigEndian.AppendUint32(b, uint32(8+2*nd))
-	b = binary.BigEndian.AppendUint16(b, uint16(nd))
-	b = binary.BigEndian.AppendUint16(b, uint16(int16(weight)))
-	b = binary.BigEndian.AppendUint16(b, sign)
-	b = binary.BigEndian.AppendUint16(b, uint16(scale))
-	for _, d := range digits[:nd] {
-		b = binary.BigEndian.AppendUint16(b, d)
-	}
-	return b
-}
-
 // pgEpoch is the origin of PostgreSQL's binary timestamps.
 var pgEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 

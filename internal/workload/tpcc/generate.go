@@ -3,6 +3,8 @@ package tpcc
 import (
 	"fmt"
 	"time"
+
+	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 // table names a generated part of the data: a table, or the stream of
@@ -120,11 +122,11 @@ func (s *itemRows) row(b []byte) ([]byte, bool) {
 		return b, false
 	}
 	s.i++
-	b = putFields(b, 5)
-	b = putInt4(b, s.i)
-	b = putInt4(b, s.r.rand(1, 10000))
+	b = workload.AppendFieldCount(b, 5)
+	b = workload.AppendInt4(b, int64(s.i))
+	b = workload.AppendInt4(b, int64(s.r.rand(1, 10000)))
 	b = s.r.putAlnum(b, 14, 24)
-	b = putNumeric(b, int64(s.r.rand(100, 10000)), 2)
+	b = workload.AppendNumericField(b, int64(s.r.rand(100, 10000)), 2)
 	b = s.r.putData(b, s.orig.has(s.i-1))
 	return b, true
 }
@@ -142,12 +144,12 @@ func (s *warehouseRows) row(b []byte) ([]byte, bool) {
 		return b, false
 	}
 	s.done = true
-	b = putFields(b, 9)
-	b = putInt4(b, s.w)
+	b = workload.AppendFieldCount(b, 9)
+	b = workload.AppendInt4(b, int64(s.w))
 	b = s.r.putAlnum(b, 6, 10)
 	b = s.r.putAddress(b)
-	b = putNumeric(b, int64(s.r.rand(0, 2000)), 4)
-	b = putNumeric(b, 30000000, 2)
+	b = workload.AppendNumericField(b, int64(s.r.rand(0, 2000)), 4)
+	b = workload.AppendNumericField(b, 30000000, 2)
 	return b, true
 }
 
@@ -164,14 +166,14 @@ func (s *districtRows) row(b []byte) ([]byte, bool) {
 		return b, false
 	}
 	s.d++
-	b = putFields(b, 11)
-	b = putInt4(b, s.d)
-	b = putInt4(b, s.w)
+	b = workload.AppendFieldCount(b, 11)
+	b = workload.AppendInt4(b, int64(s.d))
+	b = workload.AppendInt4(b, int64(s.w))
 	b = s.r.putAlnum(b, 6, 10)
 	b = s.r.putAddress(b)
-	b = putNumeric(b, int64(s.r.rand(0, 2000)), 4)
-	b = putNumeric(b, 3000000, 2)
-	b = putInt4(b, initialNextOrderID)
+	b = workload.AppendNumericField(b, int64(s.r.rand(0, 2000)), 4)
+	b = workload.AppendNumericField(b, 3000000, 2)
+	b = workload.AppendInt4(b, int64(initialNextOrderID))
 	return b, true
 }
 
@@ -200,31 +202,31 @@ func (s *customerRows) row(b []byte) ([]byte, bool) {
 		s.bad = s.r.sample(customersPerD, customersPerD/10)
 	}
 	s.c++
-	b = putFields(b, 21)
-	b = putInt4(b, s.c)
-	b = putInt4(b, s.d)
-	b = putInt4(b, s.w)
+	b = workload.AppendFieldCount(b, 21)
+	b = workload.AppendInt4(b, int64(s.c))
+	b = workload.AppendInt4(b, int64(s.d))
+	b = workload.AppendInt4(b, int64(s.w))
 	b = s.r.putAlnum(b, 8, 16)
-	b = putString(b, "OE")
+	b = workload.AppendText(b, "OE")
 	name := s.c - 1
 	if s.c > 1000 {
 		name = s.r.nurand(aLast, s.cLoad, 0, 999)
 	}
-	b = putString(b, lastNames[name])
+	b = workload.AppendText(b, lastNames[name])
 	b = s.r.putAddress(b)
 	b = s.r.putDigits(b, 16)
 	b = putTimestamp(b, s.now)
 	if s.bad.has(s.c - 1) {
-		b = putString(b, "BC")
+		b = workload.AppendText(b, "BC")
 	} else {
-		b = putString(b, "GC")
+		b = workload.AppendText(b, "GC")
 	}
-	b = putNumeric(b, 5000000, 2)
-	b = putNumeric(b, int64(s.r.rand(0, 5000)), 4)
-	b = putNumeric(b, -1000, 2)
-	b = putNumeric(b, 1000, 2)
-	b = putInt4(b, 1)
-	b = putInt4(b, 0)
+	b = workload.AppendNumericField(b, 5000000, 2)
+	b = workload.AppendNumericField(b, int64(s.r.rand(0, 5000)), 4)
+	b = workload.AppendNumericField(b, -1000, 2)
+	b = workload.AppendNumericField(b, 1000, 2)
+	b = workload.AppendInt4(b, int64(1))
+	b = workload.AppendInt4(b, int64(0))
 	b = s.r.putAlnum(b, 300, 500)
 	return b, true
 }
@@ -247,14 +249,14 @@ func (s *historyRows) row(b []byte) ([]byte, bool) {
 		s.d, s.c = s.d+1, 0
 	}
 	s.c++
-	b = putFields(b, 8)
-	b = putInt4(b, s.c)
-	b = putInt4(b, s.d)
-	b = putInt4(b, s.w)
-	b = putInt4(b, s.d)
-	b = putInt4(b, s.w)
+	b = workload.AppendFieldCount(b, 8)
+	b = workload.AppendInt4(b, int64(s.c))
+	b = workload.AppendInt4(b, int64(s.d))
+	b = workload.AppendInt4(b, int64(s.w))
+	b = workload.AppendInt4(b, int64(s.d))
+	b = workload.AppendInt4(b, int64(s.w))
 	b = putTimestamp(b, s.now)
-	b = putNumeric(b, initialHistoryAmount, 2)
+	b = workload.AppendNumericField(b, initialHistoryAmount, 2)
 	b = s.r.putAlnum(b, 12, 24)
 	return b, true
 }
@@ -280,19 +282,19 @@ func (s *orderRows) row(b []byte) ([]byte, bool) {
 		s.r.permute(s.perm[:])
 	}
 	s.o++
-	b = putFields(b, 8)
-	b = putInt4(b, s.o)
-	b = putInt4(b, s.d)
-	b = putInt4(b, s.w)
-	b = putInt4(b, int(s.perm[s.o-1]))
+	b = workload.AppendFieldCount(b, 8)
+	b = workload.AppendInt4(b, int64(s.o))
+	b = workload.AppendInt4(b, int64(s.d))
+	b = workload.AppendInt4(b, int64(s.w))
+	b = workload.AppendInt4(b, int64(int(s.perm[s.o-1])))
 	b = putTimestamp(b, s.now)
 	if s.o < deliveredBelowOrder {
-		b = putInt4(b, s.r.rand(1, 10))
+		b = workload.AppendInt4(b, int64(s.r.rand(1, 10)))
 	} else {
-		b = putNull(b)
+		b = workload.AppendNull(b)
 	}
-	b = putInt4(b, s.counts.rand(minOrderLines, maxOrderLines))
-	b = putInt4(b, 1)
+	b = workload.AppendInt4(b, int64(s.counts.rand(minOrderLines, maxOrderLines)))
+	b = workload.AppendInt4(b, int64(1))
 	return b, true
 }
 
@@ -309,10 +311,10 @@ func (s *newOrderRows) row(b []byte) ([]byte, bool) {
 		s.d, s.o = s.d+1, firstNewOrder-1
 	}
 	s.o++
-	b = putFields(b, 3)
-	b = putInt4(b, s.o)
-	b = putInt4(b, s.d)
-	return putInt4(b, s.w), true
+	b = workload.AppendFieldCount(b, 3)
+	b = workload.AppendInt4(b, int64(s.o))
+	b = workload.AppendInt4(b, int64(s.d))
+	return workload.AppendInt4(b, int64(s.w)), true
 }
 
 // orderLineRows: O_OL_CNT per order. OL_NUMBER 1 .. O_OL_CNT; OL_I_ID
@@ -340,23 +342,23 @@ func (s *orderLineRows) row(b []byte) ([]byte, bool) {
 	}
 	s.n++
 	delivered := s.o < deliveredBelowOrder
-	b = putFields(b, 10)
-	b = putInt4(b, s.o)
-	b = putInt4(b, s.d)
-	b = putInt4(b, s.w)
-	b = putInt4(b, s.n)
-	b = putInt4(b, s.r.rand(1, items))
-	b = putInt4(b, s.w)
+	b = workload.AppendFieldCount(b, 10)
+	b = workload.AppendInt4(b, int64(s.o))
+	b = workload.AppendInt4(b, int64(s.d))
+	b = workload.AppendInt4(b, int64(s.w))
+	b = workload.AppendInt4(b, int64(s.n))
+	b = workload.AppendInt4(b, int64(s.r.rand(1, items)))
+	b = workload.AppendInt4(b, int64(s.w))
 	if delivered {
 		b = putTimestamp(b, s.now)
 	} else {
-		b = putNull(b)
+		b = workload.AppendNull(b)
 	}
-	b = putInt4(b, 5)
+	b = workload.AppendInt4(b, int64(5))
 	if delivered {
-		b = putNumeric(b, 0, 2)
+		b = workload.AppendNumericField(b, 0, 2)
 	} else {
-		b = putNumeric(b, int64(s.r.rand(1, 999999)), 2)
+		b = workload.AppendNumericField(b, int64(s.r.rand(1, 999999)), 2)
 	}
 	b = s.r.putAlnum(b, 24, 24)
 	return b, true
@@ -377,16 +379,16 @@ func (s *stockRows) row(b []byte) ([]byte, bool) {
 		return b, false
 	}
 	s.i++
-	b = putFields(b, 17)
-	b = putInt4(b, s.i)
-	b = putInt4(b, s.w)
-	b = putInt4(b, s.r.rand(10, 100))
+	b = workload.AppendFieldCount(b, 17)
+	b = workload.AppendInt4(b, int64(s.i))
+	b = workload.AppendInt4(b, int64(s.w))
+	b = workload.AppendInt4(b, int64(s.r.rand(10, 100)))
 	for range 10 {
 		b = s.r.putAlnum(b, 24, 24)
 	}
-	b = putInt4(b, 0)
-	b = putInt4(b, 0)
-	b = putInt4(b, 0)
+	b = workload.AppendInt4(b, int64(0))
+	b = workload.AppendInt4(b, int64(0))
+	b = workload.AppendInt4(b, int64(0))
 	b = s.r.putData(b, s.orig.has(s.i-1))
 	return b, true
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 // loadTime is the "current date and time" of the generator in tests.
@@ -95,7 +97,7 @@ func TestPutNumeric(t *testing.T) {
 		v     int64
 		scale int
 	}{{0, 2}, {1, 2}, {99, 2}, {100, 2}, {-1000, 2}, {30000000, 2}, {999999, 2}, {123456789012, 2}, {0, 4}, {1, 4}, {2000, 4}, {5000, 4}, {10000, 4}} {
-		b := putNumeric(nil, tc.v, tc.scale)
+		b := workload.AppendNumericField(nil, tc.v, tc.scale)
 		if l := int(binary.BigEndian.Uint32(b)); l != len(b)-4 {
 			t.Fatalf("%d: length %d, field %d", tc.v, l, len(b)-4)
 		}

@@ -38,54 +38,6 @@ func appendDate(buf []byte, d int64) []byte {
 	return binary.BigEndian.AppendUint32(buf, uint32(int32(d+pgDayOffset)))
 }
 
-// appendMoneyField appends a numeric field of cents/100, scale 2, in
-// numeric_send's format: ndigits, weight, sign, dscale, then base-10000
-// digits, most significant first, without zero digits at either end.
-func appendMoneyField(buf []byte, cents int64) []byte {
-	buf, at := beginField(buf)
-	sign := uint16(0)
-	if cents < 0 {
-		sign, cents = 0x4000, -cents
-	}
-	whole, frac := cents/100, cents%100
-	var d [8]uint16 // base-10000 digits of whole, least significant first
-	n := 0
-	for x := whole; x > 0; x /= 10000 {
-		d[n] = uint16(x % 10000)
-		n++
-	}
-	var digits [9]uint16 // most significant first
-	nd := 0
-	for i := n - 1; i >= 0; i-- {
-		digits[nd] = d[i]
-		nd++
-	}
-	weight := int16(n - 1)
-	if frac != 0 {
-		digits[nd] = uint16(frac * 100)
-		nd++
-	}
-	lead := 0
-	for lead < nd && digits[lead] == 0 {
-		lead++
-	}
-	for nd > lead && digits[nd-1] == 0 {
-		nd--
-	}
-	weight -= int16(lead)
-	if nd == lead {
-		weight, sign = 0, 0
-	}
-	buf = binary.BigEndian.AppendUint16(buf, uint16(nd-lead))
-	buf = binary.BigEndian.AppendUint16(buf, uint16(weight))
-	buf = binary.BigEndian.AppendUint16(buf, sign)
-	buf = binary.BigEndian.AppendUint16(buf, 2)
-	for _, v := range digits[lead:nd] {
-		buf = binary.BigEndian.AppendUint16(buf, v)
-	}
-	return endField(buf, at)
-}
-
 // appendKey appends an order key, int4 or int8 as the schema has it.
 func appendKey(buf []byte, k int64, big bool) []byte {
 	if big {
@@ -104,7 +56,7 @@ func encodePart(buf []byte, r *partRow) []byte {
 	buf = workload.AppendText(buf, partTypes.words[r.typ])
 	buf = workload.AppendInt4(buf, r.size)
 	buf = workload.AppendText(buf, containers.words[r.container])
-	buf = appendMoneyField(buf, r.price)
+	buf = workload.AppendNumericField(buf, r.price, 2)
 	return appendBytes(buf, r.comment)
 }
 
@@ -116,7 +68,7 @@ func encodePartsupp(buf []byte, r *partRow) []byte {
 		buf = workload.AppendInt4(buf, r.key)
 		buf = workload.AppendInt4(buf, s.supp)
 		buf = workload.AppendInt4(buf, s.qty)
-		buf = appendMoneyField(buf, s.cost)
+		buf = workload.AppendNumericField(buf, s.cost, 2)
 		buf = appendBytes(buf, s.comment)
 	}
 	return buf
@@ -130,7 +82,7 @@ func encodeSupplier(buf []byte, r *supplierRow) []byte {
 	buf = appendBytes(buf, r.address)
 	buf = workload.AppendInt4(buf, r.nation)
 	buf = appendBytes(buf, r.phone)
-	buf = appendMoneyField(buf, r.acctbal)
+	buf = workload.AppendNumericField(buf, r.acctbal, 2)
 	return appendBytes(buf, r.comment)
 }
 
@@ -142,7 +94,7 @@ func encodeCustomer(buf []byte, r *customerRow) []byte {
 	buf = appendBytes(buf, r.address)
 	buf = workload.AppendInt4(buf, r.nation)
 	buf = appendBytes(buf, r.phone)
-	buf = appendMoneyField(buf, r.acctbal)
+	buf = workload.AppendNumericField(buf, r.acctbal, 2)
 	buf = workload.AppendText(buf, segments.words[r.segment])
 	return appendBytes(buf, r.comment)
 }
@@ -153,7 +105,7 @@ func encodeOrder(buf []byte, r *orderRow, big bool) []byte {
 	buf = appendKey(buf, r.key, big)
 	buf = workload.AppendInt4(buf, r.cust)
 	buf = appendBytes(buf, []byte{r.status})
-	buf = appendMoneyField(buf, r.total)
+	buf = workload.AppendNumericField(buf, r.total, 2)
 	buf = appendDate(buf, r.date)
 	buf = workload.AppendText(buf, priorities.words[r.priority])
 	buf = appendNamed(buf, "Clerk#", r.clerk, 9)
@@ -170,10 +122,10 @@ func encodeLines(buf []byte, r *orderRow, big bool) []byte {
 		buf = workload.AppendInt4(buf, l.part)
 		buf = workload.AppendInt4(buf, l.supp)
 		buf = workload.AppendInt4(buf, l.number)
-		buf = appendMoneyField(buf, l.qty*100)
-		buf = appendMoneyField(buf, l.price)
-		buf = appendMoneyField(buf, l.discount)
-		buf = appendMoneyField(buf, l.tax)
+		buf = workload.AppendNumericField(buf, l.qty*100, 2)
+		buf = workload.AppendNumericField(buf, l.price, 2)
+		buf = workload.AppendNumericField(buf, l.discount, 2)
+		buf = workload.AppendNumericField(buf, l.tax, 2)
 		buf = appendBytes(buf, []byte{l.returnFlag})
 		buf = appendBytes(buf, []byte{l.status})
 		buf = appendDate(buf, l.ship)
