@@ -3,7 +3,10 @@
 // (clients back to back) and the open loop at a fixed arrival rate, and
 // reports for each the throughput, the achieved rate against the target,
 // latency and service time, and the driver's CPU seconds per 1000
-// transactions.
+// transactions. Each round also runs the peer the same two ways on the
+// same server, pgbench with one thread: closed (-c clients) and throttled
+// to the rate (-R rate -c pool), so that what running below saturation
+// costs any client is measured beside what tenantbench's open loop costs.
 //
 //	go run ./bench/opencost -rate 20000 -pool 16 -clients 8 -duration 20s -rounds 3
 package main
@@ -15,13 +18,13 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"sort"
-	"syscall"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"gopkg.in/yaml.v3"
 
+	"github.com/tenantbench/tenantbench/bench/internal/benchutil"
 	"github.com/tenantbench/tenantbench/internal/driver"
 	"github.com/tenantbench/tenantbench/internal/load"
 	"github.com/tenantbench/tenantbench/internal/provider"
@@ -43,22 +46,24 @@ func main() {
 	rounds := flag.Int("rounds", 3, "alternations")
 	transport := flag.String("transport", "tcp", "tcp or unix")
 	procs := flag.Int("procs", driver.DefaultProcs(), "GOMAXPROCS of the driver")
+	peer := flag.Bool("pgbench", true, "also run pgbench closed and throttled (-R) in every round")
 	profile := flag.String("cpuprofile", "", "write the open loop's CPU profile here")
+	closedProfile := flag.String("closedprofile", "", "write the closed loop's CPU profile here")
 	flag.Parse()
 	runtime.GOMAXPROCS(*procs)
-	if err := run(*scale, *clients, *think, *rate, *pool, *arrivals, *duration, *rounds, *transport, *profile); err != nil {
+	if err := run(*scale, *clients, *think, *rate, *pool, *arrivals, *duration, *rounds, *transport, *peer, *profile, *closedProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "opencost:", err)
 		os.Exit(1)
 	}
 }
 
 type measure struct {
-	tps, achieved, cpuPer1000            float64
+	tps, achieved, cpuPer1000, lag       float64
 	p50, p99, svc50, svc99               float64
 	arrivals, queued, dropped, committed int64
 }
 
-func run(scale, clients int, think time.Duration, rate float64, pool int, arrivals string, d time.Duration, rounds int, transport, profile string) error {
+func run(scale, clients int, think time.Duration, rate float64, pool int, arrivals string, d time.Duration, rounds int, transport string, peer bool, profile, closedProfile string) error {
 	ctx := context.Background()
 	work, err := os.MkdirTemp("", "opencost-")
 	if err != nil {
@@ -110,13 +115,22 @@ func run(scale, clients int, think time.Duration, rate float64, pool int, arriva
 	}
 	conn.Close(ctx)
 
+	host := inst.Host
+	if transport == "unix" {
+		host = inst.SocketDir
+	}
+	p := ps[0]
+	pgArgs := func(conns int, extra ...string) []string {
+		return append(append([]string{"-n", "-S", "-M", "prepared", "-j", "1", "-c", strconv.Itoa(conns),
+			"-T", strconv.Itoa(int(d.Seconds())), "-h", host, "-p", strconv.Itoa(inst.Port), "-U", p.Role}, extra...), p.Database)
+	}
 	tenant := driver.Tenant{Name: "t01", Connect: connect, Workload: w}
-	var closed, open []measure
+	var closed, open, pgClosed, pgOpen []measure
 	for r := 0; r < rounds; r++ {
 		tenant.Seed = uint64(time.Now().UnixNano())
 		t := tenant
 		t.Clients = clients
-		m, err := measureRun(ctx, t, driver.Options{Duration: d, Think: think}, "")
+		m, err := measureRun(ctx, t, driver.Options{Duration: d, Think: think}, closedProfile)
 		if err != nil {
 			return err
 		}
@@ -132,18 +146,54 @@ func run(scale, clients int, think time.Duration, rate float64, pool int, arriva
 		}
 		open = append(open, m)
 		fmt.Printf("round %d open %.0f/s, pool %d:  %s\n", r+1, rate, pool, m)
+		if !peer {
+			continue
+		}
+		for _, pg := range []struct {
+			args []string
+			into *[]measure
+			name string
+		}{
+			{pgArgs(clients), &pgClosed, fmt.Sprintf("pgbench closed, %d clients", clients)},
+			{pgArgs(pool, "-R", strconv.FormatFloat(rate, 'f', -1, 64)), &pgOpen, fmt.Sprintf("pgbench -R %.0f, %d clients", rate, pool)},
+		} {
+			b, err := benchutil.RunPgbench(pg.args, p.Password)
+			if err != nil {
+				return err
+			}
+			m := measure{tps: b.TPS, cpuPer1000: b.CPU / b.Txns * 1000, lag: b.LagMs}
+			*pg.into = append(*pg.into, m)
+			fmt.Printf("round %d %s: %.0f tps, %.4f CPU s / 1000 txn, schedule lag %.3f ms\n", r+1, pg.name, m.tps, m.cpuPer1000, m.lag)
+		}
 	}
 	mc, mo := median(closed), median(open)
 	fmt.Printf("\n| loop | median TPS | achieved / target | p50 / p99 ms | service p50 / p99 ms | driver CPU s / 1000 txn |\n|---|---|---|---|---|---|\n")
-	fmt.Printf("| closed, %d clients, think %s | %.0f | | %.3f / %.3f | | %.3f |\n", clients, think, mc.tps, mc.p50, mc.p99, mc.cpuPer1000)
-	fmt.Printf("| open, %.0f/s %s, pool %d | %.0f | %.4f | %.3f / %.3f | %.3f / %.3f | %.3f |\n", rate, arrivals, pool, mo.tps,
+	fmt.Printf("| closed, %d clients, think %s | %.0f | | %.3f / %.3f | | %.4f |\n", clients, think, mc.tps, mc.p50, mc.p99, mc.cpuPer1000)
+	fmt.Printf("| open, %.0f/s %s, pool %d | %.0f | %.4f | %.3f / %.3f | %.3f / %.3f | %.4f |\n", rate, arrivals, pool, mo.tps,
 		mo.achieved/rate, mo.p50, mo.p99, mo.svc50, mo.svc99, mo.cpuPer1000)
 	fmt.Printf("\nachieved/target: %.4f; driver CPU per transaction open/closed: %.3f\n", mo.achieved/rate, mo.cpuPer1000/mc.cpuPer1000)
+	if peer {
+		// Ratios are taken within a round, against the peer measured
+		// beside it, then the median over rounds (the machine drifts
+		// between rounds).
+		pc, po := median(pgClosed), median(pgOpen)
+		var ownRatio, peerRatio, vsPeer, excess []float64
+		for r := range open {
+			own, pg := open[r].cpuPer1000/closed[r].cpuPer1000, pgOpen[r].cpuPer1000/pgClosed[r].cpuPer1000
+			ownRatio, peerRatio = append(ownRatio, own), append(peerRatio, pg)
+			vsPeer, excess = append(vsPeer, open[r].cpuPer1000/pgOpen[r].cpuPer1000), append(excess, own/pg)
+		}
+		fmt.Printf("pgbench: closed %.0f tps at %.4f, -R %.0f tps at %.4f CPU s / 1000 txn (schedule lag %.3f ms)\n",
+			pc.tps, pc.cpuPer1000, po.tps, po.cpuPer1000, po.lag)
+		fmt.Printf("median per-round CPU per transaction: open/closed %.3f (pgbench -R/closed %.3f); "+
+			"tenantbench open / pgbench -R %.3f; (open/closed) / (pgbench -R/closed) %.3f\n",
+			benchutil.Median(ownRatio), benchutil.Median(peerRatio), benchutil.Median(vsPeer), benchutil.Median(excess))
+	}
 	return nil
 }
 
 func (m measure) String() string {
-	s := fmt.Sprintf("%.0f tps, p50 %.3f p99 %.3f ms, %.3f CPU s / 1000 txn", m.tps, m.p50, m.p99, m.cpuPer1000)
+	s := fmt.Sprintf("%.0f tps, p50 %.3f p99 %.3f ms, %.4f CPU s / 1000 txn", m.tps, m.p50, m.p99, m.cpuPer1000)
 	if m.arrivals > 0 {
 		s += fmt.Sprintf("; achieved %.1f/s, arrivals %d, queued %d, dropped %d, service p50 %.3f p99 %.3f ms",
 			m.achieved, m.arrivals, m.queued, m.dropped, m.svc50, m.svc99)
@@ -159,12 +209,12 @@ func measureRun(ctx context.Context, t driver.Tenant, o driver.Options, profile 
 			defer func() { pprof.StopCPUProfile(); f.Close() }()
 		}
 	}
-	before := rusageSelf()
+	before := benchutil.CPUSeconds()
 	res, err := driver.Run(ctx, []driver.Tenant{t}, o)
 	if err != nil {
 		return measure{}, err
 	}
-	cpu := rusageSelf() - before
+	cpu := benchutil.CPUSeconds() - before
 	tr := res.Tenants[0]
 	n := float64(tr.All.Committed)
 	m := measure{tps: n / o.Duration.Seconds(), cpuPer1000: cpu / n * 1000, committed: tr.All.Committed,
@@ -176,21 +226,8 @@ func measureRun(ctx context.Context, t driver.Tenant, o driver.Options, profile 
 	return m, nil
 }
 
-func rusageSelf() float64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
 func median(ms []measure) measure {
-	pick := func(f func(measure) float64) float64 {
-		v := make([]float64, len(ms))
-		for i, m := range ms {
-			v[i] = f(m)
-		}
-		sort.Float64s(v)
-		return v[len(v)/2]
-	}
+	pick := func(f func(measure) float64) float64 { return benchutil.MedianOf(ms, f) }
 	return measure{
 		tps:        pick(func(m measure) float64 { return m.tps }),
 		achieved:   pick(func(m measure) float64 { return m.achieved }),
@@ -199,5 +236,6 @@ func median(ms []measure) measure {
 		p99:        pick(func(m measure) float64 { return m.p99 }),
 		svc50:      pick(func(m measure) float64 { return m.svc50 }),
 		svc99:      pick(func(m measure) float64 { return m.svc99 }),
+		lag:        pick(func(m measure) float64 { return m.lag }),
 	}
 }

@@ -12,19 +12,16 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"regexp"
 	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"gopkg.in/yaml.v3"
 
+	"github.com/tenantbench/tenantbench/bench/internal/benchutil"
 	"github.com/tenantbench/tenantbench/internal/driver"
 	"github.com/tenantbench/tenantbench/internal/monitor"
 	"github.com/tenantbench/tenantbench/internal/provider"
@@ -140,7 +137,7 @@ func run(scale, clients, threads int, d time.Duration, rounds int, script, trans
 			}
 			var off, on measure
 			for _, which := range []string{first, other(first)} {
-				load := loadavg()
+				load := benchutil.Loadavg()
 				m, err := monitoredRound(ctx, w, connect, clients, d, which == "monitored", inst, ps)
 				if err != nil {
 					return err
@@ -174,10 +171,11 @@ func run(scale, clients, threads int, d time.Duration, rounds int, script, trans
 		if f := flagFor[script]; f != "" {
 			args = append(args, f)
 		}
-		m, err = pgbench(append(args, p.Database), p.Password)
+		pb, err := benchutil.RunPgbench(append(args, p.Database), p.Password)
 		if err != nil {
 			return err
 		}
+		m = measure{tps: pb.TPS, cpuPer1000: pb.CPU / pb.Txns * 1000}
 		pg = append(pg, m)
 		fmt.Printf("round %d pgbench: %.0f tps, %.3f CPU s / 1000 txn\n", r+1, m.tps, m.cpuPer1000)
 	}
@@ -214,64 +212,20 @@ func other(which string) string {
 }
 
 // loadavg is the machine's 1, 5 and 15 minute load averages.
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
-}
 
 func tenantbench(ctx context.Context, w workload.Workload, connect workload.Connect, clients int, d time.Duration) (measure, error) {
-	before := rusageSelf()
+	before := benchutil.CPUSeconds()
 	res, err := driver.Run(ctx, []driver.Tenant{{Name: "t01", Connect: connect, Workload: w, Clients: clients, Seed: uint64(time.Now().UnixNano())}},
 		driver.Options{Duration: d})
 	if err != nil {
 		return measure{}, err
 	}
-	cpu := rusageSelf() - before
+	cpu := benchutil.CPUSeconds() - before
 	n := float64(res.Tenants[0].All.Committed)
 	return measure{tps: n / d.Seconds(), cpuPer1000: cpu / n * 1000}, nil
 }
 
-var tpsLine = regexp.MustCompile(`tps = ([0-9.]+)`)
-var txLine = regexp.MustCompile(`number of transactions actually processed: ([0-9]+)`)
-
-func pgbench(args []string, password string) (measure, error) {
-	cmd := exec.Command("pgbench", args...)
-	cmd.Env = append(os.Environ(), "PGPASSWORD="+password)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return measure{}, fmt.Errorf("pgbench: %v\n%s", err, out)
-	}
-	tps, tx := tpsLine.FindSubmatch(out), txLine.FindSubmatch(out)
-	if tps == nil || tx == nil {
-		return measure{}, fmt.Errorf("pgbench output not understood:\n%s", out)
-	}
-	t, _ := strconv.ParseFloat(string(tps[1]), 64)
-	n, _ := strconv.ParseFloat(string(tx[1]), 64)
-	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	return measure{tps: t, cpuPer1000: cpu.Seconds() / n * 1000}, nil
-}
-
-func rusageSelf() float64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
 func median(ms []measure) measure {
-	pick := func(f func(measure) float64) float64 {
-		v := make([]float64, len(ms))
-		for i, m := range ms {
-			v[i] = f(m)
-		}
-		sort.Float64s(v)
-		return v[len(v)/2]
-	}
-	return measure{tps: pick(func(m measure) float64 { return m.tps }), cpuPer1000: pick(func(m measure) float64 { return m.cpuPer1000 })}
+	return measure{tps: benchutil.MedianOf(ms, func(m measure) float64 { return m.tps }),
+		cpuPer1000: benchutil.MedianOf(ms, func(m measure) float64 { return m.cpuPer1000 })}
 }

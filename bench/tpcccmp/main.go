@@ -28,14 +28,13 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/pprof"
-	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tenantbench/tenantbench/bench/internal/benchutil"
 	"github.com/tenantbench/tenantbench/internal/driver"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
@@ -234,7 +233,7 @@ func (b *bench) load(ctx context.Context) error {
 		if err := b.drop(ctx, b.tb); err != nil {
 			return err
 		}
-		la := loadavg()
+		la := benchutil.Loadavg()
 		s, i, p, err := b.loadTB(ctx)
 		if err != nil {
 			return err
@@ -244,7 +243,7 @@ func (b *bench) load(ctx context.Context) error {
 		if err := b.drop(ctx, b.gt); err != nil {
 			return err
 		}
-		la = loadavg()
+		la = benchutil.Loadavg()
 		t0 := time.Now()
 		if _, _, err := b.runGotpc(b.gotpcArgs("tpcc", "prepare", "--no-check", "-T", strconv.Itoa(b.loadThreads))); err != nil {
 			return err
@@ -252,7 +251,7 @@ func (b *bench) load(ctx context.Context) error {
 		gtT = append(gtT, time.Since(t0).Seconds())
 		fmt.Printf("round %d go-tpc prepare -T %d: %.1f s (load average before: %s)\n", r, b.loadThreads, gtT[len(gtT)-1], la)
 	}
-	mt, mg := median(tbT), median(gtT)
+	mt, mg := benchutil.Median(tbT), benchutil.Median(gtT)
 	fmt.Printf("\nload of %d warehouses, median of %d: tenantbench %.1f s, go-tpc %.1f s: tenantbench %.2fx faster\n\n",
 		b.warehouses, b.rounds, mt, mg, mg/mt)
 	return nil
@@ -290,20 +289,20 @@ func (b *bench) cpu(ctx context.Context) error {
 	}
 	var tbC, gtC, tbN, gtN []float64
 	for r := 1; r <= b.rounds; r++ {
-		la := loadavg()
-		before := rusageSelf()
+		la := benchutil.Loadavg()
+		before := benchutil.CPUSeconds()
 		res, err := driver.Run(ctx, []driver.Tenant{{Name: "t01", Connect: b.connect(b.tb), Workload: b.w,
 			Clients: b.clients, Seed: uint64(time.Now().UnixNano())}}, driver.Options{Duration: b.duration})
 		if err != nil {
 			return err
 		}
-		cpu := rusageSelf() - before
+		cpu := benchutil.CPUSeconds() - before
 		no := res.Tenants[0].Txns[tpcc.NewOrder]
 		n := float64(no.Committed + no.Rollbacks)
 		tbC, tbN = append(tbC, cpu/n*1000), append(tbN, n/b.duration.Minutes())
 		fmt.Printf("round %d tenantbench: %.0f New-Orders/min, %.3f CPU s / 1000 New-Orders (load average before: %s)\n", r, n/b.duration.Minutes(), cpu/n*1000, la)
 
-		la = loadavg()
+		la = benchutil.Loadavg()
 		out, gcpu, err := b.runGotpc(b.gotpcArgs("tpcc", "run", "-T", strconv.Itoa(b.clients), "--time", b.duration.String()))
 		if err != nil {
 			return err
@@ -316,10 +315,10 @@ func (b *bench) cpu(ctx context.Context) error {
 		gtC, gtN = append(gtC, gcpu/gn*1000), append(gtN, gn/b.duration.Minutes())
 		fmt.Printf("round %d go-tpc: %.0f New-Orders/min, %.3f CPU s / 1000 New-Orders (load average before: %s)\n", r, gn/b.duration.Minutes(), gcpu/gn*1000, la)
 	}
-	mt, mg := median(tbC), median(gtC)
+	mt, mg := benchutil.Median(tbC), benchutil.Median(gtC)
 	fmt.Printf("\n%d clients on %d warehouses, %v per round, median of %d:\n", b.clients, b.warehouses, b.duration, b.rounds)
 	fmt.Printf("| tool | New-Orders/min | driver CPU s / 1000 New-Orders |\n|---|---|---|\n")
-	fmt.Printf("| tenantbench | %.0f | %.3f |\n| go-tpc | %.0f | %.3f |\n", median(tbN), mt, median(gtN), mg)
+	fmt.Printf("| tenantbench | %.0f | %.3f |\n| go-tpc | %.0f | %.3f |\n", benchutil.Median(tbN), mt, benchutil.Median(gtN), mg)
 	fmt.Printf("CPU per New-Order ratio tenantbench/go-tpc: %.3f\n\n", mt/mg)
 	return nil
 }
@@ -333,7 +332,7 @@ func (b *bench) clone(ctx context.Context, prov provider.Provider, work string) 
 	var cl, ld []float64
 	for r := 1; r <= b.rounds; r++ {
 		for _, mode := range []string{"clone", "load"} {
-			la := loadavg()
+			la := benchutil.Loadavg()
 			s, err := b.provisionRun(ctx, prov, reg, work, mode)
 			if err != nil {
 				return err
@@ -346,7 +345,7 @@ func (b *bench) clone(ctx context.Context, prov provider.Provider, work string) 
 			fmt.Printf("round %d provision %s: %d tenants ready in %.1f s (load average before: %s)\n", r, mode, b.tenants, s, la)
 		}
 	}
-	mc, ml := median(cl), median(ld)
+	mc, ml := benchutil.Median(cl), benchutil.Median(ld)
 	fmt.Printf("\n%d tenants of 1 warehouse, database model, median of %d: clone %.1f s, load %.1f s: cloning %.2fx faster\n\n",
 		b.tenants, b.rounds, mc, ml, ml/mc)
 	return nil
@@ -418,28 +417,4 @@ func readyTime(path string) (float64, error) {
 		return 0, fmt.Errorf("%s: no setup or post-ingest rows", path)
 	}
 	return last - first, nil
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
-}
-
-func rusageSelf() float64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	return s[len(s)/2]
 }

@@ -21,13 +21,13 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tenantbench/tenantbench/bench/internal/benchutil"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
@@ -74,7 +74,7 @@ func run(gotpc string, sf, rounds, threads int, analyze bool) error {
 	}
 	defer prov.Stop(context.Background(), inst)
 	fmt.Printf("PostgreSQL %s, SF %d, %d rounds, %d connections/threads, %d CPUs, load %s\n",
-		inst.Version, sf, rounds, threads, runtime.NumCPU(), loadavg())
+		inst.Version, sf, rounds, threads, runtime.NumCPU(), benchutil.Loadavg())
 
 	opts := tpch.DefaultOptions()
 	opts.LoadConnections = threads
@@ -96,7 +96,7 @@ func run(gotpc string, sf, rounds, threads int, analyze bool) error {
 		}
 		tbIngest, tbTotal = append(tbIngest, ing), append(tbTotal, total)
 		fmt.Printf("round %d tenantbench: ingest %.1f s (%.0f rows/s), with post-ingest %.1f s (%.0f rows/s), load %s\n",
-			r, ing, rows/ing, total, rows/total, loadavg())
+			r, ing, rows/ing, total, rows/total, benchutil.Loadavg())
 		if err := drop(ctx, inst, name); err != nil {
 			return err
 		}
@@ -107,12 +107,12 @@ func run(gotpc string, sf, rounds, threads int, analyze bool) error {
 			return err
 		}
 		gt = append(gt, d)
-		fmt.Printf("round %d go-tpc: %.1f s (%.0f rows/s), load %s\n", r, d, rows/d, loadavg())
+		fmt.Printf("round %d go-tpc: %.1f s (%.0f rows/s), load %s\n", r, d, rows/d, benchutil.Loadavg())
 		if err := drop(ctx, inst, name); err != nil {
 			return err
 		}
 	}
-	mi, mt, mg := median(tbIngest), median(tbTotal), median(gt)
+	mi, mt, mg := benchutil.Median(tbIngest), benchutil.Median(tbTotal), benchutil.Median(gt)
 	fmt.Printf("medians over %d rounds, %.0f rows:\n", rounds, rows)
 	fmt.Printf("  tenantbench ingest:               %6.1f s  %9.0f rows/s\n", mi, rows/mi)
 	fmt.Printf("  tenantbench ingest + post-ingest: %6.1f s  %9.0f rows/s\n", mt, rows/mt)
@@ -207,27 +207,6 @@ func query(ctx context.Context, inst *provider.Instance, db, sql string, dst any
 	}
 	defer conn.Close(context.Background())
 	return conn.QueryRow(ctx, sql).Scan(dst)
-}
-
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func tail(s string) string {

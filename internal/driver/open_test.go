@@ -234,3 +234,81 @@ func TestPreciseWaitInterrupt(t *testing.T) {
 		t.Errorf("woke %v late", late)
 	}
 }
+
+// openPool runs n open-loop clients whose transactions take txn each, at
+// rate for d, and returns how many each ran and the arrival counts.
+func openPool(t *testing.T, n int, rate float64, d, txn time.Duration, onFull string) ([]int64, *arrivals) {
+	t.Helper()
+	lt := &load.Tenant{Profile: load.Constant(rate, d), Conns: n}
+	tn := &Tenant{Name: "t01", Clients: n, Load: lt}
+	q := newArrivals(lt, load.Open{Arrivals: load.ArrivalsUniform, Pool: n, OnFull: onFull}, 1, d)
+	start := time.Now()
+	col := NewCollector(start, 0, []string{"t01"}, []string{"a"}, n, nil, 0, "")
+	var stopped atomic.Bool
+	stop := make(chan struct{})
+	clients := make([]*slow, n)
+	done := make(chan struct{}, n)
+	for i := range n {
+		clients[i] = &slow{d: txn}
+		w := &worker{tenant: tn, index: i, client: clients[i], rec: col.Recorder(0)}
+		w.sleep.usePrecise()
+		defer w.sleep.close()
+		go func() { w.openLoop(q, &stopped, stop, start, start.Add(d)); done <- struct{}{} }()
+	}
+	for range n {
+		select {
+		case <-done:
+		case <-time.After(d + 10*time.Second):
+			t.Fatal("an idle client did not end with the arrivals")
+		}
+	}
+	q.finish()
+	col.Close()
+	ran := make([]int64, n)
+	for i, c := range clients {
+		ran[i] = c.n
+	}
+	return ran, q
+}
+
+func totals(q *arrivals) (arrived, queued, dropped int64) {
+	for i := range q.arrived {
+		arrived, queued, dropped = arrived+q.arrived[i], queued+q.queued[i], dropped+q.dropped[i]
+	}
+	return
+}
+
+// Several connections under overload: 4 connections of 10 ms
+// transactions take 400/s, and 800/s arrive. With drop, about half are
+// dropped; with queue, none are, the backlog grows and only what is still
+// waiting at the end counts as not served. Either way every arrival is
+// run or counted, and every client ends with the arrivals.
+func TestOpenPoolOverload(t *testing.T) {
+	for _, onFull := range []string{load.OnFullDrop, load.OnFullQueue} {
+		ran, q := openPool(t, 4, 800, time.Second, 10*time.Millisecond, onFull)
+		arrived, queued, dropped := totals(q)
+		var sum int64
+		for _, n := range ran {
+			sum += n
+		}
+		t.Logf("%s: ran per connection %v; arrived %d, queued %d, dropped %d", onFull, ran, arrived, queued, dropped)
+		if arrived != 800 || sum+dropped != arrived {
+			t.Errorf("%s: arrived %d = ran %d + dropped %d?", onFull, arrived, sum, dropped)
+		}
+		for i, n := range ran {
+			if n < 30 {
+				t.Errorf("%s: connection %d ran only %d under overload", onFull, i, n)
+			}
+		}
+		switch onFull {
+		case load.OnFullDrop:
+			if queued != 0 || dropped < 250 || dropped > 550 {
+				t.Errorf("drop: %d queued, %d dropped; want 0 and about 400", queued, dropped)
+			}
+		case load.OnFullQueue:
+			if queued < 300 {
+				t.Errorf("queue: %d queued; want most of the 800", queued)
+			}
+		}
+	}
+}

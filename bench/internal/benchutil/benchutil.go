@@ -1,0 +1,94 @@
+// Package benchutil holds what the benchmark commands under bench/ share:
+// the process's CPU time, medians, the load average, and running pgbench
+// as the peer measured in the same run.
+package benchutil
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// CPUSeconds is this process's user+system CPU time so far.
+func CPUSeconds() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// Median of v (the mean of the middle two for an even count); v is not
+// changed.
+func Median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// MedianOf is Median of f over items.
+func MedianOf[T any](items []T, f func(T) float64) float64 {
+	v := make([]float64, len(items))
+	for i, it := range items {
+		v[i] = f(it)
+	}
+	return Median(v)
+}
+
+// Loadavg is the 1, 5 and 15 minute load averages, "?" where unknown.
+func Loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// Pgbench is one pgbench run's figures.
+type Pgbench struct {
+	TPS, Txns, CPU float64 // CPU: pgbench's user+system seconds
+	LagMs          float64 // with --rate: the average schedule lag
+	Out            []byte
+}
+
+var (
+	tpsLine = regexp.MustCompile(`tps = ([0-9.]+)`)
+	txLine  = regexp.MustCompile(`number of transactions actually processed: ([0-9]+)`)
+	lagLine = regexp.MustCompile(`schedule lag: avg ([0-9.]+)`)
+)
+
+// RunPgbench runs pgbench (from PATH) with args and the password, and
+// reads its figures.
+func RunPgbench(args []string, password string) (Pgbench, error) {
+	cmd := exec.Command("pgbench", args...)
+	cmd.Env = append(os.Environ(), "PGPASSWORD="+password)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return Pgbench{}, fmt.Errorf("pgbench: %v\n%s", err, out)
+	}
+	tps, tx := tpsLine.FindSubmatch(out), txLine.FindSubmatch(out)
+	if tps == nil || tx == nil {
+		return Pgbench{}, fmt.Errorf("pgbench output not understood:\n%s", out)
+	}
+	p := Pgbench{Out: out, CPU: (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()}
+	p.TPS, _ = strconv.ParseFloat(string(tps[1]), 64)
+	p.Txns, _ = strconv.ParseFloat(string(tx[1]), 64)
+	if lag := lagLine.FindSubmatch(out); lag != nil {
+		p.LagMs, _ = strconv.ParseFloat(string(lag[1]), 64)
+	}
+	return p, nil
+}
