@@ -176,23 +176,7 @@ const userHZ = 100
 
 // eachKV calls fn for every "key value" line whose value is an unsigned
 // integer (cpu.stat, memory.stat, cpuacct.stat).
-func eachKV(b []byte, fn func(key []byte, v uint64)) {
-	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
-		sp := bytes.IndexByte(line, ' ')
-		if sp <= 0 {
-			continue
-		}
-		if v, ok := parseUint(line[sp+1:]); ok {
-			fn(line[:sp], v)
-		}
-	}
-}
+func eachKV(b []byte, fn func(key []byte, v uint64)) { eachLineKV(b, ' ', parseUint, fn) }
 
 // ioStatSums adds every device of a v2 io.stat file
 // ("8:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0").

@@ -80,7 +80,11 @@ func parseStat(b []byte, st *procStat) bool {
 // eachColonKV calls fn for every "key: number [unit]" line
 // (/proc/<pid>/status, io and smaps_rollup, /proc/meminfo) with the number;
 // lines whose value does not start with a number are skipped.
-func eachColonKV(b []byte, fn func(key []byte, v uint64)) {
+func eachColonKV(b []byte, fn func(key []byte, v uint64)) { eachLineKV(b, ':', leadingUint, fn) }
+
+// eachLineKV calls fn for every line "key<sep>value" whose value parse
+// reads.
+func eachLineKV(b []byte, sep byte, parse func([]byte) (uint64, bool), fn func(key []byte, v uint64)) {
 	for len(b) > 0 {
 		line := b
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
@@ -88,11 +92,11 @@ func eachColonKV(b []byte, fn func(key []byte, v uint64)) {
 		} else {
 			b = nil
 		}
-		c := bytes.IndexByte(line, ':')
+		c := bytes.IndexByte(line, sep)
 		if c <= 0 {
 			continue
 		}
-		if v, ok := leadingUint(line[c+1:]); ok {
+		if v, ok := parse(line[c+1:]); ok {
 			fn(line[:c], v)
 		}
 	}
