@@ -129,6 +129,11 @@ func TestQuickstart(t *testing.T) {
 			t.Errorf("row %d footprint %v MB, cost %v $/min, P-Score %v, T-Score %v, %v TPS", i, fp, ruc, ps, ts, tps)
 		}
 		footprint[model] = fp
+		// The memory each tenant adds to the idle servers (the instance
+		// model: its whole server) during the workload.
+		if m := num(t, r["mem_marginal_per_tenant_mb"]); m <= 0 || m > num(t, r["mem_peak_mb"]) {
+			t.Errorf("row %d marginal memory %v MB per tenant, peak %v MB", i, m, r["mem_peak_mb"])
+		}
 		if num(t, r["throughput_tps"]) <= 0 || num(t, r["latency_mean_ms"]) <= 0 ||
 			num(t, r["latency_p99_ms"]) < num(t, r["latency_p95_ms"]) || num(t, r["ingest_s"]) <= 0 {
 			t.Errorf("row %d figures implausible: %v", i, r)

@@ -76,6 +76,7 @@ func AggregateRuns(sums []*Summary) *Summary {
 	p.ETpX = meanOpt(func(a Aggregate) *float64 { return a.ETpX })
 	p.ELat = meanOpt(func(a Aggregate) *float64 { return a.ELat })
 	p.MemFootprintMB = meanOpt(func(a Aggregate) *float64 { return a.MemFootprintMB })
+	p.MemMarginalMB = meanOpt(func(a Aggregate) *float64 { return a.MemMarginalMB })
 	p.RUC = meanOpt(func(a Aggregate) *float64 { return a.RUC })
 	p.PScore = meanOpt(func(a Aggregate) *float64 { return a.PScore })
 	p.TScore = meanOpt(func(a Aggregate) *float64 { return a.TScore })

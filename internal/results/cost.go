@@ -116,3 +116,14 @@ func (a *Aggregate) Footprint(backgroundMB, sharedMB float64, tenants int) {
 		a.MemFootprintMB = ptr(f)
 	}
 }
+
+// Marginal adds the memory a tenant adds (metrics.MarginalMemoryPerTenant):
+// the instances' memory with the tenants (MiB) less that before any tenant
+// was set up (MiB; 0 for the instance model, where each tenant brings its
+// server), over the tenants. Negative memories are unknown figures: it
+// stays absent.
+func (a *Aggregate) Marginal(withMB, baseMB float64, tenants int) {
+	if m, err := metrics.MarginalMemoryPerTenant(withMB, baseMB, tenants); err == nil {
+		a.MemMarginalMB = ptr(m)
+	}
+}

@@ -84,3 +84,18 @@ func TestFootprint(t *testing.T) {
 		t.Error("a footprint from an unknown part")
 	}
 }
+
+// TestMarginal: 700 MiB with 4 tenants on a server that used 300 MiB
+// with none is 100 MiB each; an unknown memory leaves it absent.
+func TestMarginal(t *testing.T) {
+	var a Aggregate
+	a.Marginal(700, 300, 4)
+	if a.MemMarginalMB == nil || *a.MemMarginalMB != 100 {
+		t.Errorf("marginal %v", a.MemMarginalMB)
+	}
+	var b Aggregate
+	b.Marginal(700, -1, 4)
+	if b.MemMarginalMB != nil {
+		t.Error("a marginal memory from an unknown base")
+	}
+}

@@ -87,7 +87,7 @@ func (d *Dir) ResultsHeader() []string {
 	return append(h, "status", "throughput_tps", "latency_mean_ms", "latency_p95_ms", "latency_p99_ms",
 		"committed", "failed", "provision_s", "setup_s", "ingest_s", "post_ingest_s", "workload_s",
 		"tpm", "nopm", "fairness_jain", "cpu_s", "mem_peak_mb", "e_tpx", "e_lat",
-		"mem_footprint_per_tenant_mb", "ruc_usd_per_min", "p_score", "t_score",
+		"mem_footprint_per_tenant_mb", "mem_marginal_per_tenant_mb", "ruc_usd_per_min", "p_score", "t_score",
 		"power_at_size", "throughput_at_size", "e_cpu", "e_ram", "error")
 }
 
@@ -118,7 +118,7 @@ func (d *Dir) AppendResult(s *Summary) error {
 		ftoa(a.ProvisionS), ftoa(a.SetupS), ftoa(a.IngestS), ftoa(a.PostIngest), ftoa(a.WorkloadS),
 		ftoa(a.TPM), optional(a.NOPM), ftoa(a.FairnessJain), optional(a.CPUS), optional(a.MemPeakMB),
 		optional(a.ETpX), optional(a.ELat),
-		optional(a.MemFootprintMB), usd(a.RUC), optional(a.PScore), optional(a.TScore),
+		optional(a.MemFootprintMB), optional(a.MemMarginalMB), usd(a.RUC), optional(a.PScore), optional(a.TScore),
 		optional(a.PowerAtSize), optional(a.ThroughputAtSize), optional(a.ECPU), optional(a.ERAM), s.Error)
 	_ = w.Write(row)
 	w.Flush()

@@ -150,10 +150,12 @@ type Aggregate struct {
 	MemPeakMB *float64 `json:"mem_peak_mb,omitempty"`
 	ETpX      *float64 `json:"e_tpx,omitempty"`
 	ELat      *float64 `json:"e_lat,omitempty"`
-	// Seed 002's memory footprint per tenant (MiB) and seed 004's resource
-	// unit cost ($/min), what it priced, and its P- and T-Score (cost.go);
-	// absent when not known.
+	// Seed 002's memory footprint per tenant (MiB), the marginal memory
+	// per tenant (MiB; Marginal), and seed 004's resource unit cost
+	// ($/min), what it priced, and its P- and T-Score (cost.go); absent
+	// when not known.
 	MemFootprintMB *float64 `json:"mem_footprint_per_tenant_mb,omitempty"`
+	MemMarginalMB  *float64 `json:"mem_marginal_per_tenant_mb,omitempty"`
 	RUC            *float64 `json:"ruc_usd_per_min,omitempty"`
 	Priced         *Priced  `json:"priced,omitempty"`
 	PScore         *float64 `json:"p_score,omitempty"`

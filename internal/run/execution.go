@@ -139,6 +139,14 @@ func (e *execution) do(ctx context.Context) *results.Summary {
 		e.window = &w
 		sum.Provider.Monitored(w.Total.CPU, w.Total.MemPeakMB, res.Duration.Seconds())
 		sum.Provider.Footprint(w.Total.BackgroundAnonMB, w.Total.SharedMB, r.Tenants)
+		if base, loaded, ok := memoryBaseAndLoaded(e.samples, from, from.Add(res.Duration)); ok {
+			if r.Model == "instance" {
+				// Each tenant brings its own server: the empty server is
+				// part of what a tenant adds (metrics.MarginalMemoryPerTenant).
+				base = 0
+			}
+			sum.Provider.Marginal(loaded, base, r.Tenants)
+		}
 		for i := range sum.Tenant {
 			if c, ok := w.TenantCPU[sum.Tenant[i].Tenant]; ok {
 				sum.Tenant[i].CPUS = &c
