@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/jackc/pgx/v5"
@@ -14,49 +17,101 @@ import (
 func checkCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "check RESULTS_DIR",
-		Short: "Check the consistency of the tenants' data on instances kept with --keep",
-		Long: "check connects to every tenant of the instances `run --keep` left up and checks its\n" +
-			"data against the workload's consistency conditions (TPC-C clause 3.3.2, the TPC-B\n" +
-			"balances). Every run already does this in its check phase; this command checks again\n" +
-			"later, for instance after you changed something by hand. Exit status 1 on a violation.",
+		Short: "Check the runs' rate audits again, and the consistency of the tenants' data kept with --keep",
+		Long: "check re-checks every run's TPC-C rate audit (runs/<id>/audit.csv): each rate's count\n" +
+			"against the bounds the run accepted. Then, if `run --keep` left instances up, it connects\n" +
+			"to every tenant and checks its data against the workload's consistency conditions\n" +
+			"(TPC-C clause 3.3.2, the TPC-B balances). Every run already does both in its check\n" +
+			"phase; this command checks again later, for instance after you changed something by\n" +
+			"hand. Exit status 1 on a rate out of bounds or a violation.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
-			kept, err := run.ReadKept(dir)
-			if err != nil {
-				return badInput{err}
-			}
-			_, plan, err := load(filepath.Join(dir, "spec.yaml"))
+			out := cmd.OutOrStdout()
+			audits, err := filepath.Glob(filepath.Join(dir, "runs", "*", "audit.csv"))
 			if err != nil {
 				return err
 			}
-			// --keep keeps the last run of the plan.
-			last := plan.Runs[len(plan.Runs)-1]
-			ctx := cmd.Context()
+			kept, kerr := run.ReadKept(dir)
+			switch {
+			case kerr != nil && !errors.Is(kerr, fs.ErrNotExist):
+				return kerr
+			case kerr != nil && len(audits) == 0:
+				return badInput{fmt.Errorf("nothing to check in %s: no runs/<id>/audit.csv and %w", dir, kerr)}
+			}
+			off, err := recheckAudits(out, audits)
+			if err != nil {
+				return err
+			}
 			violated := 0
-			for _, k := range kept {
-				for _, t := range k.Tenants {
-					dsn, err := run.TenantDSN(dir, k, t)
-					if err != nil {
-						return err
-					}
-					w, err := registry().Build(&plan.Spec.Workload, last.Scale)
-					if err != nil {
-						return err
-					}
-					connect := func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }
-					if err := run.CheckTenant(ctx, w, connect); err != nil {
-						violated++
-						fmt.Fprintf(cmd.OutOrStdout(), "%s: %v\n", t.Tenant, err)
-						continue
-					}
-					fmt.Fprintf(cmd.OutOrStdout(), "%s: consistent\n", t.Tenant)
+			if kerr == nil {
+				if violated, err = checkKept(cmd.Context(), out, dir, kept); err != nil {
+					return err
 				}
+			} else {
+				fmt.Fprintf(out, "no instances kept (%s): the tenants' data is not checked\n", run.KeptFile)
+			}
+			var errs []error
+			if off > 0 {
+				errs = append(errs, fmt.Errorf("%d rate(s) out of bounds", off))
 			}
 			if violated > 0 {
-				return fmt.Errorf("%d tenant(s) failed the check", violated)
+				errs = append(errs, fmt.Errorf("%d tenant(s) failed the check", violated))
 			}
-			return nil
+			return errors.Join(errs...)
 		},
 	}
+}
+
+// recheckAudits re-checks each audit.csv and prints every rate out of
+// bounds; it returns how many there are.
+func recheckAudits(out io.Writer, paths []string) (int, error) {
+	off := 0
+	for _, p := range paths {
+		id := filepath.Base(filepath.Dir(p))
+		n, bad, err := run.RecheckAudit(p)
+		if err != nil {
+			return 0, err
+		}
+		for _, b := range bad {
+			fmt.Fprintf(out, "run %s audit: %s\n", id, b)
+		}
+		if len(bad) == 0 {
+			fmt.Fprintf(out, "run %s audit: %d rates within bounds\n", id, n)
+		}
+		off += len(bad)
+	}
+	return off, nil
+}
+
+// checkKept checks the data of every tenant of the kept instances and
+// returns how many tenants failed.
+func checkKept(ctx context.Context, out io.Writer, dir string, kept []*run.Kept) (int, error) {
+	_, plan, err := load(filepath.Join(dir, "spec.yaml"))
+	if err != nil {
+		return 0, err
+	}
+	// --keep keeps the last run of the plan.
+	last := plan.Runs[len(plan.Runs)-1]
+	violated := 0
+	for _, k := range kept {
+		for _, t := range k.Tenants {
+			dsn, err := run.TenantDSN(dir, k, t)
+			if err != nil {
+				return 0, err
+			}
+			w, err := registry().Build(&plan.Spec.Workload, last.Scale)
+			if err != nil {
+				return 0, err
+			}
+			connect := func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }
+			if err := run.CheckTenant(ctx, w, connect); err != nil {
+				violated++
+				fmt.Fprintf(out, "%s: %v\n", t.Tenant, err)
+				continue
+			}
+			fmt.Fprintf(out, "%s: consistent\n", t.Tenant)
+		}
+	}
+	return violated, nil
 }

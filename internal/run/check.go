@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -55,8 +56,12 @@ func (e *execution) audit() error {
 				off = append(off, "tenant "+tenant+": "+r.String())
 			}
 			f := func(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
+			// The bounds are written exactly (the shortest decimal that
+			// reads back as the same float), so that RecheckAudit decides
+			// as the workload did.
+			exact := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 			rows = append(rows, []string{tenant, r.Name, r.Clause, strconv.FormatInt(r.Count, 10),
-				strconv.FormatInt(r.Of, 10), f(r.Observed), f(r.Expected), f(r.Low), f(r.High), status})
+				strconv.FormatInt(r.Of, 10), f(r.Observed), f(r.Expected), exact(r.Low), exact(r.High), status})
 		}
 	}
 	if len(rows) == 1 {
@@ -75,6 +80,56 @@ func (e *execution) audit() error {
 		e.logf("audit: %d rates within bounds", len(rows)-1)
 	}
 	return errors.Join(errs...)
+}
+
+// RecheckAudit checks a run's audit.csv again from the file alone, as
+// `tenantbench check` does after the run: each row's observed rate, count
+// / of (a proportion, or a mean over of), must lie within its accepted
+// bounds low..high (the workload's: tpcc's binomial intervals, see
+// audit). It returns how many rows it checked and one line per row out of
+// bounds, naming the tenant, the rate and the file's line; an error when
+// the file is not an audit (a column missing, a cell not a number).
+func RecheckAudit(path string) (int, []string, error) {
+	t, err := results.ReadTable(path)
+	if err != nil {
+		return 0, nil, err
+	}
+	for _, c := range []string{"tenant", "rate", "clause", "count", "of", "low", "high"} {
+		if !t.Has(c) {
+			return 0, nil, fmt.Errorf("%s: no column %s: not an audit file", path, c)
+		}
+	}
+	var off []string
+	for i := range t.Rows {
+		line := i + 2 // the header is line 1
+		bad := func(col, want string) error {
+			return fmt.Errorf("%s line %d column %s: %q is not %s", path, line, col, t.Get(i, col), want)
+		}
+		count, err := strconv.ParseInt(t.Get(i, "count"), 10, 64)
+		if err != nil {
+			return 0, nil, bad("count", "a whole number")
+		}
+		of, err := strconv.ParseInt(t.Get(i, "of"), 10, 64)
+		if err != nil {
+			return 0, nil, bad("of", "a whole number")
+		}
+		low, err := strconv.ParseFloat(t.Get(i, "low"), 64)
+		if err != nil {
+			return 0, nil, bad("low", "a number")
+		}
+		high, err := strconv.ParseFloat(t.Get(i, "high"), 64)
+		if err != nil {
+			return 0, nil, bad("high", "a number")
+		}
+		if count < 0 || of <= 0 {
+			return 0, nil, fmt.Errorf("%s line %d: count %d, of %d: count must be 0 or more and of 1 or more", path, line, count, of)
+		}
+		if obs := float64(count) / float64(of); obs < low || obs > high {
+			off = append(off, fmt.Sprintf("tenant %s: %s (clause %s): observed %.4f (%d of %d), accepted %.4f to %.4f (%s line %d)",
+				t.Get(i, "tenant"), t.Get(i, "rate"), t.Get(i, "clause"), obs, count, of, low, high, path, line))
+		}
+	}
+	return len(t.Rows), off, nil
 }
 
 // CheckTenant runs w's consistency conditions on one tenant's data. It
