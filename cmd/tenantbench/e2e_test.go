@@ -294,6 +294,19 @@ func TestPlan(t *testing.T) {
 			t.Errorf("plan output lacks %q:\n%s", want, b)
 		}
 	}
+	if strings.Contains(string(b), "up to") {
+		t.Errorf("tpcb runs last their duration, the plan says up to:\n%s", b)
+	}
+	// A TPC-H stream ends when it has run its queries (workload.Finisher):
+	// the duration is an upper bound.
+	path := filepath.Join(t.TempDir(), "tpch.yaml")
+	os.WriteFile(path, []byte("name: h\ntenancy: {model: schema, tenants: [1, 2]}\nworkload: {name: tpch, scale: 0.01, clients: 1, duration: 10m}\n"), 0o644)
+	b, err = exec.Command(binary, "plan", path).CombinedOutput()
+	want := "experiment h: 2 runs, workload time up to 20m (2 x (warmup 0s + duration up to 10m), without provisioning and loading; " +
+		"a run ends sooner when its query streams have run their queries)\n"
+	if err != nil || !strings.HasPrefix(string(b), want) {
+		t.Errorf("plan of tpch: %v\n%s\nwant it to start with\n%s", err, b, want)
+	}
 }
 
 func cgroupExists(path string) bool {

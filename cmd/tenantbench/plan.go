@@ -59,11 +59,28 @@ func load(path string) ([]byte, *spec.Plan, error) {
 	if len(problems) > 0 {
 		return nil, nil, badInput{problemsError(path, problems)}
 	}
+	plan.StreamsEnd = streamsEnd(plan)
 	resolved, err := spec.Marshal(s)
 	if err != nil {
 		return nil, nil, err
 	}
 	return resolved, plan, nil
+}
+
+// streamsEnd says whether the plan's workload runs query streams: a
+// workload.Streamer's clients are each one stream and stop when it has run
+// its queries (workload.Finisher; tpch), so a run may end before its
+// duration. The spec is valid: the workload builds without a server.
+func streamsEnd(p *spec.Plan) bool {
+	if len(p.Runs) == 0 {
+		return false
+	}
+	w, err := registry().Build(&p.Spec.Workload, p.Runs[0].Scale)
+	if err != nil {
+		return false
+	}
+	_, ok := w.(workload.Streamer)
+	return ok
 }
 
 func problemsError(path string, problems []spec.Problem) error {

@@ -55,6 +55,13 @@ type Plan struct {
 	// dimensions) or that a case of workload.cases sets, sorted: the
 	// settings that differ from run to run.
 	SettingKeys []string
+	// StreamsEnd says the workload's clients stop once they have run
+	// their work (workload.Finisher: a TPC-H query stream), so a run's
+	// workload phase may end before its warmup + duration. Expand cannot
+	// know it (workloads are registered apart from the spec): the caller
+	// that knows the workloads sets it (cmd/tenantbench), and WriteTable
+	// then prints the workload time as an upper bound.
+	StreamsEnd bool
 }
 
 // Problem is one thing wrong with a spec: where, what and what is allowed.

@@ -10,8 +10,9 @@ import (
 )
 
 // WorkloadTime is the time the plan spends in the workload phase: every
-// run's warmup and duration. Provisioning, loading and checks come on top
-// and depend on the machine, so they are not guessed.
+// run's warmup and duration (at most, when StreamsEnd). Provisioning,
+// loading and checks come on top and depend on the machine, so they are
+// not guessed.
 func (p *Plan) WorkloadTime() time.Duration {
 	per := p.Spec.Workload.Warmup.D() + p.Spec.Workload.Duration.D()
 	return time.Duration(len(p.Runs)) * per
@@ -27,8 +28,12 @@ func (p *Plan) WriteTable(w io.Writer) error {
 	if len(p.Runs) == 1 {
 		runs = "run"
 	}
-	if _, err := fmt.Fprintf(w, "experiment %s: %d %s, workload time %s (%d x (warmup %s + duration %s), without provisioning and loading)\n",
-		s.Name, len(p.Runs), runs, Duration(p.WorkloadTime()), len(p.Runs), s.Workload.Warmup, s.Workload.Duration); err != nil {
+	upTo, ends := "", ""
+	if p.StreamsEnd {
+		upTo, ends = "up to ", "; a run ends sooner when its query streams have run their queries"
+	}
+	if _, err := fmt.Fprintf(w, "experiment %s: %d %s, workload time %s%s (%d x (warmup %s + duration %s%s), without provisioning and loading%s)\n",
+		s.Name, len(p.Runs), runs, upTo, Duration(p.WorkloadTime()), len(p.Runs), s.Workload.Warmup, upTo, s.Workload.Duration, ends); err != nil {
 		return err
 	}
 	if d := s.Workload.describe(); d != "" {

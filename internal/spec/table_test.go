@@ -2,6 +2,7 @@ package spec
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -30,6 +31,22 @@ run  model     tenants  scale  clients  provision  shared_buffers  rep
 `
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// TestWriteTableStreamsEnd: when the workload's clients stop after their
+// work (TPC-H streams), the workload time is printed as an upper bound.
+func TestWriteTableStreamsEnd(t *testing.T) {
+	p := mustExpand(t, minimal)
+	p.StreamsEnd = true
+	var b bytes.Buffer
+	if err := p.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "experiment t: 1 run, workload time up to 1m (1 x (warmup 0s + duration up to 1m), without provisioning and loading; " +
+		"a run ends sooner when its query streams have run their queries)\n"
+	if !strings.HasPrefix(b.String(), want) {
+		t.Errorf("got:\n%s\nwant it to start with:\n%s", b.String(), want)
 	}
 }
 
