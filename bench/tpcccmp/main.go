@@ -36,11 +36,11 @@ import (
 
 	"github.com/tenantbench/tenantbench/bench/internal/benchutil"
 	"github.com/tenantbench/tenantbench/internal/driver"
+	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/run"
-	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
 	"github.com/tenantbench/tenantbench/internal/workload/tpcc"
@@ -356,11 +356,7 @@ func (b *bench) provisionRun(ctx context.Context, prov provider.Provider, reg wo
 tenancy: {model: database, tenants: %d}
 workload: {name: tpcc, scale: 1, clients: 1, duration: 1s, provision: %s}
 `, b.tenants, mode)
-	s, problems := spec.Parse([]byte(src))
-	if len(problems) > 0 {
-		return 0, problems[0]
-	}
-	plan, problems := spec.Expand(s)
+	p, problems := plan.BuildBytes([]byte(src), plan.Registries{Workloads: reg, Models: tenancy.Builtin()})
 	if len(problems) > 0 {
 		return 0, problems[0]
 	}
@@ -373,7 +369,7 @@ workload: {name: tpcc, scale: 1, clients: 1, duration: 1s, provision: %s}
 	if err != nil {
 		return 0, err
 	}
-	o, err := run.Experiment(ctx, plan, run.Options{Out: out, Log: io.Discard, Provider: prov, Workloads: reg,
+	o, err := run.Experiment(ctx, p, run.Options{Out: out, Log: io.Discard, Provider: prov, Workloads: reg,
 		Models: tenancy.Builtin(), WorkRoot: work})
 	if err != nil {
 		return 0, err
@@ -382,7 +378,7 @@ workload: {name: tpcc, scale: 1, clients: 1, duration: 1s, provision: %s}
 		b, _ := os.ReadFile(filepath.Join(outDir, "results.csv"))
 		return 0, fmt.Errorf("the %s run failed:\n%s", mode, b)
 	}
-	return readyTime(filepath.Join(outDir, "runs", plan.Runs[0].ID, "phases.csv"))
+	return readyTime(filepath.Join(outDir, "runs", p.Runs[0].ID, "phases.csv"))
 }
 
 // readyTime is from the first setup's start to the last post-ingest's end.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/driver"
 	loadshape "github.com/tenantbench/tenantbench/internal/load"
+	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
 	"github.com/tenantbench/tenantbench/internal/run"
 	"github.com/tenantbench/tenantbench/internal/spec"
@@ -43,10 +44,11 @@ func calibrateCmd() *cobra.Command {
 			"1 failed or interrupted, 2 bad input (nothing was started).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := loadForCalibration(args[0])
+			p, err := loadForCalibration(args[0], most)
 			if err != nil {
 				return err
 			}
+			s := p.Spec
 			if err := checkCalibrateFlags(start, step, most, minGain, maxP99, warmup, duration); err != nil {
 				return err
 			}
@@ -63,10 +65,10 @@ func calibrateCmd() *cobra.Command {
 					}
 				}
 			}
-			// The limits run and plan check with each run's tenants and
-			// clients (registry().CheckPlan), for the largest step.
-			if problems := registry().CheckPlan(&spec.Plan{Spec: s, Runs: []spec.Run{run.CalibrationRun(s, most)}}); len(problems) > 0 {
-				return badInput{problemsError(args[0], problems)}
+			// The plan's run has room for the largest step (and the
+			// workload's limits checked with it).
+			if p, err = loadForCalibration(args[0], most); err != nil {
+				return err
 			}
 			if out == "" {
 				out = filepath.Join("results", s.Name+"-tau-"+time.Now().Format("20060102-150405")+".yaml")
@@ -88,10 +90,10 @@ func calibrateCmd() *cobra.Command {
 			}
 			runtime.GOMAXPROCS(procs)
 			log := cmd.OutOrStdout()
-			r := run.CalibrationRun(s, most)
+			r := p.Runs[0]
 			fmt.Fprintf(log, "tenantbench %s: calibrating %s: workload %s, model %s, 1 tenant, scale %s\n",
 				version, s.Name, s.Workload.Name, r.Model, strconv.FormatFloat(r.Scale, 'g', -1, 64))
-			cal, err := run.Calibrate(ctx, s, run.CalibrateOptions{Log: log, Terminal: isTerminal(log), Provider: prov,
+			cal, err := run.Calibrate(ctx, p, run.CalibrateOptions{Log: log, Terminal: isTerminal(log), Provider: prov,
 				Workloads: registry(), Models: tenancy.Builtin(),
 				Steps:  loadshape.Calibration{Start: start, Step: step, Max: most, MinGain: minGain / 100, MaxP99: maxP99},
 				Warmup: warmup, Duration: duration})
@@ -149,25 +151,14 @@ func checkCalibrateFlags(start, step, most int, minGain float64, maxP99, warmup,
 	return nil
 }
 
-// loadForCalibration reads and validates a spec as run and plan do, with
-// one exception: workload.pattern.tau may be missing or unusable, since
-// finding it is what calibrate is for.
-func loadForCalibration(path string) (*spec.Spec, error) {
-	s, problems := spec.Load(path)
-	if s != nil {
-		problems = append(problems, registry().Check(&s.Workload)...)
+// loadForCalibration builds the one-tenant plan calibrate measures, with
+// room for clients connections (plan.Calibration).
+func loadForCalibration(path string, clients int) (*plan.Plan, error) {
+	p, problems := plan.Calibration(path, registries(), max(1, clients))
+	if len(problems) > 0 {
+		return nil, badInput{problemsError(path, problems)}
 	}
-	kept := problems[:0]
-	for _, p := range problems {
-		if s != nil && s.Workload.Pattern != nil && p.Path == "workload.pattern.tau" {
-			continue
-		}
-		kept = append(kept, p)
-	}
-	if len(kept) > 0 {
-		return nil, badInput{problemsError(path, kept)}
-	}
-	return s, nil
+	return p, nil
 }
 
 // reportTau prints tau and writes the --out file.

@@ -143,7 +143,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		{[]string{good, "--start", "0", "--max", "20000", "--min-gain", "0", "--duration", "0s"},
 			[]string{"--start 0", "--max 20000", "--min-gain 0", "--duration 0s"}},
 		{[]string{good, "--step", "x"}, []string{"--step"}},
-		{[]string{tpch, "--max", "64"}, []string{"workload.warmup: 10s: tpch runs each stream once", "workload.options.seed", "nothing was started"}},
+		{[]string{tpch, "--max", "64"}, []string{"workload.warmup (line 3): 10s: tpch runs each stream once", "workload.options.seed", "nothing was started"}},
 	} {
 		cmd := exec.Command(binary, append([]string{"calibrate", "--out", filepath.Join(tmp, "tau.yaml")}, c.args...)...)
 		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)

@@ -11,7 +11,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
+	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/run"
+	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
 func checkCmd() *cobra.Command {
@@ -87,12 +89,23 @@ func recheckAudits(out io.Writer, paths []string) (int, error) {
 // checkKept checks the data of every tenant of the kept instances and
 // returns how many tenants failed.
 func checkKept(ctx context.Context, out io.Writer, dir string, kept []*run.Kept) (int, error) {
-	_, plan, err := load(filepath.Join(dir, "spec.yaml"))
+	// The plan the run wrote, not the spec: the checks must build the
+	// workload the kept run built, with its case's options, whatever the
+	// spec's rules are today.
+	p, err := plan.Read(dir)
+	if err != nil {
+		return 0, badInput{fmt.Errorf("%s: the kept run's plan cannot be read: %w", dir, err)}
+	}
+	if len(p.Runs) == 0 {
+		return 0, badInput{fmt.Errorf("%s: %s holds no run", dir, plan.File)}
+	}
+	// --keep keeps the last run of the plan.
+	last := &p.Runs[len(p.Runs)-1]
+	opts, err := last.OptionsNode()
 	if err != nil {
 		return 0, err
 	}
-	// --keep keeps the last run of the plan.
-	last := plan.Runs[len(plan.Runs)-1]
+	ws := &spec.Workload{Name: last.Workload, Options: *opts}
 	violated := 0
 	for _, k := range kept {
 		for _, t := range k.Tenants {
@@ -100,7 +113,7 @@ func checkKept(ctx context.Context, out io.Writer, dir string, kept []*run.Kept)
 			if err != nil {
 				return 0, err
 			}
-			w, err := registry().Build(&plan.Spec.Workload, last.Scale)
+			w, err := registry().Build(ws, last.Scale)
 			if err != nil {
 				return 0, err
 			}

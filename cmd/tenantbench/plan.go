@@ -6,8 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/run"
 	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
 	"github.com/tenantbench/tenantbench/internal/workload/sales"
 	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
@@ -21,11 +23,11 @@ func planCmd() *cobra.Command {
 		Short: "Validate a spec and print the runs it expands to; execute nothing",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, plan, err := load(args[0])
+			_, p, err := load(args[0])
 			if err != nil {
 				return err
 			}
-			return plan.WriteTable(cmd.OutOrStdout())
+			return p.WriteTable(cmd.OutOrStdout())
 		},
 	}
 }
@@ -40,47 +42,24 @@ func registry() workload.Registry {
 	return r
 }
 
-// load reads, validates and expands a spec, reporting every problem at
-// once as bad input (issue 2 point 10).
-func load(path string) ([]byte, *spec.Plan, error) {
-	s, problems := spec.Load(path)
-	if s != nil {
-		problems = append(problems, registry().Check(&s.Workload)...)
-	}
-	var plan *spec.Plan
-	if len(problems) == 0 {
-		plan, problems = spec.Expand(s)
-	}
-	if len(problems) == 0 {
-		// Limits that depend on each run's tenants and clients (tpch's
-		// streams).
-		problems = registry().CheckPlan(plan)
-	}
+// registries are what a spec is resolved against.
+func registries() plan.Registries {
+	return plan.Registries{Workloads: registry(), Models: tenancy.Builtin()}
+}
+
+// load builds the plan of the spec at path, reporting every problem at
+// once as bad input, and the spec as resolved (defaults filled) for the
+// results.
+func load(path string) ([]byte, *plan.Plan, error) {
+	p, problems := plan.Build(path, registries())
 	if len(problems) > 0 {
 		return nil, nil, badInput{problemsError(path, problems)}
 	}
-	plan.StreamsEnd = streamsEnd(plan)
-	resolved, err := spec.Marshal(s)
+	resolved, err := spec.Marshal(p.Spec)
 	if err != nil {
 		return nil, nil, err
 	}
-	return resolved, plan, nil
-}
-
-// streamsEnd says whether the plan's workload runs query streams: a
-// workload.Streamer's clients are each one stream and stop when it has run
-// its queries (workload.Finisher; tpch), so a run may end before its
-// duration. The spec is valid: the workload builds without a server.
-func streamsEnd(p *spec.Plan) bool {
-	if len(p.Runs) == 0 {
-		return false
-	}
-	w, err := registry().Build(&p.Spec.Workload, p.Runs[0].Scale)
-	if err != nil {
-		return false
-	}
-	_, ok := w.(workload.Streamer)
-	return ok
+	return resolved, p, nil
 }
 
 func problemsError(path string, problems []spec.Problem) error {

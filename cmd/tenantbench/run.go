@@ -35,22 +35,25 @@ func runCmd() *cobra.Command {
 			"failed, 2 bad input (nothing was started).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			resolved, plan, err := load(args[0])
+			resolved, p, err := load(args[0])
 			if err != nil {
 				return err
 			}
 			if out == "" {
-				out = filepath.Join("results", plan.Spec.Name+"-"+time.Now().Format("20060102-150405"))
+				out = filepath.Join("results", p.Name+"-"+time.Now().Format("20060102-150405"))
 			}
 			prov, err := local.New(local.Options{})
 			if err != nil {
 				return err
 			}
-			dir, err := results.Create(out, plan.SettingKeys)
+			dir, err := results.Create(out, p.SettingKeys)
 			if err != nil {
 				return badInput{err}
 			}
 			if err := dir.WriteFile("spec.yaml", resolved, 0o644); err != nil {
+				return err
+			}
+			if err := p.Write(dir.Path); err != nil {
 				return err
 			}
 			// Ctrl-C and SIGTERM cancel the experiment; the orchestrator
@@ -62,8 +65,8 @@ func runCmd() *cobra.Command {
 			}
 			runtime.GOMAXPROCS(procs)
 			log := cmd.OutOrStdout()
-			fmt.Fprintf(log, "tenantbench %s: %s, %d run(s), results in %s\n", version, plan.Spec.Name, len(plan.Runs), out)
-			outcome, err := run.Experiment(ctx, plan, run.Options{Out: dir, FailFast: failFast, Keep: keep, Log: log,
+			fmt.Fprintf(log, "tenantbench %s: %s, %d run(s), results in %s\n", version, p.Name, len(p.Runs), out)
+			outcome, err := run.Experiment(ctx, p, run.Options{Out: dir, FailFast: failFast, Keep: keep, Log: log,
 				Terminal: isTerminal(log), Provider: prov, Workloads: registry(), Models: tenancy.Builtin(), Version: version, Monitor: monitorOn})
 			if err != nil {
 				return err

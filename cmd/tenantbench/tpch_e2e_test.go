@@ -126,7 +126,7 @@ func TestTPCHBadInput(t *testing.T) {
 		{"scale: 0.01\n  clients: 5\n  options: {seed: 2147483606}", "workload.options.seed"},
 		{"scale: 0.01\n  options: {refresh: 1}", "workload.options.refresh"},
 		{"scale: 0.01\n  clients: 100\n  options: {refresh: true}", "workload.options.refresh"},
-		{"scale: 0.01\n  warmup: 10s", "workload.warmup: 10s: tpch runs each stream once from its start; warmup must be 0"},
+		{"scale: 0.01\n  warmup: 10s", "workload.warmup (line 7): 10s: tpch runs each stream once from its start; warmup must be 0"},
 	} {
 		specPath := filepath.Join(tmp, "bad.yaml")
 		os.WriteFile(specPath, []byte("name: bad\ntenancy: {model: schema, tenants: [1, 10]}\nworkload:\n  name: tpch\n  duration: 1m\n  "+c.yaml+"\n"), 0o644)

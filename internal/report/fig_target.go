@@ -14,9 +14,8 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	loadshape "github.com/tenantbench/tenantbench/internal/load"
+	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/results"
-	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
 // The load a run's schedule or pattern asked for (issue 5 point 6), drawn
@@ -41,7 +40,7 @@ type loadTarget struct {
 	pattern string
 	tau     float64
 	what    string // the schedule in words: "pattern single-peak", "schedule of 3 slots"
-	source  string // where it was read: spec.yaml or slots.csv
+	source  string // where it was read: targets.csv or slots.csv
 }
 
 func (t *loadTarget) peak() float64 {
@@ -93,21 +92,16 @@ func (t *loadTarget) add(start, v float64) {
 	t.starts, t.values = append(t.starts, start), append(t.values, v)
 }
 
-// planRun is the run of the spec's plan with id, nil when the spec could
-// not be read or has no such run.
-func (e *experiment) planRun(id string) *spec.Run {
+// planRun is the run of the plan with id, nil when plan.json could not
+// be read or has no such run.
+func (e *experiment) planRun(id string) *plan.Run {
 	if e.plan == nil {
 		return nil
 	}
-	for i := range e.plan.Runs {
-		if e.plan.Runs[i].ID == id {
-			return &e.plan.Runs[i]
-		}
-	}
-	return nil
+	return e.plan.Run(id)
 }
 
-// patternOf is the seed 004 pattern run r ran, "" for none or unknown.
+// patternOf is the pattern run r ran, "" for none or unknown.
 func (e *experiment) patternOf(r *run) string {
 	if pr := e.planRun(r.row.RunID); pr != nil {
 		return pr.Pattern
@@ -115,62 +109,43 @@ func (e *experiment) patternOf(r *run) string {
 	return ""
 }
 
-// targetOf is the target of run r: from spec.yaml (spec.LoadPlan, exact
-// to the second, ramps and sinusoids included) when it describes the run,
-// else from the run's slots.csv (the mean target of each slot); nil when
-// the run had neither schedule nor pattern.
+// targetOf is the target of run r: from the run's targets.csv (the
+// plan's target of every second, ramps and sinusoids included) when the
+// run wrote one, else from its slots.csv (the mean target of each slot);
+// nil when the run had neither schedule nor pattern.
 func (e *experiment) targetOf(r *run) *loadTarget {
-	if t := e.targetFromSpec(r); t != nil {
+	if t := e.targetFromFile(r); t != nil {
 		return t
 	}
 	return e.targetFromSlots(r)
 }
 
-func (e *experiment) targetFromSpec(r *run) *loadTarget {
-	if e.spec == nil {
+func (e *experiment) targetFromFile(r *run) *loadTarget {
+	id := r.row.RunID
+	pr := e.planRun(id)
+	if pr == nil || !e.dir.HasRunFile(id, results.TargetsFile) {
 		return nil
 	}
-	w := &e.spec.Workload
-	if w.Schedule == nil && w.Pattern == nil {
+	vals, err := e.dir.ReadTargets(id)
+	if err != nil {
+		e.warn("run %s: %v", id, err)
 		return nil
 	}
-	pr := e.planRun(r.row.RunID)
-	if pr == nil || pr.Model != r.row.Model || pr.Tenants != r.row.Tenants {
-		return nil // spec.yaml is not the spec these results ran
-	}
-	lp := e.spec.LoadPlan(pr)
-	phase := w.Warmup.D() + w.Duration.D()
-	t := &loadTarget{end: phase.Seconds(), open: lp.Shape == loadshape.ShapeOpen, source: "spec.yaml"}
-	if p := w.Pattern; p != nil {
+	l := e.plan.Load
+	t := &loadTarget{end: pr.WarmupS + pr.DurationS, open: l.Rates,
+		source: "runs/<id>/" + results.TargetsFile, what: l.Schedule}
+	if p := l.Pattern; p != nil {
 		t.pattern, t.tau = pr.Pattern, p.Tau
-		t.what = fmt.Sprintf("seed 004 pattern %s (tau %s, slots of %s)", pr.Pattern, fmtTau(p.Tau), p.Slot)
-	} else {
-		t.what = scheduleWords(w.Schedule)
+		t.what = fmt.Sprintf("seed 004 pattern %s (tau %s, slots of %s)", pr.Pattern, fmtTau(p.Tau),
+			time.Duration(p.SlotS*float64(time.Second)))
 	}
-	for s := time.Duration(0); s < phase; s += time.Second {
-		to := min(s+time.Second, phase)
-		v := 0.0
-		for i := range lp.Tenants {
-			v += lp.Tenants[i].Profile.Mean(s, to)
-		}
-		t.add(s.Seconds(), v)
+	for s, v := range vals {
+		t.add(float64(s), v)
 	}
 	if len(t.values) == 0 {
 		return nil
 	}
 	return t
-}
-
-func scheduleWords(sc *spec.Schedule) string {
-	switch {
-	case sc.Slots != nil:
-		return fmt.Sprintf("schedule of %d slots of %s", len(sc.Slots), sc.Slot)
-	case sc.Stages != nil:
-		return fmt.Sprintf("schedule of %d stages", len(sc.Stages))
-	case sc.Sinusoid != nil:
-		return "sinusoid schedule"
-	}
-	return "schedule"
 }
 
 func (e *experiment) targetFromSlots(r *run) *loadTarget {
@@ -210,8 +185,8 @@ func (e *experiment) targetFromSlots(r *run) *loadTarget {
 	}
 	// Slots are in tenant then slot order; every tenant has the same.
 	t := &loadTarget{open: open, source: "runs/<id>/" + slotsFile + " (the mean of each slot)", what: "schedule"}
-	if e.spec != nil && e.spec.Workload.Pattern != nil {
-		t.pattern, t.tau = e.patternOf(r), e.spec.Workload.Pattern.Tau
+	if e.plan != nil && e.plan.Load.Pattern != nil {
+		t.pattern, t.tau = e.patternOf(r), e.plan.Load.Pattern.Tau
 		t.what = "seed 004 pattern " + t.pattern
 	}
 	for _, k := range order {

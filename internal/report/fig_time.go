@@ -140,8 +140,8 @@ func (e *experiment) timePanels(points []*point) []timePanel {
 		}
 	}
 	// In the order the spec lists the patterns.
-	if e.spec != nil && e.spec.Workload.Pattern != nil {
-		names := []string(e.spec.Workload.Pattern.Name)
+	if e.plan != nil && e.plan.Load.Pattern != nil {
+		names := e.plan.Load.Pattern.Names
 		sort.SliceStable(panels, func(i, j int) bool {
 			return slices.Index(names, panels[i].pattern) < slices.Index(names, panels[j].pattern)
 		})

@@ -9,8 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/results"
-	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
 // ErrNotResults marks a directory that is not a tenantbench results
@@ -22,11 +22,13 @@ type experiment struct {
 	dir      *results.Dir
 	name     string
 	specText string
-	spec     *spec.Spec // nil when spec.yaml could not be parsed
-	plan     *spec.Plan // nil likewise
-	env      map[string]any
-	runs     []*run   // every row of results.csv, in plan order
-	points   []*point // matrix points, in plan order
+	// plan is the plan the run wrote (plan.json), nil when it could not
+	// be read: the report draws results with the rules they were made
+	// with, never by reading the spec again.
+	plan   *plan.Plan
+	env    map[string]any
+	runs   []*run   // every row of results.csv, in plan order
+	points []*point // matrix points, in plan order
 	// vary says which dimensions besides the model and the tenants take
 	// more than one value; only those go into labels.
 	vary     vary
@@ -67,7 +69,7 @@ func load(path string) (*experiment, error) {
 		return nil, fmt.Errorf("%w: %s (no spec.yaml)", ErrNotResults, path)
 	}
 	e := &experiment{dir: dir, name: filepath.Base(filepath.Clean(path))}
-	e.readSpec()
+	e.readPlan()
 	if e.env, err = dir.ReadEnv(); err != nil {
 		e.warn("env.json: %v", err)
 	}
@@ -90,24 +92,21 @@ func (e *experiment) warn(format string, args ...any) {
 	e.warnings = append(e.warnings, fmt.Sprintf(format, args...))
 }
 
-func (e *experiment) readSpec() {
-	b, err := os.ReadFile(filepath.Join(e.dir.Path, "spec.yaml"))
-	if err != nil {
+// readPlan reads plan.json, and spec.yaml as the text the report shows.
+func (e *experiment) readPlan() {
+	if b, err := os.ReadFile(filepath.Join(e.dir.Path, "spec.yaml")); err != nil {
 		e.warn("spec.yaml: %v", err)
+	} else {
+		e.specText = string(b)
+	}
+	p, err := plan.Read(e.dir.Path)
+	if err != nil {
+		// Results of a tenantbench older than plan.json: the runs' own
+		// files still say everything the figures need.
+		e.warn("%s: %v; the plan is left out", plan.File, err)
 		return
 	}
-	e.specText = string(b)
-	s, problems := spec.Parse(b)
-	if len(problems) == 0 {
-		var plan *spec.Plan
-		if plan, problems = spec.Expand(s); len(problems) == 0 {
-			e.spec, e.plan, e.name = s, plan, s.Name
-			return
-		}
-	}
-	// A spec written by another version of tenantbench may not parse
-	// here; the runs' own files still say everything the figures need.
-	e.warn("spec.yaml could not be read as a spec (%s); the plan is left out", problems[0].Error())
+	e.plan, e.name = p, p.Name
 }
 
 func (e *experiment) readRun(row results.ResultRow) *run {

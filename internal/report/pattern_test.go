@@ -8,8 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/results"
-	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
 )
 
 // patternSpec is a plan of two seed 004 multi-tenancy patterns for 3
@@ -40,28 +43,29 @@ workload:
 // as the driver writes it.
 func writePatterned(t *testing.T, specText string) string {
 	t.Helper()
-	s, problems := spec.Parse([]byte(specText))
+	reg := workload.Registry{}
+	reg.Add(tpcb.Factory())
+	p, problems := plan.BuildBytes([]byte(specText), plan.Registries{Workloads: reg, Models: tenancy.Builtin()})
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
-	plan, problems := spec.Expand(s)
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
+	s := p.Spec
 	path := filepath.Join(t.TempDir(), s.Name)
 	dir, err := results.Create(path, nil)
 	must(t, err)
 	must(t, dir.WriteFile("spec.yaml", []byte(specText), 0o644))
+	must(t, p.Write(path))
 	must(t, dir.WriteFile("env.json", []byte(`{"cpus":2,"os":"linux","dbms_version":"15.18","cgroup_mode":"none"}`), 0o644))
 	w := s.Workload
 	phase := w.Warmup.D() + w.Duration.D()
 	secs := int(phase / time.Second)
 	open := w.Load.Shape == "open"
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	for i := range plan.Runs {
-		r := &plan.Runs[i]
-		lp := s.LoadPlan(r)
-		perTxn := 100.0 // per client and second
+	for i := range p.Runs {
+		r := &p.Runs[i]
+		lp := p.Targets(r)
+		var targets []float64 // what the run writes to targets.csv
+		perTxn := 100.0       // per client and second
 		if open {
 			perTxn = 1 // the rate itself
 		}
@@ -82,6 +86,10 @@ func writePatterned(t *testing.T, specText string) string {
 					committed += n
 				}
 				series = append(series, []string{fmt.Sprint(sec), name, "all", fmt.Sprint(from < w.Warmup.D()), fmt.Sprint(n), "0", "1", "2"})
+				if k == 0 {
+					targets = append(targets, 0)
+				}
+				targets[sec] += lt.Profile.Mean(from, from+time.Second)
 			}
 			for j, from := range lt.Windows {
 				to := phase
@@ -106,6 +114,7 @@ func writePatterned(t *testing.T, specText string) string {
 		writeTenantsCSV(t, dir, r.ID, sum.Tenant)
 		writeCSV(t, dir.RunFile(r.ID, "timeseries.csv"), series)
 		writeCSV(t, dir.RunFile(r.ID, slotsFile), slots)
+		must(t, dir.WriteTargets(r.ID, targets))
 		must(t, dir.AppendResult(sum))
 		start = start.Add(time.Minute)
 	}
@@ -132,7 +141,7 @@ func TestPatternOverTime(t *testing.T) {
 	must(t, Write(path))
 	caption := timeCaption(t, path)
 	for _, want := range []string{"step line", "seed 004 pattern", "clients of the closed load summed over the tenants",
-		"right axis", "tau = 10", "read from spec.yaml", "One panel per pattern of the plan (high-contention, staggered-low)"} {
+		"right axis", "tau = 10", "read from runs/<id>/targets.csv", "One panel per pattern of the plan (high-contention, staggered-low)"} {
 		if !strings.Contains(caption, want) {
 			t.Errorf("caption lacks %q: %s", want, caption)
 		}
@@ -147,14 +156,24 @@ func TestPatternOverTime(t *testing.T) {
 		t.Errorf("throughput-time.png: %v", err)
 	}
 
-	// Without a readable spec.yaml the targets come from slots.csv; the
-	// runs can no longer be told apart by pattern, so one panel.
-	spec := readFile(t, filepath.Join(path, "spec.yaml"))
-	must(t, os.WriteFile(filepath.Join(path, "spec.yaml"), []byte(spec+"colour: blue\n"), 0o644))
+	// The report reads the plan the run wrote, never the spec: a spec
+	// that today's rules refuse draws the same report.
+	before := readFile(t, filepath.Join(path, Subdir, "summary.md"))
+	text := readFile(t, filepath.Join(path, "spec.yaml"))
+	must(t, os.WriteFile(filepath.Join(path, "spec.yaml"), []byte(text+"colour: blue\ntenancy: {model: gone}\n"), 0o644))
+	must(t, Write(path))
+	if after := readFile(t, filepath.Join(path, Subdir, "summary.md")); after != before {
+		t.Errorf("the report changed with spec.yaml:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+
+	// Without plan.json (results of an older tenantbench) the targets
+	// come from slots.csv; the runs can no longer be told apart by
+	// pattern, so one panel.
+	must(t, os.Remove(filepath.Join(path, plan.File)))
 	must(t, Write(path))
 	caption = timeCaption(t, path)
 	if !strings.Contains(caption, "read from runs/<id>/slots.csv") || !strings.Contains(caption, "step line") || strings.Contains(caption, "panel") {
-		t.Errorf("caption without spec.yaml: %s", caption)
+		t.Errorf("caption without plan.json: %s", caption)
 	}
 }
 

@@ -9,7 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/results"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
 )
 
 // synth describes a small results directory a test writes: 2 models x
@@ -70,6 +74,7 @@ func (s synth) write(t *testing.T) string {
 		t.Fatal(err)
 	}
 	must(t, dir.WriteFile("spec.yaml", []byte(synthSpec), 0o644))
+	writePlan(t, path, synthSpec)
 	must(t, dir.WriteFile("env.json", []byte(`{"started":"2026-01-02T03:04:05Z","cpus":8,"memory_bytes":17179869184,`+
 		`"kernel":"6.1.0","os":"linux","arch":"amd64","dbms_version":"16.4","cgroup_mode":"v2","limits_enforced":true}`), 0o644))
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -257,4 +262,17 @@ func mdRow(t *testing.T, md, heading, first string) []string {
 	}
 	t.Fatalf("table %q has no row %q", heading, first)
 	return nil
+}
+
+// writePlan writes the plan of specText into the results directory at
+// path, as a run does.
+func writePlan(t *testing.T, path, specText string) {
+	t.Helper()
+	reg := workload.Registry{}
+	reg.Add(tpcb.Factory())
+	p, problems := plan.BuildBytes([]byte(specText), plan.Registries{Workloads: reg, Models: tenancy.Builtin()})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	must(t, p.Write(path))
 }

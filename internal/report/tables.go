@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/tenantbench/tenantbench/internal/metrics"
+	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/results"
+	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
 // table is a table of the report, rendered to HTML and Markdown alike so
@@ -94,12 +96,12 @@ func (e *experiment) headline() string {
 	}
 	s := fmt.Sprintf("%s CPUs, %s memory, %s %s, kernel %s; PostgreSQL %s; cgroups %s, %s", get("cpus"), mem, get("os"),
 		get("arch"), get("kernel"), get("dbms_version"), get("cgroup_mode"), limits)
-	if e.spec != nil {
-		r := e.spec.SUT.Resources
-		if r.CPUs > 0 || r.Memory > 0 {
-			s += fmt.Sprintf(" (per server: %s CPUs, %s memory", fmtLimit(r.CPUs), r.Memory)
+	if e.plan != nil {
+		r := e.plan.Resources
+		if r.CPUs > 0 || r.MemoryBytes > 0 {
+			s += fmt.Sprintf(" (per server: %s CPUs, %s memory", fmtLimit(r.CPUs), spec.ByteSize(r.MemoryBytes))
 			if r.Divide {
-				s += ", divided among the instance model's servers"
+				s += ", divided among the servers of a model that has several"
 			}
 			s += ")"
 		}
@@ -161,14 +163,18 @@ func (e *experiment) planTable() *table {
 		for _, r := range e.plan.Runs {
 			row(r.ID, r.Model, r.Tenants, r.Scale, r.Clients, r.Settings, r.Repetition)
 		}
-		s := e.plan.Spec
+		d := e.plan.Dimensions
 		t.Note = fmt.Sprintf("%d runs: model %s x tenants %s x scale %s x clients %s", len(e.plan.Runs),
-			list(s.Tenancy.Model), list(s.Tenancy.Tenants), list(s.Workload.Scale), list(s.Workload.Clients))
+			list(d.Models), list(d.Tenants), list(d.Scales), list(d.Clients))
 		for _, k := range keys {
-			t.Note += fmt.Sprintf(" x %s %s", k, list(s.SUT.Settings[k]))
+			t.Note += fmt.Sprintf(" x %s %s", k, list(settingValues(e.plan, k)))
 		}
-		t.Note += fmt.Sprintf(" x %d repetition(s); workload %s, warmup %s, duration %s.", s.Repeat, s.Workload.Name,
-			s.Workload.Warmup, s.Workload.Duration)
+		var warmup, duration float64
+		if len(e.plan.Runs) > 0 {
+			warmup, duration = e.plan.Runs[0].WarmupS, e.plan.Runs[0].DurationS
+		}
+		t.Note += fmt.Sprintf(" x %d repetition(s); workload %s, warmup %s, duration %s.", d.Repeat, e.plan.Workload,
+			spec.Duration(warmup*float64(time.Second)), spec.Duration(duration*float64(time.Second)))
 		return t
 	}
 	for _, r := range e.runs {
@@ -282,4 +288,18 @@ func (e *experiment) okCount() int {
 		}
 	}
 	return n
+}
+
+// settingValues are the values the plan's runs give setting k, in the
+// order they first appear.
+func settingValues(p *plan.Plan, k string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range p.Runs {
+		if v := r.Settings[k]; !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/driver"
 	"github.com/tenantbench/tenantbench/internal/load"
+	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/provider"
-	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
@@ -47,7 +47,7 @@ type CalibrationRow struct {
 
 // Calibrated is what a calibration found.
 type Calibrated struct {
-	Run   spec.Run // the one-tenant run that was measured
+	Run   plan.Run // the one-tenant run that was measured
 	Rows  []CalibrationRow
 	Tau   int     // the last concurrency before the knee; 0 when calibration did not end
 	TPS   float64 // the throughput measured at Tau
@@ -55,19 +55,6 @@ type Calibrated struct {
 	Model string
 	// Server is the PostgreSQL version that ran, as the server reports it.
 	Server string
-}
-
-// CalibrationRun is the run calibrate measures: one tenant of the spec's
-// first model, on one server, at the spec's first scale and the first value
-// of every setting, with room for clients connections.
-func CalibrationRun(s *spec.Spec, clients int) spec.Run {
-	r := spec.Run{Index: 1, ID: "calibrate", Model: s.Tenancy.Model[0], Tenants: 1, Scale: s.Workload.Scale[0],
-		Clients: clients, Repetition: 1, Settings: map[string]string{}}
-	for k, v := range s.SUT.Settings {
-		r.Settings[k] = v[0]
-	}
-	r.Seed = spec.RunSeed(s.Seed, &r)
-	return r
 }
 
 // Calibrate finds tau, seed 004's "concurrency number where a tested
@@ -80,19 +67,18 @@ func CalibrationRun(s *spec.Spec, clients int) spec.Run {
 // The server and the work directory are removed before Calibrate returns,
 // also when ctx is cancelled (Ctrl-C) or a step fails; the result so far is
 // returned with the error.
-func Calibrate(ctx context.Context, s *spec.Spec, o CalibrateOptions) (cal *Calibrated, err error) {
+func Calibrate(ctx context.Context, p *plan.Plan, o CalibrateOptions) (cal *Calibrated, err error) {
 	if o.WorkRoot == "" {
 		o.WorkRoot = os.TempDir()
 	}
 	steps := o.Steps
-	limit := steps.Max
-	if limit <= 0 {
-		limit = 1000 // load.Calibration's default
-		steps.Max = limit
+	if steps.Max <= 0 || steps.Max > p.Runs[0].Clients {
+		// The plan's run has room for that many clients (plan.Calibration).
+		steps.Max = p.Runs[0].Clients
 	}
-	r := CalibrationRun(s, limit)
+	r := p.Runs[0]
 	e := &execution{opts: Options{Log: o.Log, Terminal: o.Terminal, Provider: o.Provider, Workloads: o.Workloads,
-		Models: o.Models, WorkRoot: o.WorkRoot}, spec: s, run: &r, t0: time.Now()}
+		Models: o.Models, WorkRoot: o.WorkRoot}, plan: p, spec: p.Spec, run: &r, t0: time.Now()}
 	cal = &Calibrated{Run: r, Model: r.Model}
 	defer func() {
 		if terr := e.teardown(); terr != nil {

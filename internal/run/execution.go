@@ -16,6 +16,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/driver"
 	"github.com/tenantbench/tenantbench/internal/metrics"
 	"github.com/tenantbench/tenantbench/internal/monitor"
+	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/spec"
@@ -34,8 +35,9 @@ type workloadResult struct{ Result *driver.Result }
 // ended for all tenants.
 type execution struct {
 	opts    Options
+	plan    *plan.Plan
 	spec    *spec.Spec
-	run     *spec.Run
+	run     *plan.Run
 	keep    bool
 	t0      time.Time
 	workDir string
@@ -57,6 +59,9 @@ type execution struct {
 	streams    []results.TenantStreams
 	analytical *results.Analytical
 	memWatch   *memWatch
+	// targets is the load's target of every second of the workload
+	// phase, summed over tenants (targets.csv); nil without a schedule.
+	targets []float64
 }
 
 func (e *execution) label() string {
@@ -420,7 +425,8 @@ func (e *execution) postIngest(ctx context.Context) error {
 }
 
 func (e *execution) workload(ctx context.Context) error {
-	lp := e.spec.LoadPlan(e.run) // the load shape and each tenant's schedule (issue 5)
+	lp := e.plan.Targets(e.run) // the load shape and each tenant's schedule
+	e.targets = perSecond(lp, e.spec.Workload.Phase())
 	var ts []driver.Tenant
 	for i, p := range e.placements {
 		t := driver.Tenant{Name: p.Tenant, Connect: e.connect(i), Workload: e.workloads[i],

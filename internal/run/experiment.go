@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/results"
-	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
@@ -45,7 +45,7 @@ type Outcome struct {
 // Experiment runs every run of the plan in order. A failed run does not
 // stop the next unless FailFast; a cancelled ctx (Ctrl-C) marks the current
 // run failed and stops. Results are written after each run.
-func Experiment(ctx context.Context, plan *spec.Plan, o Options) (*Outcome, error) {
+func Experiment(ctx context.Context, p *plan.Plan, o Options) (*Outcome, error) {
 	if o.WorkRoot == "" {
 		o.WorkRoot = os.TempDir()
 	}
@@ -55,10 +55,10 @@ func Experiment(ctx context.Context, plan *spec.Plan, o Options) (*Outcome, erro
 	}
 	out := &Outcome{}
 	var point []*results.Summary // the current matrix point's repetitions
-	for i := range plan.Runs {
-		r := &plan.Runs[i]
-		last := i == len(plan.Runs)-1
-		ex := &execution{opts: o, spec: plan.Spec, run: r, keep: o.Keep && last}
+	for i := range p.Runs {
+		r := &p.Runs[i]
+		last := i == len(p.Runs)-1
+		ex := &execution{opts: o, plan: p, spec: p.Spec, run: r, keep: o.Keep && last}
 		sum := ex.do(ctx)
 		out.Runs++
 		if sum.Status != results.StatusOK {
@@ -69,7 +69,7 @@ func Experiment(ctx context.Context, plan *spec.Plan, o Options) (*Outcome, erro
 		}
 		// The point's last repetition done: its aggregate row follows
 		// (issue 4 point 5), when there is more than one repetition.
-		if point = append(point, sum); r.Repetition == plan.Spec.Repeat {
+		if point = append(point, sum); r.Repetition == p.Spec.Repeat {
 			if len(point) > 1 {
 				if err := o.Out.AppendResult(results.AggregateRuns(point)); err != nil {
 					return out, err
@@ -113,6 +113,9 @@ func writeRun(d *results.Dir, s *results.Summary, ex *execution) error {
 			tenantCPU = ex.window.TenantCPU
 		}
 		errs = append(errs, d.WriteTenants(s.RunID, res.Result, tenantCPU), d.WriteSeries(s.RunID, res.Result))
+	}
+	if ex.targets != nil {
+		errs = append(errs, d.WriteTargets(s.RunID, ex.targets))
 	}
 	if ex.analytical != nil {
 		errs = append(errs, d.WriteAnalytical(s.RunID, ex.analytical))

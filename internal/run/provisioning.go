@@ -70,30 +70,17 @@ func (e *execution) cloning() bool {
 }
 
 // sharedTable says whether the run is of the shared-table model.
-func (e *execution) sharedTable() bool { return e.run.Model == spec.SharedTable }
+func (e *execution) sharedTable() bool {
+	_, ok := e.opts.Models[e.run.Model].(tenancy.SharedTable)
+	return ok
+}
 
 // instanceSpecs are the servers the run's model needs, with their limits.
 func (e *execution) instanceSpecs() []provider.InstanceSpec {
-	r := e.run
-	n := e.opts.Models[r.Model].Instances(r.Tenants)
-	res := e.spec.SUT.Resources
-	cpus, mem := res.CPUs, int64(res.Memory)
-	if res.Divide && n > 1 {
-		// Equal total resources across models: S servers get 1/S each
-		// (seed 000 section 4.1 gave each of S containers 480/S GB).
-		cpus, mem = cpus/float64(n), mem/int64(n)
-	}
-	tenants := tenancy.TenantNames(r.Tenants)
-	perInstance := r.Tenants / n
-	specs := make([]provider.InstanceSpec, n)
-	for i := range specs {
-		name := "shared"
-		if n > 1 {
-			name = tenants[i]
-		}
-		specs[i] = provider.InstanceSpec{Name: name, WorkDir: e.workDir, Version: e.spec.SUT.Version,
-			Settings: r.Settings, MaxConnections: spec.NeededConnections(r.Model, perInstance, r.Clients),
-			CPUs: cpus, MemoryBytes: mem}
+	specs := make([]provider.InstanceSpec, len(e.run.Instances))
+	for i, in := range e.run.Instances {
+		specs[i] = provider.InstanceSpec{Name: in.Name, WorkDir: e.workDir, Version: e.spec.SUT.Version,
+			Settings: e.run.Settings, MaxConnections: in.MaxConnections, CPUs: in.CPUs, MemoryBytes: in.MemoryBytes}
 	}
 	return specs
 }
@@ -377,7 +364,7 @@ func (e *execution) setupSharedTables(ctx context.Context) error {
 	}
 	sh, ok := owner.(workload.Shared)
 	if !ok {
-		return fmt.Errorf("workload %s has no tenant key: the shared-table model needs one of %v", e.spec.Workload.Name, spec.SharedTableWorkloads())
+		return fmt.Errorf("workload %s has no tenant key, which the shared-table model needs", e.spec.Workload.Name)
 	}
 	e.prov.owner = owner
 	e.workloads = make([]workload.Workload, len(ps))
@@ -502,10 +489,4 @@ func (c *releasingConn) Close() error {
 
 // workloadSpec is the run's workload: the spec's, with the options of the
 // run's entry of workload.cases.
-func (e *execution) workloadSpec() *spec.Workload {
-	w := e.spec.Workload
-	if e.run.Options != nil {
-		w.Options = *e.run.Options
-	}
-	return &w
-}
+func (e *execution) workloadSpec() *spec.Workload { return e.plan.WorkloadSpec(e.run) }

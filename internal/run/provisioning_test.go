@@ -11,8 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tenantbench/tenantbench/internal/pgtest"
+	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
-	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
 	"github.com/tenantbench/tenantbench/internal/workload/sales"
@@ -32,24 +32,20 @@ func (l testLog) Write(b []byte) (int, error) {
 // directory; its servers are stopped when the test ends.
 func newExecution(t *testing.T, yaml string) *execution {
 	t.Helper()
-	s, problems := spec.Parse([]byte(yaml))
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
-	plan, problems := spec.Expand(s)
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
-	p, err := local.New(local.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	reg := workload.Registry{}
 	reg.Add(tpcb.Factory())
 	reg.Add(sales.Factory())
 	reg.Add(tpcc.Factory())
-	ex := &execution{opts: Options{Log: testLog{t}, Provider: p, Workloads: reg, Models: tenancy.Builtin(),
-		WorkRoot: pgtest.TempDir(t)}, spec: plan.Spec, run: &plan.Runs[0], t0: time.Now()}
+	p, problems := plan.BuildBytes([]byte(yaml), plan.Registries{Workloads: reg, Models: tenancy.Builtin()})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	prov, err := local.New(local.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := &execution{opts: Options{Log: testLog{t}, Provider: prov, Workloads: reg, Models: tenancy.Builtin(),
+		WorkRoot: pgtest.TempDir(t)}, plan: p, spec: p.Spec, run: &p.Runs[0], t0: time.Now()}
 	wd, err := os.MkdirTemp(ex.opts.WorkRoot, "run-")
 	if err != nil {
 		t.Fatal(err)
@@ -290,8 +286,7 @@ workload:
     - {name: aw, options: {all_warehouses: true}}
 `)
 	for i, want := range []bool{false, true} {
-		plan, _ := spec.Expand(ex.spec)
-		ex.run = &plan.Runs[i]
+		ex.run = &ex.plan.Runs[i]
 		w, err := ex.opts.Workloads.Build(ex.workloadSpec(), 1)
 		if err != nil {
 			t.Fatal(err)

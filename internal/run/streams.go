@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tenantbench/tenantbench/internal/driver"
+	"github.com/tenantbench/tenantbench/internal/load"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
@@ -132,4 +133,26 @@ func (e *execution) memoryKillErrors() []error {
 			k.Instance, k.Kills, k.Source, k.AtS, k.Phase, len(k.Lost)))
 	}
 	return errs
+}
+
+// perSecond is the target of every second of a phase of the given length,
+// summed over the tenants of lp; nil when no tenant's target varies.
+func perSecond(lp *load.Plan, phase time.Duration) []float64 {
+	varies := false
+	for _, t := range lp.Tenants {
+		varies = varies || t.Varies
+	}
+	if !varies {
+		return nil
+	}
+	var out []float64
+	for s := time.Duration(0); s < phase; s += time.Second {
+		to := min(s+time.Second, phase)
+		v := 0.0
+		for i := range lp.Tenants {
+			v += lp.Tenants[i].Profile.Mean(s, to)
+		}
+		out = append(out, v)
+	}
+	return out
 }

@@ -28,6 +28,12 @@ func Expand(s *Spec) (*Plan, []Problem) {
 	if problems := Validate(s); len(problems) > 0 {
 		return nil, problems
 	}
+	return ExpandValid(s), nil
+}
+
+// ExpandValid is Expand for a spec known to be valid: one that Load or
+// Parse returned without problems. It does not validate again.
+func ExpandValid(s *Spec) *Plan {
 	p := &Plan{Spec: s}
 	var listKeys []string // the settings that are dimensions
 	for _, k := range sortedKeys(s.SUT.Settings) {
@@ -86,7 +92,8 @@ func Expand(s *Spec) (*Plan, []Problem) {
 			r.Settings[k] = s.SUT.Settings[k][at[settingsAt+j]]
 		}
 		cases[at[0]].apply(&s.Workload, &r)
-		r.Provision = Provision(s.Workload.Provision, r.Model, r.Tenants)
+		// The asked provisioning; the plan settles what the model allows.
+		r.Provision = s.Workload.Provision
 		r.Seed = RunSeed(s.Seed, &r)
 		k := point{r.Tenants, r.Clients, r.Rate, r.Pattern}
 		if c, ok := conns[k]; ok {
@@ -103,7 +110,7 @@ func Expand(s *Spec) (*Plan, []Problem) {
 			at[d] = 0
 		}
 	}
-	return p, nil
+	return p
 }
 
 // RunSeed derives a run's seed from the spec's seed and the run's scale

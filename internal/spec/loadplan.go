@@ -2,8 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"io"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -330,61 +328,3 @@ func stopText(d Duration) string {
 	}
 	return d.String()
 }
-
-// targets writes each tenant's mean target per result slot, for the runs
-// of a plan with a schedule or pattern: the first 10 tenants and 24 slots,
-// once for runs of the same tenants, rate and pattern, for 12 such runs.
-func (p *Plan) targets(w io.Writer) {
-	wl := &p.Spec.Workload
-	if wl.Schedule == nil && wl.Pattern == nil {
-		return
-	}
-	const tenants, slots, runs = 10, 24, 12
-	seen := map[string]bool{}
-	for _, r := range p.Runs {
-		key := fmt.Sprint(r.Tenants, r.Rate, r.Pattern, r.Clients)
-		if seen[key] {
-			continue
-		}
-		if len(seen) == runs {
-			fmt.Fprintf(w, "(targets of further runs left out)\n")
-			return
-		}
-		seen[key] = true
-		lp := p.Spec.loadPlan(&r, tenants)
-		var b strings.Builder
-		for i, t := range lp.Tenants {
-			end := wl.phase()
-			var vals []string
-			for j, from := range t.Windows {
-				if j == slots {
-					vals = append(vals, fmt.Sprintf("... %d slots more", len(t.Windows)-slots))
-					break
-				}
-				to := end
-				if j+1 < len(t.Windows) {
-					to = t.Windows[j+1]
-				}
-				vals = append(vals, strconv.FormatFloat(math.Round(t.Profile.Mean(from, to)*100)/100, 'f', -1, 64))
-			}
-			fmt.Fprintf(&b, "  %s: [%s]\n", tenantName(i), strings.Join(vals, ", "))
-		}
-		if r.Tenants > tenants {
-			fmt.Fprintf(&b, "  ... %d tenants more\n", r.Tenants-tenants)
-		}
-		head := fmt.Sprintf("%d tenants", r.Tenants)
-		if r.Tenants == 1 {
-			head = "1 tenant"
-		}
-		if r.Pattern != "" {
-			head = r.Pattern + ", " + head
-		}
-		if r.Rate > 0 {
-			head += fmt.Sprintf(", rate %g", r.Rate)
-		}
-		fmt.Fprintf(w, "targets per slot (%s) of run %s (%s):\n%s", wl.unit(), r.ID, head, b.String())
-	}
-}
-
-// tenantName is the name tenancy gives tenant i (from 0): t01, t02, ...
-func tenantName(i int) string { return fmt.Sprintf("t%02d", i+1) }

@@ -23,17 +23,24 @@ const MaxFileSize = 1 << 20
 // the file's base name without its extension. Every problem of the file is
 // returned at once, validation included (see Parse).
 func Load(path string) (*Spec, []Problem) {
+	s, _, problems := LoadPlaced(path)
+	return s, problems
+}
+
+// LoadPlaced is Load, with the Placer that puts a later layer's problems
+// on the lines of the file.
+func LoadPlaced(path string) (*Spec, Placer, []Problem) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, []Problem{{Path: path, Allowed: "cannot read the spec file: " + unwrapPathError(err)}}
+		return nil, Placer{}, []Problem{{Path: path, Allowed: "cannot read the spec file: " + unwrapPathError(err)}}
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
-		return nil, []Problem{{Path: path, Allowed: "cannot read the spec file: " + unwrapPathError(err)}}
+		return nil, Placer{}, []Problem{{Path: path, Allowed: "cannot read the spec file: " + unwrapPathError(err)}}
 	}
 	if len(data) > MaxFileSize {
-		return nil, []Problem{{Path: path, Allowed: fmt.Sprintf("the spec file is larger than %d bytes; is it the right file?", MaxFileSize)}}
+		return nil, Placer{}, []Problem{{Path: path, Allowed: fmt.Sprintf("the spec file is larger than %d bytes; is it the right file?", MaxFileSize)}}
 	}
 	base := filepath.Base(path)
 	return parse(data, strings.TrimSuffix(base, filepath.Ext(base)))
@@ -57,12 +64,19 @@ func unwrapPathError(err error) string {
 // The returned Spec is nil only when data is not YAML; otherwise it holds
 // what could be read, with defaults where nothing valid was written, and
 // must not be used when there are problems.
-func Parse(data []byte) (*Spec, []Problem) { return parse(data, "") }
+func Parse(data []byte) (*Spec, []Problem) {
+	s, _, problems := parse(data, "")
+	return s, problems
+}
 
-func parse(data []byte, defaultName string) (*Spec, []Problem) {
+// ParsePlaced is Parse, with the Placer that puts a later layer's
+// problems on the lines of the file.
+func ParsePlaced(data []byte) (*Spec, Placer, []Problem) { return parse(data, "") }
+
+func parse(data []byte, defaultName string) (*Spec, Placer, []Problem) {
 	root, problem := document(data)
 	if problem != nil {
-		return nil, []Problem{*problem}
+		return nil, Placer{}, []Problem{*problem}
 	}
 	d := &decoder{
 		lines:   map[string]int{},
@@ -84,7 +98,7 @@ func parse(data []byte, defaultName string) (*Spec, []Problem) {
 	problems := d.problems
 	if d.failed["(root)"] {
 		// Not a mapping: every other problem would be noise.
-		return s, problems
+		return s, Placer{d}, problems
 	}
 	for _, p := range Validate(s) {
 		p = d.place(p)
@@ -99,15 +113,20 @@ func parse(data []byte, defaultName string) (*Spec, []Problem) {
 		}
 		problems = append(problems, p)
 	}
-	// File order reads best; problems about missing keys (line 0) come
-	// first, and those of one line go by path, list indexes in numeric order.
+	SortProblems(problems)
+	return s, Placer{d}, problems
+}
+
+// SortProblems puts problems in the order that reads best: file order;
+// problems about missing keys (line 0) first, and those of one line by
+// path, list indexes in numeric order.
+func SortProblems(problems []Problem) {
 	sort.SliceStable(problems, func(i, j int) bool {
 		if problems[i].Line != problems[j].Line {
 			return problems[i].Line < problems[j].Line
 		}
 		return naturalLess(problems[i].Path, problems[j].Path)
 	})
-	return s, problems
 }
 
 // document parses data as exactly one YAML document and returns its root

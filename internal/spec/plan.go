@@ -9,41 +9,41 @@ import (
 
 // Run is one point of the plan: one deployment, T tenants, all phases.
 type Run struct {
-	Index int // 1-based position in the plan
+	Index int `json:"index"` // 1-based position in the plan
 	// ID is Index zero-padded to at least 3 digits ("001"), more when the
 	// plan has over 999 runs, so that IDs sort in plan order. Stable for a
 	// spec.
-	ID      string
-	Model   string
-	Tenants int
-	Scale   float64
+	ID      string  `json:"id"`
+	Model   string  `json:"model"`
+	Tenants int     `json:"tenants"`
+	Scale   float64 `json:"scale"`
 	// Clients is the connections each tenant opens: workload.clients for a
 	// closed load without schedule, the most clients of the schedule or
 	// pattern, or the pool of an open load.
-	Clients int
+	Clients int `json:"clients"`
 	// Rate is the open load's arrivals per second per tenant (0 when the
 	// schedule or pattern gives the rates, or the load is closed).
-	Rate float64
+	Rate float64 `json:"rate"`
 	// Pattern is the seed 004 pattern of the run, "" for none.
-	Pattern string
+	Pattern string `json:"pattern,omitempty"`
 	// Provision is how the run's tenants get their data, "load" or
-	// "clone": workload.provision where the model can clone (see
-	// Provision).
-	Provision string
+	// "clone": workload.provision where the model can clone (the plan
+	// settles it).
+	Provision string `json:"provision"`
 	// Case is the name of the run's entry of workload.cases, "" for none;
 	// its values are in the run's Settings, Scale and Clients, and in
 	// Options.
-	Case string
+	Case string `json:"case,omitempty"`
 	// Options are the run's workload.options when its case replaces some
 	// of them, nil when the run takes the spec's.
-	Options    *yaml.Node
-	Repetition int // 1-based
+	Options    *yaml.Node `json:"-"`
+	Repetition int        `json:"repetition"` // 1-based
 	// Settings is every sut.settings key with this run's value.
-	Settings map[string]string
+	Settings map[string]string `json:"settings"`
 	// Seed is the run's data and transaction seed, derived from Spec.Seed
 	// and the run's scale only, so that runs of other models, settings or
 	// repetitions replay the same data and choices. See RunSeed.
-	Seed int64
+	Seed int64 `json:"seed"`
 }
 
 // Plan is the spec expanded: every matrix point x every repetition, in a

@@ -85,9 +85,5 @@ func (p *Plan) WriteTable(w io.Writer) error {
 		row = append(row, strconv.Itoa(r.Repetition))
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	p.targets(w)
-	return nil
+	return tw.Flush()
 }

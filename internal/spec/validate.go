@@ -13,7 +13,9 @@ import (
 // Limits of a spec. They are constants, not settings: they keep a typo
 // (clients: 100000) from starting something that cannot finish.
 const (
-	MaxTenants = 999   // tenant names and ports are numbered in three digits
+	// MaxTenants bounds tenancy.tenants; whether a machine holds that
+	// many (ports, connections, memory) is the plan's check.
+	MaxTenants = 10000
 	MaxClients = 10000 // per tenant; beyond this the driver, not the DBMS, is measured
 	MaxRuns    = 10000 // runs in one plan
 	// MinMemory is the least memory limit a PostgreSQL server starts and
@@ -65,20 +67,6 @@ func transports() choice {
 	return choice{[]string{"tcp", "unix"}, nil}
 }
 
-// tenancyModels is the one place that lists the tenancy models (add a
-// model to NeededConnections too if it places tenants differently).
-func tenancyModels() choice {
-	return choice{[]string{"schema", "database", "instance", "shared-table"}, nil}
-}
-
-// SharedTable is the model that keeps every tenant in the same tables.
-const SharedTable = "shared-table"
-
-// SharedTableWorkloads are the workloads whose tables carry a tenant key,
-// the only ones the shared-table model can hold (they implement
-// workload.Shared; a test keeps the two in step).
-func SharedTableWorkloads() []string { return []string{"tpcc"} }
-
 // The values of workload.provision.
 const (
 	ProvisionLoad  = "load"
@@ -86,37 +74,6 @@ const (
 )
 
 func provisions() choice { return choice{[]string{ProvisionLoad, ProvisionClone}, nil} }
-
-// Provision is how the run's tenants get their data: ProvisionClone when
-// the spec asks for it (the default) and the model can clone (database:
-// CREATE DATABASE ... TEMPLATE; instance: a copy of a stopped server's
-// data directory) with more than one tenant, else ProvisionLoad (schema
-// and shared-table tenants load in parallel).
-func Provision(asked, model string, tenants int) string {
-	if asked == ProvisionClone && tenants > 1 && (model == "database" || model == "instance") {
-		return ProvisionClone
-	}
-	return ProvisionLoad
-}
-
-// Models returns the supported tenancy models, in the order of the docs.
-func Models() []string { return tenancyModels().supported }
-
-// NeededConnections is the least max_connections one server of a run
-// needs: the clients of the tenants it holds, plus ConnectionReserve. The
-// instance model gives each tenant a server of its own, so each needs the
-// connections of one tenant; the other models put every tenant on one
-// server. The provider uses it when the spec does not set max_connections,
-// and Validate checks a given max_connections against it.
-//
-// It counts clients as every connection a tenant opens at once, ingest
-// included: whoever loads data must stay within that.
-func NeededConnections(model string, tenants, clients int) int {
-	if model == "instance" {
-		return clients + ConnectionReserve
-	}
-	return tenants*clients + ConnectionReserve
-}
 
 // ownedSetting says why tenantbench sets a PostgreSQL parameter itself, or
 // "" when the spec may set it.
@@ -153,12 +110,9 @@ var serverVersion = regexp.MustCompile(`^[0-9]{1,3}(\.[0-9]{1,3}){0,2}$`)
 // The element rules return what is allowed, or "" when v is fine. Parse
 // applies them too, to lists it could only read in part.
 
-func modelRule(v string) string {
-	if !tenancyModels().has(v) {
-		return tenancyModels().allowed()
-	}
-	return ""
-}
+// modelRule takes any name: the tenancy models are registered apart from
+// the spec, and the plan checks the name against them.
+func modelRule(string) string { return "" }
 
 func tenantsRule(v int) string {
 	if v < 1 || v > MaxTenants {
@@ -220,7 +174,6 @@ func Validate(s *Spec) []Problem {
 		v.add("workload.provision", shown(s.Workload.Provision), provisions().allowed()+
 			" (clone: tenants of the database and instance models get a copy of the first tenant's data)")
 	}
-	v.sharedTable(s)
 	v.cases(s)
 	if s.Workload.Duration <= 0 {
 		v.add("workload.duration", s.Workload.Duration.String(), "must be longer than 0s")
@@ -228,11 +181,7 @@ func Validate(s *Spec) []Problem {
 	if s.Workload.Warmup < 0 {
 		v.add("workload.warmup", s.Workload.Warmup.String(), "must be 0s or longer")
 	}
-	before := len(v.problems)
 	v.load(s)
-	if len(v.problems) == before {
-		v.connections(s) // they depend on the load
-	}
 	v.size(s)
 	return v.problems
 }
@@ -257,26 +206,6 @@ func (v *validator) top(s *Spec) {
 	}
 	if s.Progress < MinProgress {
 		v.add("progress", s.Progress.String(), "must be at least "+MinProgress.String())
-	}
-}
-
-// sharedTable refuses the shared-table model for a workload whose tables
-// carry no tenant key. An unknown workload name is the registry's to
-// report.
-func (v *validator) sharedTable(s *Spec) {
-	if s.Workload.Name == "" || has(SharedTableWorkloads(), s.Workload.Name) {
-		return
-	}
-	for i, m := range s.Tenancy.Model {
-		if m != SharedTable {
-			continue
-		}
-		path := "tenancy.model"
-		if len(s.Tenancy.Model) > 1 {
-			path = index(path, i)
-		}
-		v.add(path, m, fmt.Sprintf("shared-table needs a workload with a tenant key: %s (workload.name is %s)",
-			strings.Join(SharedTableWorkloads(), ", "), s.Workload.Name))
 	}
 }
 
@@ -327,31 +256,6 @@ func (v *validator) resources(s *Spec) {
 	if r.Memory < 0 || (r.Memory > 0 && r.Memory < MinMemory) {
 		v.add("sut.resources.memory", r.Memory.String(),
 			"must be 0 (unlimited) or at least "+MinMemory.String()+": PostgreSQL needs that much to run a benchmark")
-		return
-	}
-	if !r.Divide || !has(s.Tenancy.Model, "instance") {
-		return
-	}
-	// divide splits the totals across the instance model's servers: the
-	// share of the most tenants must still be enough for one server.
-	most := 0
-	for _, t := range s.Tenancy.Tenants {
-		if tenantsRule(t) == "" && t > most {
-			most = t
-		}
-	}
-	if most == 0 {
-		return
-	}
-	if r.Memory > 0 && r.Memory/ByteSize(most) < MinMemory {
-		v.add("sut.resources.memory", r.Memory.String(), fmt.Sprintf(
-			"with divide: true the instance model gives each of %d servers %s; each needs at least %s, so give at least %s",
-			most, (r.Memory/ByteSize(most)).String(), MinMemory, MinMemory*ByteSize(most)))
-	}
-	if r.CPUs > 0 && r.CPUs/float64(most) < MinCPUs {
-		v.add("sut.resources.cpus", fmt.Sprint(r.CPUs), fmt.Sprintf(
-			"with divide: true the instance model gives each of %d servers %.4g CPUs; each needs at least %g, so give at least %g",
-			most, r.CPUs/float64(most), MinCPUs, MinCPUs*float64(most)))
 	}
 }
 
@@ -375,65 +279,6 @@ func oneOf[T comparable](v *validator, path string, list []T, rule func(T) strin
 			continue
 		}
 		first[e] = i
-	}
-}
-
-// connections checks a given max_connections against the runs that use
-// it: one problem per too small value, naming the run that needs most. A
-// case that sets max_connections or clients is checked with its own.
-func (v *validator) connections(s *Spec) {
-	for ci, c := range s.Workload.cases() {
-		values, ok := s.SUT.Settings["max_connections"]
-		base, single := join("sut.settings", "max_connections"), false
-		if val, set := c.Settings["max_connections"]; set {
-			values, ok = Values{val}, true
-			base, single = join(join(index("workload.cases", ci), "settings"), "max_connections"), true
-		}
-		if !ok {
-			continue
-		}
-		clients := []int(s.Workload.Clients)
-		if c.Clients != nil {
-			clients = []int{*c.Clients}
-		}
-		need, at := 0, ""
-		for _, m := range s.Tenancy.Model {
-			for _, t := range s.Tenancy.Tenants {
-				for _, cl := range clients {
-					if modelRule(m) != "" || tenantsRule(t) != "" || clientsRule(cl) != "" {
-						continue // reported already
-					}
-					// With a schedule, a pattern or an open load, the run's
-					// connections per tenant come from the load (Expand).
-					for _, r := range s.loadRuns(t, cl) {
-						if n := NeededConnections(m, t, r.Clients); n > need {
-							need, at = n, fmt.Sprintf("model %s with %d tenants x %d clients", m, t, r.Clients)
-						}
-					}
-				}
-			}
-		}
-		if c.Name != "" {
-			at = "case " + c.Name + ", " + at
-		}
-		for i, val := range values {
-			path := index(base, i)
-			if single {
-				path = base
-			}
-			n, err := strconv.Atoi(strings.TrimSpace(val))
-			if err != nil {
-				if settingValueRule(val) == "" {
-					v.add(path, shown(val), "must be a whole number (tenantbench checks it against the connections each run needs)")
-				}
-				continue
-			}
-			if need > 0 && n < need {
-				v.add(path, shown(val), fmt.Sprintf("too few: the run of %s needs at least %d "+
-					"(clients of the tenants on one server + %d reserved); raise it or leave it out and tenantbench sets it",
-					at, need, ConnectionReserve))
-			}
-		}
 	}
 }
 

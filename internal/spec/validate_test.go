@@ -78,39 +78,6 @@ func TestValidateDoesNotMutate(t *testing.T) {
 	}
 }
 
-func TestNeededConnections(t *testing.T) {
-	for _, c := range []struct {
-		model            string
-		tenants, clients int
-		want             int
-	}{
-		{"schema", 1, 1, 6},
-		{"schema", 10, 4, 45},
-		{"database", 10, 4, 45},
-		{"instance", 10, 4, 9},
-		{"instance", 999, 10000, 10005},
-		{"shared-table", 3, 2, 11}, // one server for all, like schema
-	} {
-		if got := NeededConnections(c.model, c.tenants, c.clients); got != c.want {
-			t.Errorf("NeededConnections(%s, %d, %d) = %d, want %d", c.model, c.tenants, c.clients, got, c.want)
-		}
-	}
-}
-
-func TestMaxConnectionsEnough(t *testing.T) {
-	s := valid()
-	s.Tenancy.Tenants = Ints{10}
-	s.Workload.Clients = Ints{4}
-	s.SUT.Settings = map[string]Values{"max_connections": {"45"}}
-	if problems := Validate(s); len(problems) > 0 {
-		t.Errorf("45 is exactly enough for 10 x 4 + 5:\n%s", joinProblems(problems))
-	}
-	s.SUT.Settings["max_connections"] = Values{"44"}
-	if problems := Validate(s); len(problems) != 1 {
-		t.Errorf("44 is one too few:\n%s", joinProblems(problems))
-	}
-}
-
 func TestPlanCap(t *testing.T) {
 	s := valid()
 	s.Repeat = MaxRuns
@@ -122,45 +89,5 @@ func TestPlanCap(t *testing.T) {
 	problems := Validate(s)
 	if len(problems) != 1 || problems[0].Path != "(plan)" {
 		t.Errorf("want the plan refused:\n%s", joinProblems(problems))
-	}
-}
-
-func TestModels(t *testing.T) {
-	if got := Models(); !reflect.DeepEqual(got, []string{"schema", "database", "instance", "shared-table"}) {
-		t.Errorf("Models() = %v", got)
-	}
-	Models()[0] = "changed" // callers get a copy: no shared mutable state
-	if Models()[0] != "schema" {
-		t.Error("Models() returned shared state")
-	}
-}
-
-// TestProvision: clone where the model can copy a tenant's data and there
-// is more than one tenant; load everywhere else.
-func TestProvision(t *testing.T) {
-	for _, c := range []struct {
-		asked, model string
-		tenants      int
-		want         string
-	}{
-		{"clone", "database", 2, "clone"},
-		{"clone", "instance", 20, "clone"},
-		{"clone", "database", 1, "load"},
-		{"clone", "schema", 4, "load"},
-		{"clone", "shared-table", 4, "load"},
-		{"load", "database", 4, "load"},
-		{"load", "instance", 4, "load"},
-	} {
-		if got := Provision(c.asked, c.model, c.tenants); got != c.want {
-			t.Errorf("Provision(%s, %s, %d) = %s, want %s", c.asked, c.model, c.tenants, got, c.want)
-		}
-	}
-	p := mustExpand(t, "name: t\ntenancy: {model: [schema, database], tenants: 2}\nworkload: {name: tpcc}\n")
-	if p.Runs[0].Provision != "load" || p.Runs[1].Provision != "clone" {
-		t.Errorf("provisions of the runs: %s, %s; want load, clone", p.Runs[0].Provision, p.Runs[1].Provision)
-	}
-	p = mustExpand(t, "name: t\ntenancy: {model: shared-table, tenants: 2}\nworkload: {name: tpcc, provision: load}\n")
-	if p.Runs[0].Provision != "load" || p.Runs[0].Model != "shared-table" {
-		t.Errorf("run = %+v", p.Runs[0])
 	}
 }

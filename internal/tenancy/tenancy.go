@@ -60,13 +60,19 @@ func (m Models) Names() []string {
 	return n
 }
 
-// TenantNames are t01..tNN, zero-padded to the same width so that they
-// sort as numbers do.
+// TenantName is the name of tenant i (from 0) of a run of n tenants,
+// the one naming rule of tenantbench: t01..t99, t001..t999 from 100
+// tenants on, zero-padded to the width of n so that names sort as numbers
+// do. It is also the tenant's role, and its schema, database or server.
+func TenantName(i, n int) string {
+	return fmt.Sprintf("t%0*d", max(2, len(fmt.Sprint(n))), i+1)
+}
+
+// TenantNames are the names of a run's n tenants (TenantName).
 func TenantNames(n int) []string {
-	width := max(2, len(fmt.Sprint(n)))
 	names := make([]string, n)
 	for i := range names {
-		names[i] = fmt.Sprintf("t%0*d", width, i+1)
+		names[i] = TenantName(i, n)
 	}
 	return names
 }

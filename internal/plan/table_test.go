@@ -1,4 +1,4 @@
-package spec
+package plan
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 )
 
 func TestWriteTable(t *testing.T) {
-	p := mustExpand(t, `
+	p := mustBuild(t, `
 name: demo
 repeat: 2
 sut: {settings: {shared_buffers: [128MB, 1GB], fsync: "off"}}
@@ -37,7 +37,7 @@ run  model     tenants  scale  clients  provision  shared_buffers  rep
 // TestWriteTableStreamsEnd: when the workload's clients stop after their
 // work (TPC-H streams), the workload time is printed as an upper bound.
 func TestWriteTableStreamsEnd(t *testing.T) {
-	p := mustExpand(t, minimal)
+	p := mustBuild(t, minimal)
 	p.StreamsEnd = true
 	var b bytes.Buffer
 	if err := p.WriteTable(&b); err != nil {
@@ -52,7 +52,7 @@ func TestWriteTableStreamsEnd(t *testing.T) {
 
 func TestWriteTableOneRun(t *testing.T) {
 	var b bytes.Buffer
-	if err := mustExpand(t, minimal).WriteTable(&b); err != nil {
+	if err := mustBuild(t, minimal).WriteTable(&b); err != nil {
 		t.Fatal(err)
 	}
 	want := `experiment t: 1 run, workload time 1m (1 x (warmup 0s + duration 1m), without provisioning and loading)
@@ -61,5 +61,48 @@ run  model   tenants  scale  clients  rep
 `
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// The table of a plan with cases shows each case and the provisioning the
+// plan settled per run.
+func TestWriteTableCases(t *testing.T) {
+	p := mustBuild(t, `name: c
+repeat: 2
+sut:
+  settings: {shared_buffers: 128MB, work_mem: 4MB}
+tenancy: {model: [schema, database], tenants: 2}
+workload:
+  name: tpcc
+  clients: 2
+  cases:
+    - name: small
+      settings: {max_connections: 100, shared_buffers: 256MB}
+      scale: 5
+      clients: 5
+    - name: aw
+      scale: 2
+      options: {all_warehouses: true}
+`)
+	var b bytes.Buffer
+	if err := p.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "run  case   model     tenants  scale  clients  provision  max_connections  shared_buffers  rep\n"+
+		"001  small  schema    2        5      5        load       100              256MB           1\n") ||
+		!strings.Contains(b.String(), "003  small  database  2        5      5        clone") {
+		t.Errorf("plan table:\n%s", b.String())
+	}
+}
+
+// Under a pattern the table shows the first tenants' targets per slot.
+func TestWriteTablePattern(t *testing.T) {
+	p := mustBuild(t, "name: t\ntenancy: {tenants: 2}\nworkload: {name: tpcb, pattern: {name: [single-peak, large-spike], tau: 110}}\n")
+	var b strings.Builder
+	if err := p.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "t01: [11, 88, 11]") || !strings.Contains(b.String(), "pattern") {
+		t.Errorf("plan table does not show the targets:\n%s", b.String())
 	}
 }

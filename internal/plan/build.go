@@ -1,0 +1,161 @@
+package plan
+
+import (
+	"fmt"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+// Build reads the spec file at path and resolves it. Every problem is
+// returned at once, each placed on its line of the file; the plan is nil
+// when there is any.
+func Build(path string, regs Registries) (*Plan, []spec.Problem) {
+	s, pl, problems := spec.LoadPlaced(path)
+	return resolve(s, pl, problems, regs, Here())
+}
+
+// BuildBytes is Build for a spec held in memory.
+func BuildBytes(data []byte, regs Registries) (*Plan, []spec.Problem) {
+	s, pl, problems := spec.ParsePlaced(data)
+	return resolve(s, pl, problems, regs, Here())
+}
+
+// resolve runs the checks that need the registries and the machine on a
+// parsed spec, then expands and resolves it. The checks of one layer run
+// even when another found problems, so that a user sees every problem
+// in one go; only the per-run checks wait for a valid spec.
+func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registries, m Machine) (*Plan, []spec.Problem) {
+	if s == nil {
+		return nil, problems
+	}
+	var more []spec.Problem
+	more = append(more, regs.Workloads.Check(&s.Workload)...)
+	more = append(more, checkModels(s, regs)...)
+	more = append(more, checkDivide(s, regs)...)
+	var p *Plan
+	if len(problems)+len(more) == 0 {
+		sp := spec.ExpandValid(s)
+		more = append(more, regs.Workloads.CheckPlan(sp)...)
+		more = append(more, checkConnections(s, regs)...)
+		if len(more) == 0 {
+			var err error
+			if p, err = build(s, sp, regs); err != nil {
+				more = append(more, spec.Problem{Path: "workload", Allowed: err.Error()})
+			} else {
+				more = append(more, checkMachine(p, m)...)
+			}
+		}
+	}
+	for _, pr := range more {
+		problems = append(problems, pl.Place(pr))
+	}
+	if len(problems) > 0 {
+		spec.SortProblems(problems)
+		return nil, problems
+	}
+	return p, nil
+}
+
+// build resolves every run of the expanded spec.
+func build(s *spec.Spec, sp *spec.Plan, regs Registries) (*Plan, error) {
+	w := &s.Workload
+	p := &Plan{Name: s.Name, Workload: w.Name, SettingKeys: sp.SettingKeys, Spec: s,
+		Resources: Resources{CPUs: s.SUT.Resources.CPUs, MemoryBytes: int64(s.SUT.Resources.Memory), Divide: s.SUT.Resources.Divide},
+		Load:      loadOf(w),
+		Dimensions: Dimensions{Models: s.Tenancy.Model, Tenants: s.Tenancy.Tenants, Scales: s.Workload.Scale,
+			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases)}}
+	var err error
+	if p.StreamsEnd, err = streamsEnd(s, sp, regs); err != nil {
+		return nil, err
+	}
+	for i := range sp.Runs {
+		r, err := resolveRun(s, &sp.Runs[i], regs)
+		if err != nil {
+			return nil, err
+		}
+		p.Runs = append(p.Runs, r)
+	}
+	return p, nil
+}
+
+// resolveRun is one run with its instances, tenants and options.
+func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries) (Run, error) {
+	model := regs.Models[sr.Model]
+	r := Run{Run: *sr, Workload: s.Workload.Name, WarmupS: s.Workload.Warmup.D().Seconds(),
+		DurationS: s.Workload.Duration.D().Seconds(), Transport: s.SUT.Transport}
+	r.Provision = provisionOf(sr.Model, s.Workload.Provision, sr.Tenants)
+	node := &s.Workload.Options
+	if sr.Options != nil {
+		node = sr.Options
+	}
+	if node.Kind != 0 {
+		b, err := yaml.Marshal(node)
+		if err != nil {
+			return r, fmt.Errorf("run %s: workload.options: %w", sr.ID, err)
+		}
+		r.Options = string(b)
+	}
+	names := tenantNames(sr.Tenants)
+	for _, n := range names {
+		r.TenantList = append(r.TenantList, Tenant{Name: n, Scale: sr.Scale, Conns: sr.Clients})
+	}
+	n := model.Instances(sr.Tenants)
+	res := s.SUT.Resources
+	cpus, mem := res.CPUs, int64(res.Memory)
+	if res.Divide && n > 1 {
+		// Equal total resources across models: S servers get 1/S each
+		// (Erdelt and Rabl 2026, section 4.1, gave each of S containers
+		// 480/S GB).
+		cpus, mem = cpus/float64(n), mem/int64(n)
+	}
+	per := perServer(model, sr.Tenants)
+	for k := range n {
+		in := Instance{Name: "shared", CPUs: cpus, MemoryBytes: mem,
+			MaxConnections: per*sr.Clients + spec.ConnectionReserve}
+		if n > 1 {
+			in.Name = names[k]
+		}
+		in.Tenants = names[k*per : min((k+1)*per, len(names))]
+		r.Instances = append(r.Instances, in)
+	}
+	return r, nil
+}
+
+// streamsEnd says whether the plan's workload runs query streams, whose
+// clients stop when they have run their queries (workload.Finisher), so
+// that a run may end before its duration.
+func streamsEnd(s *spec.Spec, sp *spec.Plan, regs Registries) (bool, error) {
+	if len(sp.Runs) == 0 {
+		return false, nil
+	}
+	w, err := regs.Workloads.Build(&s.Workload, sp.Runs[0].Scale)
+	if err != nil {
+		return false, err
+	}
+	_, ok := w.(workload.Streamer)
+	return ok, nil
+}
+
+func loadOf(w *spec.Workload) Load {
+	l := Load{Description: w.Describe(), Unit: w.Unit(), Rates: w.RateTargets(), Varies: w.Schedule != nil || w.Pattern != nil}
+	if sc := w.Schedule; sc != nil {
+		switch {
+		case sc.Slots != nil:
+			l.Schedule = fmt.Sprintf("schedule of %d slots of %s", len(sc.Slots), sc.Slot)
+		case sc.Stages != nil:
+			l.Schedule = fmt.Sprintf("schedule of %d stages", len(sc.Stages))
+		case sc.Sinusoid != nil:
+			l.Schedule = "sinusoid schedule"
+		default:
+			l.Schedule = "schedule"
+		}
+	}
+	if pt := w.Pattern; pt != nil {
+		l.Pattern = &Pattern{Names: pt.Name, Tau: pt.Tau, SlotS: time.Duration(pt.Slot).Seconds()}
+	}
+	return l
+}

@@ -1,0 +1,49 @@
+package plan
+
+import "github.com/tenantbench/tenantbench/internal/spec"
+
+// Calibration builds the plan `tenantbench calibrate` measures: one run of
+// one tenant of the spec's first model, on one server, at its first scale
+// and the first value of every setting, with room for clients
+// connections. It checks the spec as Build does, with one exception:
+// workload.pattern.tau may be missing or unusable, since finding it is
+// what calibrating is for.
+func Calibration(path string, regs Registries, clients int) (*Plan, []spec.Problem) {
+	s, pl, problems := spec.LoadPlaced(path)
+	if s == nil {
+		return nil, problems
+	}
+	for _, pr := range append(regs.Workloads.Check(&s.Workload), checkModels(s, regs)...) {
+		problems = append(problems, pl.Place(pr))
+	}
+	kept := problems[:0]
+	for _, pr := range problems {
+		if s.Workload.Pattern == nil || pr.Path != "workload.pattern.tau" {
+			kept = append(kept, pr)
+		}
+	}
+	if len(kept) > 0 {
+		spec.SortProblems(kept)
+		return nil, kept
+	}
+	sr := spec.Run{Index: 1, ID: "calibrate", Model: s.Tenancy.Model[0], Tenants: 1, Scale: s.Workload.Scale[0],
+		Clients: clients, Repetition: 1, Settings: map[string]string{}, Provision: spec.ProvisionLoad}
+	for k, v := range s.SUT.Settings {
+		sr.Settings[k] = v[0]
+	}
+	sr.Seed = spec.RunSeed(s.Seed, &sr)
+	sp := &spec.Plan{Spec: s, Runs: []spec.Run{sr}}
+	var more []spec.Problem
+	for _, pr := range regs.Workloads.CheckPlan(sp) {
+		more = append(more, pl.Place(pr))
+	}
+	if len(more) > 0 {
+		return nil, more
+	}
+	r, err := resolveRun(s, &sr, regs)
+	if err != nil {
+		return nil, []spec.Problem{{Path: "workload", Allowed: err.Error()}}
+	}
+	p := &Plan{Name: s.Name, Workload: s.Workload.Name, Spec: s, Load: loadOf(&s.Workload), Runs: []Run{r}}
+	return p, nil
+}

@@ -1,0 +1,194 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+// accepter is a tenancy model that holds only some workloads (the
+// shared-table model needs tables with a tenant key).
+type accepter interface {
+	// Accepts says why the model cannot hold w, "" when it can.
+	Accepts(w workload.Workload) string
+}
+
+func tenantNames(n int) []string { return tenancy.TenantNames(n) }
+
+// perServer is how many tenants share one server of model m.
+func perServer(m tenancy.Model, tenants int) int {
+	n := max(1, m.Instances(tenants))
+	return (tenants + n - 1) / n
+}
+
+// neededConnections is the least max_connections one server of a run
+// needs: the clients of the tenants it holds plus the connections the
+// engine reserves. It counts clients as every connection a tenant opens at
+// once, ingest included: whoever loads data must stay within that.
+func neededConnections(m tenancy.Model, tenants, clients int) int {
+	return perServer(m, tenants)*clients + spec.ConnectionReserve
+}
+
+// checkModels checks every tenancy.model against the registry, and that
+// the model can hold the workload.
+func checkModels(s *spec.Spec, regs Registries) []spec.Problem {
+	var out []spec.Problem
+	var w workload.Workload // built once, when a model asks
+	for i, name := range s.Tenancy.Model {
+		path := spec.Index("tenancy.model", i)
+		m, ok := regs.Models[name]
+		if !ok {
+			out = append(out, spec.Problem{Path: path, Value: name, Allowed: "must be one of " + strings.Join(regs.Models.Names(), ", ")})
+			continue
+		}
+		a, ok := m.(accepter)
+		if !ok {
+			continue
+		}
+		if w == nil {
+			var err error
+			if w, err = regs.Workloads.Build(&s.Workload, 1); err != nil {
+				continue // the workload's own check reports it
+			}
+		}
+		if why := a.Accepts(w); why != "" {
+			out = append(out, spec.Problem{Path: path, Value: name, Allowed: fmt.Sprintf("%s: %s (workload.name is %s)",
+				why, strings.Join(accepted(a, regs.Workloads), ", "), s.Workload.Name)})
+		}
+	}
+	return out
+}
+
+// accepted are the registered workloads model a can hold, at their
+// default options.
+func accepted(a accepter, reg workload.Registry) []string {
+	var out []string
+	for _, name := range reg.Names() {
+		w, err := reg.Build(&spec.Workload{Name: name}, 1)
+		if err == nil && a.Accepts(w) == "" {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkDivide: with sut.resources.divide a model of several servers gives
+// each a share of the totals, which must still run a server.
+func checkDivide(s *spec.Spec, regs Registries) []spec.Problem {
+	r := s.SUT.Resources
+	if !r.Divide || r.Memory < 0 || (r.Memory > 0 && r.Memory < spec.MinMemory) {
+		return nil
+	}
+	most := 0
+	for _, t := range s.Tenancy.Tenants {
+		if t >= 1 && t <= spec.MaxTenants && t > most {
+			most = t
+		}
+	}
+	if most == 0 {
+		return nil
+	}
+	var out []spec.Problem
+	done := map[string]bool{}
+	for _, name := range s.Tenancy.Model {
+		m, ok := regs.Models[name]
+		if !ok {
+			continue
+		}
+		n := m.Instances(most)
+		if n < 2 {
+			continue
+		}
+		if r.Memory > 0 && r.Memory/spec.ByteSize(n) < spec.MinMemory && !done["memory"] {
+			done["memory"] = true
+			out = append(out, spec.Problem{Path: "sut.resources.memory", Value: r.Memory.String(), Allowed: fmt.Sprintf(
+				"with divide: true the %s model gives each of %d servers %s; each needs at least %s, so give at least %s",
+				name, n, (r.Memory / spec.ByteSize(n)).String(), spec.MinMemory, spec.MinMemory*spec.ByteSize(n))})
+		}
+		if r.CPUs > 0 && r.CPUs/float64(n) < spec.MinCPUs && !done["cpus"] {
+			done["cpus"] = true
+			out = append(out, spec.Problem{Path: "sut.resources.cpus", Value: fmt.Sprint(r.CPUs), Allowed: fmt.Sprintf(
+				"with divide: true the %s model gives each of %d servers %.4g CPUs; each needs at least %g, so give at least %g",
+				name, n, r.CPUs/float64(n), spec.MinCPUs, spec.MinCPUs*float64(n))})
+		}
+	}
+	return out
+}
+
+// checkConnections checks a given max_connections against the runs that
+// use it: one problem per too small value, naming the run that needs
+// most. A case that sets max_connections or clients is checked with its
+// own.
+func checkConnections(s *spec.Spec, regs Registries) []spec.Problem {
+	var out []spec.Problem
+	for ci, c := range s.CaseList() {
+		values, ok := s.SUT.Settings["max_connections"]
+		base, single := spec.Join("sut.settings", "max_connections"), false
+		if val, set := c.Settings["max_connections"]; set {
+			values, ok = spec.Values{val}, true
+			base, single = spec.Join(spec.Join(spec.Index("workload.cases", ci), "settings"), "max_connections"), true
+		}
+		if !ok {
+			continue
+		}
+		clients := []int(s.Workload.Clients)
+		if c.Clients != nil {
+			clients = []int{*c.Clients}
+		}
+		need, at := 0, ""
+		for _, name := range s.Tenancy.Model {
+			m := regs.Models[name]
+			for _, t := range s.Tenancy.Tenants {
+				for _, cl := range clients {
+					// With a schedule, a pattern or an open load, the run's
+					// connections per tenant come from the load.
+					for _, conns := range s.Conns(t, cl) {
+						if n := neededConnections(m, t, conns); n > need {
+							need, at = n, fmt.Sprintf("model %s with %d tenants x %d clients", name, t, conns)
+						}
+					}
+				}
+			}
+		}
+		if c.Name != "" {
+			at = "case " + c.Name + ", " + at
+		}
+		for i, val := range values {
+			path := spec.Index(base, i)
+			if single {
+				path = base
+			}
+			n, err := strconv.Atoi(strings.TrimSpace(val))
+			if err != nil {
+				if val == "" || strings.ContainsAny(val, "\n\r\x00") {
+					continue // the spec's own rule reports it
+				}
+				out = append(out, spec.Problem{Path: path, Value: spec.Shown(val),
+					Allowed: "must be a whole number (tenantbench checks it against the connections each run needs)"})
+				continue
+			}
+			if need > 0 && n < need {
+				out = append(out, spec.Problem{Path: path, Value: spec.Shown(val), Allowed: fmt.Sprintf("too few: the run of %s needs at least %d "+
+					"(clients of the tenants on one server + %d reserved); raise it or leave it out and tenantbench sets it",
+					at, need, spec.ConnectionReserve)})
+			}
+		}
+	}
+	return out
+}
+
+// provisionOf is how a run's tenants get their data: clone when the spec
+// asks for it (the default) and the model can clone with more than one
+// tenant, else load.
+func provisionOf(model, asked string, tenants int) string {
+	if asked == spec.ProvisionClone && tenants > 1 && (model == "database" || model == "instance") {
+		return spec.ProvisionClone
+	}
+	return spec.ProvisionLoad
+}

@@ -1,0 +1,122 @@
+package plan
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tenantbench/tenantbench/internal/spec"
+)
+
+// Machine is what the machine that runs the plan can hold: the plan
+// checks each run against it, so that a spec of thousands of tenants
+// fails at `plan` with a reason, not an hour into its run. A zero field
+// is unknown and not checked.
+type Machine struct {
+	// MemoryBytes is the machine's memory (MemTotal).
+	MemoryBytes int64
+	// OpenFiles is the most files tenantbench may hold open: the hard
+	// RLIMIT_NOFILE, to which Go raises the soft limit at start. Every
+	// client connection is a socket of this process.
+	OpenFiles int
+	// Processes is how many more processes the kernel can start: pid_max
+	// less the processes running now. Every connection is a server
+	// process.
+	Processes int
+}
+
+// What one PostgreSQL server costs the machine beyond its clients'
+// backends, and what one backend costs: figures of an idle server of the
+// versions tenantbench runs (postmaster, checkpointer, background writer,
+// WAL writer, autovacuum launcher, logical replication launcher; a
+// backend's private memory after connecting), rounded up. They bound
+// what a plan can hold, not what a run will use.
+const (
+	serverProcesses  = 7
+	serverMemory     = 32 << 20
+	backendMemory    = 2 << 20
+	ownOpenFiles     = 64 // tenantbench's own files, logs and admin connections
+	otherProcessRoom = 64 // processes the rest of the machine may start meanwhile
+)
+
+// Here is this machine. A figure that cannot be read is left unknown.
+func Here() Machine {
+	var m Machine
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+					m.MemoryBytes = kb << 10
+				}
+			}
+		}
+	}
+	var lim unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && lim.Max < 1<<31 {
+		m.OpenFiles = int(lim.Max)
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/pid_max"); err == nil {
+		if max, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			if procs, err := os.ReadDir("/proc"); err == nil {
+				running := 0
+				for _, p := range procs {
+					if _, err := strconv.Atoi(p.Name()); err == nil {
+						running++
+					}
+				}
+				m.Processes = max - running
+			}
+		}
+	}
+	return m
+}
+
+// checkMachine checks every run's servers, connections and memory
+// against the machine, once per distinct shape of run.
+func checkMachine(p *Plan, m Machine) []spec.Problem {
+	var out []spec.Problem
+	seen := map[string]bool{}
+	for i := range p.Runs {
+		r := &p.Runs[i]
+		servers := len(r.Instances)
+		conns := 0
+		for _, t := range r.TenantList {
+			conns += t.Conns
+		}
+		key := fmt.Sprint(servers, conns)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		path := "tenancy.tenants"
+		for k, t := range p.Spec.Tenancy.Tenants {
+			if t == r.Tenants {
+				path = spec.Index(path, k)
+			}
+		}
+		what := fmt.Sprintf("run %s (model %s, %d tenants x %d clients: %d servers, %d connections)",
+			r.ID, r.Model, r.Tenants, r.Clients, servers, conns)
+		if m.OpenFiles > 0 && conns+ownOpenFiles+servers > m.OpenFiles {
+			out = append(out, spec.Problem{Path: path, Value: strconv.Itoa(r.Tenants), Allowed: fmt.Sprintf(
+				"%s needs %d open files in tenantbench (a socket per connection), more than this machine's limit of %d "+
+					"(ulimit -Hn): lower tenants or clients, or raise the limit", what, conns+ownOpenFiles+servers, m.OpenFiles)})
+		}
+		procs := conns + servers*serverProcesses
+		if m.Processes > 0 && procs+otherProcessRoom > m.Processes {
+			out = append(out, spec.Problem{Path: path, Value: strconv.Itoa(r.Tenants), Allowed: fmt.Sprintf(
+				"%s needs about %d server processes (one per connection, %d per server), more than the %d this machine can still start "+
+					"(kernel.pid_max): lower tenants or clients, or use a model with fewer servers", what, procs, serverProcesses, m.Processes)})
+		}
+		mem := int64(servers)*serverMemory + int64(conns)*backendMemory
+		if m.MemoryBytes > 0 && mem > m.MemoryBytes {
+			out = append(out, spec.Problem{Path: path, Value: strconv.Itoa(r.Tenants), Allowed: fmt.Sprintf(
+				"%s needs at least %s of memory (%s a server, %s a connection), more than this machine's %s: "+
+					"lower tenants or clients, or use a model with fewer servers", what, spec.ByteSize(mem),
+				spec.ByteSize(serverMemory), spec.ByteSize(backendMemory), spec.ByteSize(m.MemoryBytes))})
+		}
+	}
+	return out
+}

@@ -1,0 +1,183 @@
+// Package plan resolves an experiment file into the plan every command
+// works from: parsed, validated against everything that varies (workloads,
+// tenancy models, the machine) with every problem at once, and expanded
+// into runs that hold what execution needs. Build is the one way to get
+// one; `plan`, `run`, `calibrate` and the bench tools call it, and the run
+// writes it into the results (plan.json), where `report`, `check` and
+// `compare` read it back instead of the spec.
+package plan
+
+import (
+	"fmt"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/tenantbench/tenantbench/internal/load"
+	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+// File is the name of the resolved plan in a results directory.
+const File = "plan.json"
+
+// Registries are what a spec is resolved against: each thing that varies
+// is registered by name in the package that owns it.
+type Registries struct {
+	Workloads workload.Registry
+	Models    tenancy.Models
+}
+
+// Plan is a resolved experiment.
+type Plan struct {
+	Name string `json:"name"`
+	// Workload is workload.name.
+	Workload string `json:"workload"`
+	// SettingKeys are the sut.settings keys that differ from run to run.
+	SettingKeys []string `json:"setting_keys"`
+	// StreamsEnd says the workload's clients stop once they have run their
+	// work (a TPC-H query stream), so a run may end before its warmup +
+	// duration.
+	StreamsEnd bool      `json:"streams_end"`
+	Resources  Resources `json:"resources"`
+	Load       Load      `json:"load"`
+	// Dimensions are the values of the matrix's main dimensions, as the
+	// spec lists them.
+	Dimensions Dimensions `json:"dimensions"`
+	Runs       []Run      `json:"runs"`
+
+	// Spec is the spec the plan was built from; nil for a plan read back
+	// from a results directory.
+	Spec *spec.Spec `json:"-"`
+}
+
+// Resources are sut.resources.
+type Resources struct {
+	CPUs        float64 `json:"cpus"`
+	MemoryBytes int64   `json:"memory_bytes"`
+	Divide      bool    `json:"divide"`
+}
+
+// Dimensions are the spec's lists of models, tenant counts, scales and
+// clients.
+type Dimensions struct {
+	Models  []string  `json:"models"`
+	Tenants []int     `json:"tenants"`
+	Scales  []float64 `json:"scales"`
+	Clients []int     `json:"clients"`
+	Repeat  int       `json:"repeat"`
+	Cases   int       `json:"cases"`
+}
+
+// Load describes the load of every run in words, for the plan's table and
+// the report: the per-second targets of a run are in its own files.
+type Load struct {
+	// Description is the load in a line, "" for the plain closed loop.
+	Description string `json:"description"`
+	// Unit names what a target counts: clients or arrivals per second.
+	Unit string `json:"unit"`
+	// Rates says the targets are arrival rates (else clients).
+	Rates bool `json:"rates"`
+	// Varies says the targets follow a schedule or a pattern.
+	Varies bool `json:"varies"`
+	// Schedule is workload.schedule in a few words, "" for none.
+	Schedule string `json:"schedule,omitempty"`
+	// Pattern is workload.pattern, nil for none.
+	Pattern *Pattern `json:"pattern,omitempty"`
+}
+
+// Pattern is a pattern of Zhang et al. 2025 (CloudyBench), section II-D.
+type Pattern struct {
+	Names []string `json:"names"`
+	Tau   float64  `json:"tau"`
+	SlotS float64  `json:"slot_s"`
+}
+
+// Run is one run of the plan, resolved.
+type Run struct {
+	spec.Run
+	// Workload is workload.name; Options the run's workload.options as
+	// YAML, the case's merged in.
+	Workload string  `json:"workload"`
+	Options  string  `json:"options,omitempty"`
+	WarmupS  float64 `json:"warmup_s"`
+	// DurationS is workload.duration: at most, when the plan's StreamsEnd.
+	DurationS float64 `json:"duration_s"`
+	Transport string  `json:"transport"`
+	// Instances are the servers the run's tenancy model needs.
+	Instances []Instance `json:"instances"`
+	// TenantList is every tenant of the run, in order.
+	TenantList []Tenant `json:"tenant_list"`
+}
+
+// Instance is one server of a run: its name, its tenants and its limits.
+type Instance struct {
+	Name    string   `json:"name"`
+	Tenants []string `json:"tenants"`
+	CPUs    float64  `json:"cpus"`
+	// MemoryBytes is the memory limit, 0 for none.
+	MemoryBytes int64 `json:"memory_bytes"`
+	// MaxConnections is the least max_connections the server needs: the
+	// clients of its tenants plus the connections the engine reserves.
+	MaxConnections int `json:"max_connections"`
+}
+
+// Tenant is one tenant of a run.
+type Tenant struct {
+	Name string `json:"name"`
+	// Class is the tenant's class; empty until tenant classes exist.
+	Class string  `json:"class,omitempty"`
+	Scale float64 `json:"scale"`
+	// Conns is the connections the tenant opens: its clients, or the pool
+	// of an open load.
+	Conns int `json:"conns"`
+}
+
+// Targets is the load of run r: its shape and every tenant's target over
+// the workload phase. Only a plan built from a spec has it: a sinusoid's
+// profile is sampled every second, so it is computed, not stored; the run
+// writes the per-second sums into its own files.
+func (p *Plan) Targets(r *Run) *load.Plan {
+	if p.Spec == nil {
+		return nil
+	}
+	return p.Spec.LoadPlan(&r.Run)
+}
+
+// WorkloadSpec is the workload run r builds: the spec's, with r's case's
+// options.
+func (p *Plan) WorkloadSpec(r *Run) *spec.Workload {
+	w := p.Spec.Workload
+	if r.Run.Options != nil {
+		w.Options = *r.Run.Options
+	}
+	return &w
+}
+
+// OptionsNode is the run's workload.options as a YAML node, for a plan
+// read back from its file; an empty node when the run had none.
+func (r *Run) OptionsNode() (*yaml.Node, error) {
+	if r.Run.Options != nil {
+		return r.Run.Options, nil
+	}
+	var doc yaml.Node
+	if r.Options == "" {
+		return &doc, nil
+	}
+	if err := yaml.Unmarshal([]byte(r.Options), &doc); err != nil {
+		return nil, fmt.Errorf("run %s: options: %w", r.ID, err)
+	}
+	if len(doc.Content) == 0 {
+		return &yaml.Node{}, nil
+	}
+	return doc.Content[0], nil
+}
+
+// Names are the names of the run's tenants.
+func (r *Run) Names() []string {
+	out := make([]string, len(r.TenantList))
+	for i, t := range r.TenantList {
+		out[i] = t.Name
+	}
+	return out
+}

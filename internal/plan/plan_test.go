@@ -1,0 +1,197 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/sales"
+	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
+	"github.com/tenantbench/tenantbench/internal/workload/tpcc"
+	"github.com/tenantbench/tenantbench/internal/workload/tpch"
+)
+
+func regs() Registries {
+	w := workload.Registry{}
+	w.Add(tpcb.Factory())
+	w.Add(sales.Factory())
+	w.Add(tpcc.Factory())
+	w.Add(tpch.Factory())
+	return Registries{Workloads: w, Models: tenancy.Builtin()}
+}
+
+// big is a machine that holds every plan of these tests.
+var big = Machine{MemoryBytes: 1 << 50, OpenFiles: 1 << 30, Processes: 1 << 30}
+
+func buildSrc(t *testing.T, src string, m Machine) (*Plan, []spec.Problem) {
+	t.Helper()
+	s, pl, problems := spec.ParsePlaced([]byte(src))
+	return resolve(s, pl, problems, regs(), m)
+}
+
+func mustBuild(t *testing.T, src string) *Plan {
+	t.Helper()
+	p, problems := buildSrc(t, src, big)
+	if len(problems) > 0 {
+		t.Fatalf("problems:\n%v", problems)
+	}
+	return p
+}
+
+const minimal = "name: t\nworkload: {name: tpcb}\n"
+
+// The checks that need the registries: each problem with its path, value,
+// what is allowed and its line, as the spec's own.
+func TestBuildProblems(t *testing.T) {
+	for _, c := range []struct {
+		name, src, path, value, allows string
+		line                           int
+	}{
+		{"model unknown", minimal + "tenancy: {model: shared}\n", "tenancy.model", "shared", "one of database, instance, schema, shared-table", 3},
+		{"shared-table tpcb", minimal + "tenancy: {model: shared-table}\n", "tenancy.model", "shared-table",
+			"shared-table needs a workload with a tenant key: tpcc (workload.name is tpcb)", 3},
+		{"shared-table in a list", "name: t\ntenancy: {model: [schema, shared-table]}\nworkload: {name: sales}\n", "tenancy.model[1]",
+			"shared-table", "needs a workload with a tenant key: tpcc", 2},
+		{"divide memory", minimal + "sut: {resources: {memory: 1GiB, divide: true}}\ntenancy: {model: instance, tenants: 32}\n",
+			"sut.resources.memory", "1GiB", "the instance model gives each of 32 servers 32MiB; each needs at least 64MiB, so give at least 2GiB", 3},
+		{"divide cpus", minimal + "sut: {resources: {cpus: 1, divide: true}}\ntenancy: {model: instance, tenants: 200}\n",
+			"sut.resources.cpus", "1", "gives each of 200 servers 0.005 CPUs", 3},
+		{"max_connections small", "name: t\nsut: {settings: {max_connections: 20}}\ntenancy: {tenants: [2, 4]}\nworkload: {name: tpcb, clients: 4}\n",
+			"sut.settings.max_connections", "20", "model schema with 4 tenants x 4 clients needs at least 21", 2},
+		{"max_connections list", "name: t\nsut: {settings: {max_connections: [100, 10]}}\ntenancy: {model: instance, tenants: 50}\nworkload: {name: tpcb, clients: 8}\n",
+			"sut.settings.max_connections[1]", "10", "model instance with 50 tenants x 8 clients needs at least 13", 2},
+		{"max_connections text", minimal + "sut: {settings: {max_connections: many}}\n", "sut.settings.max_connections", "many", "whole number", 3},
+		{"max_connections of a case", "name: t\ntenancy: {tenants: 4}\nworkload: {name: tpcb, cases: [{name: a, clients: 30, settings: {max_connections: 100}}]}\n",
+			"workload.cases[0].settings.max_connections", "100", "case a, model schema with 4 tenants x 30 clients needs at least 125", 3},
+		{"max_connections under a pattern", "name: t\nsut: {settings: {max_connections: 50}}\ntenancy: {tenants: 2}\n" +
+			"workload: {name: tpcb, pattern: {name: single-peak, tau: 30}}\n", "sut.settings.max_connections", "50",
+			"2 tenants x 30 clients needs at least 65", 2},
+		{"workload unknown", "name: t\nworkload: {name: tpcx}\n", "workload.name", `"tpcx"`, "must be one of sales, tpcb, tpcc, tpch", 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, problems := buildSrc(t, c.src, big)
+			var p *spec.Problem
+			for i := range problems {
+				if problems[i].Path == c.path {
+					p = &problems[i]
+				}
+			}
+			if p == nil {
+				t.Fatalf("no problem at %s; got:\n%v", c.path, problems)
+			}
+			if p.Value != c.value || !strings.Contains(p.Allowed, c.allows) || p.Line != c.line {
+				t.Errorf("got  %q (line %d, value %q)\nwant value %q, allowed containing %q, line %d", p.Error(), p.Line, p.Value, c.value, c.allows, c.line)
+			}
+			if len(problems) != 1 {
+				t.Errorf("%d problems, want 1:\n%v", len(problems), problems)
+			}
+		})
+	}
+}
+
+// Problems of every layer come at once: the spec's own beside the
+// registries'.
+func TestBuildAllProblemsAtOnce(t *testing.T) {
+	_, problems := buildSrc(t, "name: t\nrepeat: 0\ntenancy: {model: [schema, nope]}\nworkload: {name: tpcb, options: {scripts: nope}}\n", big)
+	paths := map[string]bool{}
+	for _, p := range problems {
+		paths[p.Path] = true
+	}
+	for _, want := range []string{"repeat", "tenancy.model[1]"} {
+		if !paths[want] {
+			t.Errorf("no problem at %s; got:\n%v", want, problems)
+		}
+	}
+	if len(paths) < 3 {
+		t.Errorf("want the workload's options problem too; got:\n%v", problems)
+	}
+}
+
+// TestProvision: clone where the model can copy a tenant's data and there
+// is more than one tenant; load everywhere else.
+func TestProvision(t *testing.T) {
+	p := mustBuild(t, "name: t\ntenancy: {model: [schema, database, instance, shared-table], tenants: [1, 2]}\nworkload: {name: tpcc}\n")
+	want := map[string]string{"schema 1": "load", "schema 2": "load", "database 1": "load", "database 2": "clone",
+		"instance 1": "load", "instance 2": "clone", "shared-table 1": "load", "shared-table 2": "load"}
+	for _, r := range p.Runs {
+		key := r.Model + " " + map[int]string{1: "1", 2: "2"}[r.Tenants]
+		if r.Provision != want[key] {
+			t.Errorf("%s: provision %s, want %s", key, r.Provision, want[key])
+		}
+	}
+	p = mustBuild(t, "name: t\ntenancy: {model: database, tenants: 4}\nworkload: {name: tpcc, provision: load}\n")
+	if p.Runs[0].Provision != "load" {
+		t.Errorf("provision: load asked, got %s", p.Runs[0].Provision)
+	}
+}
+
+// Each run holds its servers, their limits and connections, and its
+// tenants, named by the one naming rule.
+func TestResolvedRuns(t *testing.T) {
+	p := mustBuild(t, "name: t\nsut: {resources: {cpus: 2, memory: 1GiB, divide: true}}\n"+
+		"tenancy: {model: [schema, instance], tenants: 4}\nworkload: {name: tpcb, clients: 3}\n")
+	schema, inst := p.Runs[0], p.Runs[1]
+	if len(schema.Instances) != 1 || schema.Instances[0].Name != "shared" || len(schema.Instances[0].Tenants) != 4 ||
+		schema.Instances[0].MaxConnections != 4*3+spec.ConnectionReserve || schema.Instances[0].CPUs != 2 ||
+		schema.Instances[0].MemoryBytes != 1<<30 {
+		t.Errorf("schema instances: %+v", schema.Instances)
+	}
+	if len(inst.Instances) != 4 || inst.Instances[2].Name != "t03" || inst.Instances[2].Tenants[0] != "t03" ||
+		inst.Instances[2].MaxConnections != 3+spec.ConnectionReserve || inst.Instances[2].CPUs != 0.5 ||
+		inst.Instances[2].MemoryBytes != 256<<20 {
+		t.Errorf("instance instances: %+v", inst.Instances)
+	}
+	if len(inst.TenantList) != 4 || inst.TenantList[3].Name != "t04" || inst.TenantList[3].Conns != 3 || inst.TenantList[3].Scale != 1 {
+		t.Errorf("tenants: %+v", inst.TenantList)
+	}
+}
+
+// The plan's table and the run name tenants alike at every count, up to
+// the limit of 10,000 tenants.
+func TestTenantNamesAgree(t *testing.T) {
+	for _, n := range []int{1, 9, 10, 99, 100, 999, 1000, 9999} {
+		p := mustBuild(t, "name: t\ntenancy: {tenants: "+strconv.Itoa(n)+"}\n"+
+			"workload: {name: tpcb, duration: 2s, schedule: {slot: 1s, slots: [1, 2]}}\n")
+		names := tenancy.TenantNames(n)
+		r := p.Runs[0]
+		if got := r.Names(); len(got) != n || got[0] != names[0] || got[n-1] != names[n-1] {
+			t.Fatalf("%d tenants: plan names %v..%v, run names %v..%v", n, got[0], got[len(got)-1], names[0], names[n-1])
+		}
+		var b strings.Builder
+		if err := p.WriteTable(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "  "+names[0]+": [1, 2]\n") {
+			t.Errorf("%d tenants: the table does not name %s:\n%s", n, names[0], b.String())
+		}
+	}
+}
+
+// 10,000 tenants are allowed by the spec; whether the machine holds them
+// is the plan's check, with a reason.
+func TestMachineHoldsThePlan(t *testing.T) {
+	m := Machine{MemoryBytes: 24 << 30, OpenFiles: 20000, Processes: 32000}
+	if _, problems := buildSrc(t, "name: t\ntenancy: {tenants: 10000}\nworkload: {name: tpcb}\n", m); len(problems) > 0 {
+		t.Errorf("10,000 schema tenants of one client fit:\n%v", problems)
+	}
+	_, problems := buildSrc(t, "name: t\ntenancy: {tenants: 10000}\nworkload: {name: tpcb, clients: 2}\n", m)
+	if len(problems) == 0 || problems[0].Path != "tenancy.tenants" || !strings.Contains(problems[0].Allowed, "limit of 20000 (ulimit -Hn)") {
+		t.Errorf("20,000 connections from one process: %v", problems)
+	}
+	_, problems = buildSrc(t, "name: t\ntenancy: {model: instance, tenants: [10, 10000]}\nworkload: {name: tpcb}\n", m)
+	var procs, mem bool
+	for _, p := range problems {
+		procs = procs || (p.Path == "tenancy.tenants[1]" && strings.Contains(p.Allowed, "10000 servers") && strings.Contains(p.Allowed, "pid_max"))
+		mem = mem || (p.Path == "tenancy.tenants[1]" && strings.Contains(p.Allowed, "memory"))
+	}
+	if !procs || !mem {
+		t.Errorf("10,000 servers: want a process and a memory problem at tenancy.tenants[1]; got %v", problems)
+	}
+	if _, problems := buildSrc(t, "name: t\ntenancy: {tenants: 10001}\nworkload: {name: tpcb}\n", big); len(problems) != 1 ||
+		!strings.Contains(problems[0].Allowed, "1..10000") {
+		t.Errorf("10,001 tenants: %v", problems)
+	}
+}
