@@ -117,7 +117,7 @@ func (e *execution) do(ctx context.Context) *results.Summary {
 	sum.Phases = e.phases
 	sum.MemoryKills = e.memoryKills()
 	if e.result != nil {
-		sum.Tenant = results.Totals(e.result.Result)
+		sum.Tenant = results.Totals(e.result.Result.Figures())
 	}
 	for i := range sum.Tenant {
 		for _, p := range e.phases {

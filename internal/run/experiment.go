@@ -112,7 +112,8 @@ func writeRun(d *results.Dir, s *results.Summary, ex *execution) error {
 		if ex.window != nil {
 			tenantCPU = ex.window.TenantCPU
 		}
-		errs = append(errs, d.WriteTenants(s.RunID, res.Result, tenantCPU), d.WriteSeries(s.RunID, res.Result))
+		fig := res.Result.Figures()
+		errs = append(errs, d.WriteTenants(s.RunID, fig, tenantCPU), d.WriteSeries(s.RunID, fig))
 	}
 	if ex.analytical != nil {
 		errs = append(errs, d.WriteAnalytical(s.RunID, ex.analytical))
