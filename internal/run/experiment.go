@@ -107,16 +107,16 @@ func Experiment(ctx context.Context, plan *spec.Plan, o Options) (*Outcome, erro
 func writeRun(d *results.Dir, s *results.Summary, ex *execution) error {
 	var errs []error
 	errs = append(errs, d.WritePhases(s.RunID, s.Phases))
-	if res := ex.result; res != nil {
+	o := ex.obs
+	if o.Workload != nil {
 		var tenantCPU map[string]float64
-		if ex.window != nil {
-			tenantCPU = ex.window.TenantCPU
+		if o.Monitor != nil {
+			tenantCPU = o.Monitor.TenantCPU
 		}
-		fig := res.Result.Figures()
-		errs = append(errs, d.WriteTenants(s.RunID, fig, tenantCPU), d.WriteSeries(s.RunID, fig))
+		errs = append(errs, d.WriteTenants(s.RunID, o.Workload, tenantCPU), d.WriteSeries(s.RunID, o.Workload))
 	}
-	if ex.analytical != nil {
-		errs = append(errs, d.WriteAnalytical(s.RunID, ex.analytical))
+	if an := o.Analytical(); an != nil {
+		errs = append(errs, d.WriteAnalytical(s.RunID, an))
 	}
 	if ex.samples != nil {
 		errs = append(errs, ex.samples.WriteFiles(filepath.Join(d.Path, "runs", s.RunID, "monitor")))
