@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/tenantbench/tenantbench/internal/results"
 )
 
 // lateWindow is how long a second stays open for buckets that arrive late
@@ -31,7 +33,7 @@ type Collector struct {
 	open      map[int64][]*secondAgg // second -> per tenant
 	finalized int64                  // seconds below this are closed
 	spare     []*secondAgg
-	series    []SecondRow
+	series    []results.SecondRow
 
 	out   io.Writer // progress lines; nil for none
 	every time.Duration
@@ -263,7 +265,7 @@ func (c *Collector) finalize(upTo int64) {
 					txn = c.txnNames[j]
 				}
 				n := h.TotalCount()
-				row := SecondRow{Second: s, Tenant: c.tenants[ti].name, Txn: txn,
+				row := results.SecondRow{Second: s, Tenant: c.tenants[ti].name, Txn: txn,
 					Committed: n, Failed: sa.failed[j], Warmup: s < c.warmup}
 				if n > 0 {
 					row.MeanMs = float64(sa.sumUs[j]) / float64(n) / 1000

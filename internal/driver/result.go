@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/tenantbench/tenantbench/internal/results"
 )
 
 // Result is what the workload phase measured.
@@ -12,10 +14,10 @@ type Result struct {
 	Warmup   time.Duration
 	Duration time.Duration // measured part, after warmup
 	Tenants  []TenantResult
-	Series   []SecondRow
+	Series   []results.SecondRow
 	// Slots are the per-slot measurements of a run with a schedule
 	// (issue 5 point 6), by tenant then slot; nil without one.
-	Slots []SlotRow
+	Slots []results.SlotRow
 }
 
 // TenantResult is one tenant's totals after warmup.
@@ -113,43 +115,4 @@ type Failure struct {
 	AfterWarmup int64
 	First, Last time.Duration // since the workload phase started
 	Message     string
-}
-
-// SecondRow is one second of one tenant and transaction type ("all" for
-// every type together). Second 0 starts the workload phase, warmup included.
-type SecondRow struct {
-	Second    int64
-	Tenant    string
-	Txn       string
-	Committed int64
-	Failed    int64
-	MeanMs    float64
-	P99Ms     float64
-	Warmup    bool
-	// Arrivals and Dropped count an open load's arrivals intended in the
-	// second, in the rows of txn "all"; 0 otherwise.
-	Arrivals, Dropped int64
-}
-
-// SlotRow is one tenant's measurements in one result slot of its schedule
-// (a time slot, a stage, or a fixed window of a sinusoid), warmup
-// included: latency from the intended start for an open load, with its
-// service time beside it.
-type SlotRow struct {
-	Tenant     string
-	Slot       int // from 0
-	Start, End time.Duration
-	Warmup     bool    // the slot starts within the warmup
-	Target     float64 // the schedule's mean target over the slot: clients or arrivals per second
-	Committed  int64
-	Failed     int64
-	Rollbacks  int64
-	MeanMs     float64
-	P50Ms      float64
-	P95Ms      float64
-	P99Ms      float64
-	MaxMs      float64
-	// open load only
-	ServiceMeanMs, ServiceP99Ms float64
-	Arrivals, Queued, Dropped   int64
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/tenantbench/tenantbench/internal/results"
 )
 
 // slotter aggregates the clients' buckets per tenant and result slot
@@ -16,7 +18,7 @@ type slotter struct {
 	starts [][]int64 // per tenant, the slots' first seconds
 	end    int64     // the phase's end, in seconds (rounded up)
 	open   map[slotKey]*slotAgg
-	rows   []SlotRow
+	rows   []results.SlotRow
 	rowAt  map[slotKey]int // closed slots: their row
 	spare  []*slotAgg
 	names  []string
@@ -101,7 +103,7 @@ func (s *slotter) add(b *bucket) {
 
 // late adds counts that arrive after their slot closed: the counts and the
 // mean, not the percentiles.
-func (s *slotter) late(r *SlotRow, b *bucket) {
+func (s *slotter) late(r *results.SlotRow, b *bucket) {
 	var n, sum int64
 	for typ, h := range b.hists {
 		n += h.TotalCount()
@@ -146,7 +148,7 @@ func (s *slotter) finalize(upTo int64, warmup int64) {
 	for _, k := range keys {
 		a := s.open[k]
 		lo, hi := s.bounds(k.tenant, k.slot)
-		r := SlotRow{Tenant: s.names[k.tenant], Slot: k.slot, Start: time.Duration(lo) * time.Second,
+		r := results.SlotRow{Tenant: s.names[k.tenant], Slot: k.slot, Start: time.Duration(lo) * time.Second,
 			End: time.Duration(hi) * time.Second, Warmup: lo < warmup,
 			Committed: a.lat.TotalCount(), Failed: a.failed, Rollbacks: a.rolledBack}
 		if n := r.Committed; n > 0 {
@@ -174,12 +176,12 @@ func ms(h *hdrhistogram.Histogram, q float64) float64 { return float64(h.ValueAt
 
 // result returns every slot's row, tenants in order, each tenant's slots
 // in order, with empty rows for slots nothing was recorded in.
-func (s *slotter) result(warmup int64) []SlotRow {
+func (s *slotter) result(warmup int64) []results.SlotRow {
 	for t, st := range s.starts {
 		for i := range st {
 			if _, done := s.rowAt[slotKey{t, i}]; !done {
 				lo, hi := s.bounds(t, i)
-				s.rows = append(s.rows, SlotRow{Tenant: s.names[t], Slot: i, Start: time.Duration(lo) * time.Second,
+				s.rows = append(s.rows, results.SlotRow{Tenant: s.names[t], Slot: i, Start: time.Duration(lo) * time.Second,
 					End: time.Duration(hi) * time.Second, Warmup: lo < warmup})
 			}
 		}

@@ -104,6 +104,8 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries) (Run, error) {
 		r.TenantList = append(r.TenantList, Tenant{Name: n, Scale: sr.Scale, Conns: sr.Clients})
 	}
 	n := model.Instances(sr.Tenants)
+	// Asked of two tenants: with one, every model has one server.
+	r.ServerPerTenant = model.Instances(2) == 2
 	res := s.SUT.Resources
 	cpus, mem := res.CPUs, int64(res.Memory)
 	if res.Divide && n > 1 {

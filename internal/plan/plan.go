@@ -106,6 +106,9 @@ type Run struct {
 	Transport string  `json:"transport"`
 	// Instances are the servers the run's tenancy model needs.
 	Instances []Instance `json:"instances"`
+	// ServerPerTenant says the model gives each tenant a server of its
+	// own, so that an empty server is part of what a tenant adds.
+	ServerPerTenant bool `json:"server_per_tenant"`
 	// TenantList is every tenant of the run, in order.
 	TenantList []Tenant `json:"tenant_list"`
 }

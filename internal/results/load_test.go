@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/tenantbench/tenantbench/internal/driver"
 )
 
 // An open load's columns: tenants.csv's target_rate, arrivals, dropped and
@@ -18,19 +16,15 @@ func TestOpenLoadFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, s := driver.NewHistogram(), driver.NewHistogram()
-	for i := 1; i <= 100; i++ {
-		h.RecordValue(int64(i * 1000))
-		s.RecordValue(500)
-	}
-	all := driver.TxnResult{Txn: "all", Committed: 100, SumUs: 5050 * 1000, Hist: h, Service: s, ServiceSumUs: 50000, Failed: map[string]int64{}}
-	res := &driver.Result{Duration: 10 * time.Second,
-		Tenants: []driver.TenantResult{{Name: "t01", All: all,
-			Txns: []driver.TxnResult{{Txn: "a", Committed: 100, Hist: h, Failed: map[string]int64{}}},
-			Open: &driver.OpenResult{TargetRate: 10, Arrivals: 104, Queued: 7, Dropped: 4, AchievedRate: 10}}},
-		Series: []driver.SecondRow{{Second: 0, Tenant: "t01", Txn: "all", Committed: 10, Arrivals: 11, Dropped: 1},
+	all := TxnFigures{Txn: "all", Committed: 100, MeanMs: 50.5, P50Ms: 50, P95Ms: 95, P99Ms: 99, MaxMs: 100,
+		ServiceMeanMs: 0.5, ServiceP99Ms: 0.5, Failed: map[string]int64{}}
+	res := &Workload{Duration: 10 * time.Second,
+		Tenants: []TenantWorkload{{Name: "t01", All: all,
+			Txns: []TxnFigures{{Txn: "a", Committed: 100, MeanMs: 50.5, Failed: map[string]int64{}}},
+			Open: &Arrivals{TargetRate: 10, Arrivals: 104, Queued: 7, Dropped: 4, AchievedRate: 10}}},
+		Series: []SecondRow{{Second: 0, Tenant: "t01", Txn: "all", Committed: 10, Arrivals: 11, Dropped: 1},
 			{Second: 0, Tenant: "t01", Txn: "a", Committed: 10}},
-		Slots: []driver.SlotRow{{Tenant: "t01", Slot: 0, End: 5 * time.Second, Target: 10, Committed: 50, Arrivals: 52, Dropped: 2,
+		Slots: []SlotRow{{Tenant: "t01", Slot: 0, End: 5 * time.Second, Target: 10, Committed: 50, Arrivals: 52, Dropped: 2,
 			MeanMs: 25, P99Ms: 49, ServiceMeanMs: 0.5, ServiceP99Ms: 0.5}}}
 	if err := d.WriteTenants("001", res, nil); err != nil {
 		t.Fatal(err)

@@ -4,18 +4,17 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/tenantbench/tenantbench/internal/driver"
 	"github.com/tenantbench/tenantbench/internal/metrics"
 )
 
-// Totals turns the driver's measurements into per-tenant totals.
-func Totals(res *driver.Result) []TenantTotals {
+// Totals turns the workload's measurements into per-tenant totals.
+func Totals(res *Workload) []TenantTotals {
 	secs := res.Duration.Seconds()
 	var out []TenantTotals
 	for _, t := range res.Tenants {
 		all := t.All
 		tt := TenantTotals{Tenant: t.Name, Committed: all.Committed, Failed: all.FailedTotal(), FailedBy: all.Failed,
-			MeanMs: all.MeanMs(), P95Ms: all.QuantileMs(95), P99Ms: all.QuantileMs(99), ConnLost: t.ConnLost}
+			MeanMs: all.MeanMs, P95Ms: all.P95Ms, P99Ms: all.P99Ms, ConnLost: t.ConnLost, Failures: t.Failures}
 		if secs > 0 {
 			tt.TPS = float64(all.Committed) / secs
 			tt.TPM, _ = metrics.TPM(all.Committed+all.Rollbacks, secs)
@@ -26,11 +25,7 @@ func Totals(res *driver.Result) []TenantTotals {
 		}
 		if o := t.Open; o != nil {
 			tt.Open = &OpenTotals{TargetRate: o.TargetRate, Arrivals: o.Arrivals, Queued: o.Queued, Dropped: o.Dropped,
-				AchievedRate: o.AchievedRate, ServiceMeanMs: all.ServiceMeanMs(), ServiceP99Ms: all.ServiceQuantileMs(99)}
-		}
-		for _, f := range t.Failures {
-			tt.Failures = append(tt.Failures, Failure{Txn: f.Txn, Class: f.Class, Count: f.Count,
-				FirstS: f.First.Seconds(), LastS: f.Last.Seconds(), Message: f.Message})
+				AchievedRate: o.AchievedRate, ServiceMeanMs: all.ServiceMeanMs, ServiceP99Ms: all.ServiceP99Ms}
 		}
 		out = append(out, tt)
 	}
@@ -39,7 +34,7 @@ func Totals(res *driver.Result) []TenantTotals {
 
 // newOrders is a tenant's committed TPC-C New-Orders, if its workload
 // has the transaction (named new_order).
-func newOrders(t driver.TenantResult) (int64, bool) {
+func newOrders(t TenantWorkload) (int64, bool) {
 	for _, x := range t.Txns {
 		if x.Txn == "new_order" {
 			return x.Committed, true
@@ -54,23 +49,23 @@ func newOrders(t driver.TenantResult) (int64, bool) {
 // otherwise. tpm is per row; nopm is on the new_order and "all" rows of
 // workloads with New-Order; cpu_s, from tenantCPU (the monitor's
 // attribution, nil when unmonitored), on the "all" row.
-func (d *Dir) WriteTenants(id string, res *driver.Result, tenantCPU map[string]float64) error {
+func (d *Dir) WriteTenants(id string, res *Workload, tenantCPU map[string]float64) error {
 	secs := res.Duration.Seconds()
 	var rows [][]string
 	for _, t := range res.Tenants {
-		for _, x := range append(append([]driver.TxnResult{}, t.Txns...), t.All) {
+		for _, x := range append(append([]TxnFigures{}, t.Txns...), t.All) {
 			tps := 0.0
 			if secs > 0 {
 				tps = float64(x.Committed) / secs
 			}
 			row := []string{id, t.Name, x.Txn, strconv.FormatInt(x.Committed, 10),
 				strconv.FormatInt(x.FailedTotal(), 10), classes(x.Failed), strconv.FormatInt(x.Rollbacks, 10),
-				strconv.FormatInt(x.Retries, 10), ftoa(tps), ftoa(x.MeanMs()),
-				ftoa(x.QuantileMs(50)), ftoa(x.QuantileMs(95)), ftoa(x.QuantileMs(99)), ftoa(x.QuantileMs(100))}
+				strconv.FormatInt(x.Retries, 10), ftoa(tps), ftoa(x.MeanMs),
+				ftoa(x.P50Ms), ftoa(x.P95Ms), ftoa(x.P99Ms), ftoa(x.MaxMs)}
 			open := make([]string, 7)
 			if o := t.Open; o != nil && x.Txn == "all" {
 				open = []string{ftoa(o.TargetRate), strconv.FormatInt(o.Arrivals, 10), strconv.FormatInt(o.Queued, 10),
-					strconv.FormatInt(o.Dropped, 10), ftoa(o.AchievedRate), ftoa(x.ServiceMeanMs()), ftoa(x.ServiceQuantileMs(99))}
+					strconv.FormatInt(o.Dropped, 10), ftoa(o.AchievedRate), ftoa(x.ServiceMeanMs), ftoa(x.ServiceP99Ms)}
 			}
 			var tpm, nopm, cpu string
 			if secs > 0 {
@@ -95,7 +90,7 @@ func (d *Dir) WriteTenants(id string, res *driver.Result, tenantCPU map[string]f
 // WriteSeries writes runs/<id>/timeseries.csv: a row per second, tenant
 // and transaction type ("all" for every type together); and, for a run
 // with a schedule, runs/<id>/slots.csv (WriteSlots).
-func (d *Dir) WriteSeries(id string, res *driver.Result) error {
+func (d *Dir) WriteSeries(id string, res *Workload) error {
 	open := false
 	for _, t := range res.Tenants {
 		open = open || t.Open != nil
@@ -122,7 +117,7 @@ func (d *Dir) WriteSeries(id string, res *driver.Result) error {
 // WriteSlots writes runs/<id>/slots.csv: a row per tenant and slot of the
 // run's schedule, with what the schedule asked for (target) and what was
 // measured (issue 5 point 6; seed 004 changes the load once per slot).
-func (d *Dir) WriteSlots(id string, res *driver.Result) error {
+func (d *Dir) WriteSlots(id string, res *Workload) error {
 	open := false
 	for _, t := range res.Tenants {
 		open = open || t.Open != nil

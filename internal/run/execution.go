@@ -14,7 +14,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tenantbench/tenantbench/internal/driver"
-	"github.com/tenantbench/tenantbench/internal/metrics"
 	"github.com/tenantbench/tenantbench/internal/monitor"
 	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/provider"
@@ -52,13 +51,14 @@ type execution struct {
 	kept       []*Kept
 	mon        *monitor.Monitor // nil when monitoring is off or failed to start
 	samples    *monitor.Samples
-	window     *monitor.Window // the measured part of the workload phase
-	prov       provisioning    // shared tables and cloned tenants (provisioning.go)
-	storage    *float64        // GB in the data directories after the workload (storageGB)
-	// Query streams (TPC-H) and memory kills (streams.go, memwatch.go).
-	streams    []results.TenantStreams
-	analytical *results.Analytical
-	memWatch   *memWatch
+	obs        *results.Observations // what do gathered, for writeRun
+	prov       provisioning          // shared tables and cloned tenants (provisioning.go)
+	storage    *float64              // GB in the data directories after the workload (storageGB)
+	// Query streams (TPC-H), when the workload phase ended, and memory
+	// kills (streams.go, memwatch.go).
+	streams     []results.TenantStreams
+	workloadEnd time.Time
+	memWatch    *memWatch
 	// targets is the load's target of every second of the workload
 	// phase, summed over tenants (targets.csv); nil without a schedule.
 	targets []float64
@@ -74,14 +74,10 @@ func (e *execution) logf(format string, a ...any) {
 }
 
 // do executes the run and returns its summary; it never panics on a
-// failed phase, it records it.
+// failed phase, it records it. It gathers what the run observed; the
+// figures are results.Summarize's.
 func (e *execution) do(ctx context.Context) *results.Summary {
-	r := e.run
 	e.t0 = time.Now()
-	sum := &results.Summary{RunID: r.ID, Model: r.Model, Tenants: r.Tenants, Scale: r.Scale, Clients: r.Clients,
-		Repetition: r.Repetition, Settings: r.Settings, Seed: r.Seed, Workload: e.spec.Workload.Name,
-		Warmup:   time.Duration(e.spec.Workload.Warmup).Seconds(),
-		Duration: time.Duration(e.spec.Workload.Duration).Seconds(), Start: e.t0}
 	err := e.phasesUpTo(ctx)
 	e.memWatch.finish(e.instances)
 	err = errors.Join(append([]error{err}, e.memoryKillErrors()...)...)
@@ -102,90 +98,8 @@ func (e *execution) do(ctx context.Context) *results.Summary {
 	} else {
 		e.kept = keptOf(e.instances, e.placements, e.workDir)
 	}
-	sum.End = time.Now()
-	sum.Status = results.StatusOK
-	if err != nil {
-		sum.Status = results.StatusFailed
-		sum.Error = err.Error()
-	}
-	for i, inst := range e.instances {
-		ri := results.Instance{Name: inst.Name, Port: inst.Port, Version: inst.Version, Cgroup: inst.Cgroup,
-			CgroupMode: inst.CgroupMode, LimitsEnforced: inst.LimitsEnforced,
-			CPUs: e.limits[i].CPUs, MemoryBytes: e.limits[i].MemoryBytes}
-		for _, p := range e.placements {
-			if p.Instance == inst {
-				ri.Tenants = append(ri.Tenants, p.Tenant)
-			}
-		}
-		sum.Instances = append(sum.Instances, ri)
-	}
-	sum.Phases = e.phases
-	sum.MemoryKills = e.memoryKills()
-	if e.result != nil {
-		sum.Tenant = results.Totals(e.result.Result)
-	}
-	for i := range sum.Tenant {
-		for _, p := range e.phases {
-			if p.Tenant == sum.Tenant[i].Tenant {
-				switch p.Phase {
-				case "ingest":
-					sum.Tenant[i].IngestS = p.Seconds()
-				case "post-ingest":
-					sum.Tenant[i].PostIngest = p.Seconds()
-				}
-			}
-		}
-	}
-	sum.Provider = results.AggregateOf(sum.Tenant, e.phases)
-	if e.samples != nil && e.result != nil {
-		res := e.result.Result
-		from := res.Start.Add(res.Warmup)
-		w := e.samples.Window(from, from.Add(res.Duration))
-		e.window = &w
-		sum.Provider.Monitored(w.Total.CPU, w.Total.MemPeakMB, res.Duration.Seconds())
-		sum.Provider.Footprint(w.Total.BackgroundAnonMB, w.Total.SharedMB, r.Tenants)
-		if base, loaded, ok := memoryBaseAndLoaded(e.samples, from, from.Add(res.Duration)); ok {
-			if r.Model == "instance" {
-				// Each tenant brings its own server: the empty server is
-				// part of what a tenant adds (metrics.MarginalMemoryPerTenant).
-				base = 0
-			}
-			sum.Provider.Marginal(loaded, base, r.Tenants)
-		}
-		for i := range sum.Tenant {
-			if c, ok := w.TenantCPU[sum.Tenant[i].Tenant]; ok {
-				sum.Tenant[i].CPUS = &c
-			}
-		}
-	}
-	if e.result != nil {
-		e.price(sum)
-	}
-	e.addAnalytical(sum) // after Monitored: E_CPU and E_RAM need its figures
-	return sum
-}
-
-// price adds seed 004's resource unit cost and its P- and T-Score to the
-// summary: the instances' limits, else what the monitor measured, at the
-// spec's prices (results.PricedResources).
-func (e *execution) price(sum *results.Summary) {
-	a := &sum.Provider
-	p, ok := results.PricedResources(sum.Instances, a.CPUS, a.MemPeakMB, e.result.Result.Duration.Seconds())
-	if !ok {
-		return
-	}
-	p.StorageGB = e.storage
-	if secs := e.result.Result.Duration.Seconds(); e.window != nil && e.window.Total.IOOps >= 0 && secs > 0 {
-		iops := float64(e.window.Total.IOOps) / secs
-		p.IOPS = &iops
-	}
-	prices := metrics.DefaultPrices()
-	prices.CPUPerVCoreHour, prices.MemoryPerGBHour = e.spec.Cost.CPUVCoreHour, e.spec.Cost.MemoryGBHour
-	tps := make([]float64, len(sum.Tenant))
-	for i, t := range sum.Tenant {
-		tps[i] = t.TPS
-	}
-	a.Price(p, prices, tps)
+	e.obs = e.observations(time.Now(), err)
+	return results.Summarize(e.obs)
 }
 
 // storageGB is the size of the run's data directories, priced as seed
@@ -447,7 +361,7 @@ func (e *execution) workload(ctx context.Context) error {
 	start := time.Now()
 	res, err := driver.Run(ctx, ts, opts)
 	end := time.Now()
-	e.collectStreams(res, end)
+	e.collectStreams(end)
 	e.mark(ctx, "after-workload")
 	if res != nil {
 		e.result = &workloadResult{Result: res}

@@ -107,18 +107,19 @@ func Experiment(ctx context.Context, p *plan.Plan, o Options) (*Outcome, error) 
 func writeRun(d *results.Dir, s *results.Summary, ex *execution) error {
 	var errs []error
 	errs = append(errs, d.WritePhases(s.RunID, s.Phases))
-	if res := ex.result; res != nil {
+	o := ex.obs
+	if o.Workload != nil {
 		var tenantCPU map[string]float64
-		if ex.window != nil {
-			tenantCPU = ex.window.TenantCPU
+		if o.Monitor != nil {
+			tenantCPU = o.Monitor.TenantCPU
 		}
-		errs = append(errs, d.WriteTenants(s.RunID, res.Result, tenantCPU), d.WriteSeries(s.RunID, res.Result))
+		errs = append(errs, d.WriteTenants(s.RunID, o.Workload, tenantCPU), d.WriteSeries(s.RunID, o.Workload))
 	}
 	if ex.targets != nil {
 		errs = append(errs, d.WriteTargets(s.RunID, ex.targets))
 	}
-	if ex.analytical != nil {
-		errs = append(errs, d.WriteAnalytical(s.RunID, ex.analytical))
+	if an := o.Analytical(); an != nil {
+		errs = append(errs, d.WriteAnalytical(s.RunID, an))
 	}
 	if ex.samples != nil {
 		errs = append(errs, ex.samples.WriteFiles(filepath.Join(d.Path, "runs", s.RunID, "monitor")))

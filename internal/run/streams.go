@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tenantbench/tenantbench/internal/driver"
 	"github.com/tenantbench/tenantbench/internal/load"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/workload"
@@ -25,44 +24,16 @@ func (e *execution) setTenants() error {
 }
 
 // collectStreams keeps the query streams of the tenants whose workload
-// runs them, after the workload phase, which ended at end. When the
-// streams ended the phase before its duration (every client done), the
-// measured part is what they ran: res.Duration is cut to end, so that
-// rates (throughput, tpm, E_TpX) and the monitor's window cover the
-// streams, not the idle rest of workload.duration.
-func (e *execution) collectStreams(res *driver.Result, end time.Time) {
+// runs them, after the workload phase, which ended at end: when the
+// streams ended it early, the measured part is what they ran
+// (results.Workload.CutToStreams).
+func (e *execution) collectStreams(end time.Time) {
 	for i, w := range e.workloads {
 		if s, ok := w.(workload.Streamer); ok {
 			e.streams = append(e.streams, results.TenantStreams{Tenant: e.placements[i].Tenant, Streams: s.Streams()})
 		}
 	}
-	if e.streams == nil || res == nil {
-		return
-	}
-	if ran := end.Sub(res.Start) - res.Warmup; ran > 0 && ran < res.Duration {
-		res.Duration = ran
-	}
-}
-
-// addAnalytical measures the query streams of the run (per query, per
-// stream, T_s, Power@Size, Throughput@Size; E_CPU and E_RAM when
-// monitored) into sum, and names the queries each memory kill lost.
-func (e *execution) addAnalytical(sum *results.Summary) {
-	if e.streams == nil || e.result == nil {
-		return
-	}
-	res := e.result.Result
-	from := res.Start.Add(res.Warmup)
-	an := results.AnalyticalOf(e.streams, e.run.Scale, res.Start, from, from.Add(res.Duration))
-	e.analytical = an
-	sum.Provider.TS = &an.TS
-	sum.Provider.SetAnalytical(an, e.run.Scale)
-	for i := range sum.Tenant {
-		if ta, ok := an.Tenants[sum.Tenant[i].Tenant]; ok {
-			ts := ta.TS
-			sum.Tenant[i].TS, sum.Tenant[i].PowerAtSize = &ts, ta.PowerAtSize
-		}
-	}
+	e.workloadEnd = end
 }
 
 // watchMemory starts the memory watch before the run's servers start;

@@ -1,0 +1,161 @@
+package results
+
+import (
+	"time"
+
+	"github.com/tenantbench/tenantbench/internal/metrics"
+)
+
+// Observations are what a run saw, raw: who it was, what it ran on, how
+// long each phase took, what the driver and the monitor measured, what
+// it stored and at what prices. Summarize computes every figure of the
+// summary from them; the orchestrator only gathers them.
+type Observations struct {
+	// The run as planned.
+	RunID        string
+	Model        string
+	Tenants      int
+	Scale        float64
+	Clients      int
+	Repetition   int
+	Settings     map[string]string
+	Seed         int64
+	WorkloadName string
+	Warmup       time.Duration
+	Duration     time.Duration
+
+	Start, End time.Time
+	Err        error // nil when the run succeeded
+
+	// Instances are the run's servers with their limits and tenants.
+	Instances []Instance
+	// ServerPerTenant: each tenant brings its own server, so the empty
+	// server is part of what a tenant adds (its marginal memory).
+	ServerPerTenant bool
+	Phases          []Phase
+	MemoryKills     []MemoryKill
+
+	// Workload is what the workload phase measured, with its measured
+	// part already cut to the query streams (Workload.CutToStreams); nil
+	// when the run never got to measure.
+	Workload *Workload
+	// Streams are the query streams of the tenants that ran them (TPC-H).
+	Streams []TenantStreams
+	// Monitor is what the monitor measured over the measured part; nil
+	// when the run was not monitored or measured nothing.
+	Monitor *Monitored
+	// StorageGB is the size of the data directories after the workload;
+	// nil when unknown.
+	StorageGB *float64
+	// Prices are the unit prices of the resource unit cost.
+	Prices metrics.Prices
+}
+
+// Monitored are the monitor's figures of the measured workload that the
+// summary needs (monitor.Window and the memory rounds).
+type Monitored struct {
+	CPUS      float64 // the instances' CPU seconds
+	MemPeakMB float64 // the sum of the instances' peak memory
+	// BackgroundAnonMB and SharedMB make the memory footprint per tenant
+	// of Oracle 2014 Table 2 (Aggregate.Footprint); negative when unknown.
+	BackgroundAnonMB, SharedMB float64
+	IOOps                      int64 // block IO operations; negative when unknown
+	TenantCPU                  map[string]float64
+	// MemBaseMB is the instances' memory before any tenant was set up,
+	// MemLoadedMB its mean over the measured part (MiB); MemoryKnown is
+	// false when either is unknown (Aggregate.Marginal).
+	MemBaseMB, MemLoadedMB float64
+	MemoryKnown            bool
+}
+
+// Summarize computes a run's summary from what it observed. It reads
+// nothing else and changes nothing: the same observations give the same
+// summary.
+func Summarize(o *Observations) *Summary {
+	sum := &Summary{RunID: o.RunID, Model: o.Model, Tenants: o.Tenants, Scale: o.Scale, Clients: o.Clients,
+		Repetition: o.Repetition, Settings: o.Settings, Seed: o.Seed, Workload: o.WorkloadName,
+		Warmup: o.Warmup.Seconds(), Duration: o.Duration.Seconds(), Start: o.Start, End: o.End,
+		Status: StatusOK, Instances: o.Instances, Phases: o.Phases, MemoryKills: o.MemoryKills}
+	if o.Err != nil {
+		sum.Status, sum.Error = StatusFailed, o.Err.Error()
+	}
+	w := o.Workload
+	if w != nil {
+		sum.Tenant = Totals(w)
+	}
+	for i := range sum.Tenant {
+		for _, p := range o.Phases {
+			if p.Tenant == sum.Tenant[i].Tenant {
+				switch p.Phase {
+				case "ingest":
+					sum.Tenant[i].IngestS = p.Seconds()
+				case "post-ingest":
+					sum.Tenant[i].PostIngest = p.Seconds()
+				}
+			}
+		}
+	}
+	sum.Provider = AggregateOf(sum.Tenant, o.Phases)
+	if w == nil {
+		return sum
+	}
+	if m := o.Monitor; m != nil {
+		sum.Provider.Monitored(m.CPUS, m.MemPeakMB, w.Duration.Seconds())
+		sum.Provider.Footprint(m.BackgroundAnonMB, m.SharedMB, o.Tenants)
+		if m.MemoryKnown {
+			base := m.MemBaseMB
+			if o.ServerPerTenant {
+				base = 0 // the empty server is part of what each tenant adds
+			}
+			sum.Provider.Marginal(m.MemLoadedMB, base, o.Tenants)
+		}
+		for i := range sum.Tenant {
+			if c, ok := m.TenantCPU[sum.Tenant[i].Tenant]; ok {
+				sum.Tenant[i].CPUS = &c
+			}
+		}
+	}
+	o.price(sum)
+	// After Monitored: E_CPU and E_RAM need its figures.
+	if an := o.Analytical(); an != nil {
+		sum.Provider.TS = &an.TS
+		sum.Provider.SetAnalytical(an, o.Scale)
+		for i := range sum.Tenant {
+			if ta, ok := an.Tenants[sum.Tenant[i].Tenant]; ok {
+				ts := ta.TS
+				sum.Tenant[i].TS, sum.Tenant[i].PowerAtSize = &ts, ta.PowerAtSize
+			}
+		}
+	}
+	return sum
+}
+
+// price adds the resource unit cost and the P- and T-Score of Zhang et
+// al. 2025 (CloudyBench) to the summary: the instances' limits, else what
+// the monitor measured, at the observed prices (PricedResources).
+func (o *Observations) price(sum *Summary) {
+	a := &sum.Provider
+	secs := o.Workload.Duration.Seconds()
+	p, ok := PricedResources(sum.Instances, a.CPUS, a.MemPeakMB, secs)
+	if !ok {
+		return
+	}
+	p.StorageGB = o.StorageGB
+	if m := o.Monitor; m != nil && m.IOOps >= 0 && secs > 0 {
+		iops := float64(m.IOOps) / secs
+		p.IOPS = &iops
+	}
+	a.Price(p, o.Prices, tps(sum.Tenant))
+}
+
+// Analytical measures the run's query streams over the measured part (per
+// query, per stream, T_s, Power@Size, Throughput@Size); nil without
+// streams or without a measured workload. Summarize takes its figures
+// from it; the run writes its files (WriteAnalytical).
+func (o *Observations) Analytical() *Analytical {
+	if o.Streams == nil || o.Workload == nil {
+		return nil
+	}
+	from, to := o.Workload.Measured()
+	return AnalyticalOf(o.Streams, o.Scale, o.Workload.Start, from, to)
+}

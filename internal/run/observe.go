@@ -1,0 +1,57 @@
+package run
+
+import (
+	"time"
+
+	"github.com/tenantbench/tenantbench/internal/metrics"
+	"github.com/tenantbench/tenantbench/internal/results"
+)
+
+// observations gathers what the run observed, raw, for results.Summarize:
+// the run as planned, its instances with their limits and tenants, its
+// phases, and what the driver, the monitor and the data directories
+// measured. It computes no figure. err is the run's error, end when it
+// ended.
+func (e *execution) observations(end time.Time, err error) *results.Observations {
+	r, w := e.run, e.spec.Workload
+	o := &results.Observations{RunID: r.ID, Model: r.Model, Tenants: r.Tenants, Scale: r.Scale, Clients: r.Clients,
+		Repetition: r.Repetition, Settings: r.Settings, Seed: r.Seed, WorkloadName: w.Name,
+		Warmup: time.Duration(w.Warmup), Duration: time.Duration(w.Duration), Start: e.t0, End: end, Err: err,
+		ServerPerTenant: r.ServerPerTenant,
+		Phases:          e.phases, MemoryKills: e.memoryKills(), Streams: e.streams, StorageGB: e.storage,
+		Prices: e.prices()}
+	for i, inst := range e.instances {
+		ri := results.Instance{Name: inst.Name, Port: inst.Port, Version: inst.Version, Cgroup: inst.Cgroup,
+			CgroupMode: inst.CgroupMode, LimitsEnforced: inst.LimitsEnforced,
+			CPUs: e.limits[i].CPUs, MemoryBytes: e.limits[i].MemoryBytes}
+		for _, p := range e.placements {
+			if p.Instance == inst {
+				ri.Tenants = append(ri.Tenants, p.Tenant)
+			}
+		}
+		o.Instances = append(o.Instances, ri)
+	}
+	if e.result == nil {
+		return o
+	}
+	o.Workload = e.result.Result.Figures()
+	o.Workload.CutToStreams(e.streams, e.workloadEnd)
+	if e.samples != nil {
+		from, to := o.Workload.Measured()
+		win := e.samples.Window(from, to)
+		m := &results.Monitored{CPUS: win.Total.CPU, MemPeakMB: win.Total.MemPeakMB,
+			BackgroundAnonMB: win.Total.BackgroundAnonMB, SharedMB: win.Total.SharedMB, IOOps: win.Total.IOOps,
+			TenantCPU: win.TenantCPU}
+		m.MemBaseMB, m.MemLoadedMB, m.MemoryKnown = e.samples.MemoryBaseAndLoaded(from, to)
+		o.Monitor = m
+	}
+	return o
+}
+
+// prices are the resource unit prices: Zhang et al. 2025 (CloudyBench)
+// Table III, with the spec's CPU and memory prices.
+func (e *execution) prices() metrics.Prices {
+	p := metrics.DefaultPrices()
+	p.CPUPerVCoreHour, p.MemoryPerGBHour = e.spec.Cost.CPUVCoreHour, e.spec.Cost.MemoryGBHour
+	return p
+}
