@@ -14,7 +14,6 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	loadshape "github.com/tenantbench/tenantbench/internal/load"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/spec"
 )
@@ -140,7 +139,7 @@ func (e *experiment) targetFromSpec(r *run) *loadTarget {
 	}
 	lp := e.spec.LoadPlan(pr)
 	phase := w.Warmup.D() + w.Duration.D()
-	t := &loadTarget{end: phase.Seconds(), open: lp.Shape == loadshape.ShapeOpen, source: "spec.yaml"}
+	t := &loadTarget{end: phase.Seconds(), open: !lp.Shape.Target().Clients, source: "spec.yaml"}
 	if p := w.Pattern; p != nil {
 		t.pattern, t.tau = pr.Pattern, p.Tau
 		t.what = fmt.Sprintf("seed 004 pattern %s (tau %s, slots of %s)", pr.Pattern, fmtTau(p.Tau), p.Slot)
