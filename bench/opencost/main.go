@@ -130,7 +130,7 @@ func run(scale, clients int, think time.Duration, rate float64, pool int, arriva
 		tenant.Seed = uint64(time.Now().UnixNano())
 		t := tenant
 		t.Clients = clients
-		m, err := measureRun(ctx, t, driver.Options{Duration: d, Think: think}, closedProfile)
+		m, err := measureRun(ctx, t, driver.Options{Duration: d, Shape: load.Closed{Think: think}}, closedProfile)
 		if err != nil {
 			return err
 		}
@@ -139,8 +139,8 @@ func run(scale, clients int, think time.Duration, rate float64, pool int, arriva
 		t = tenant
 		t.Clients = pool
 		t.Load = &load.Tenant{Profile: load.Constant(rate, d), Conns: pool}
-		m, err = measureRun(ctx, t, driver.Options{Duration: d, Shape: load.ShapeOpen,
-			Open: load.Open{Arrivals: arrivals, Pool: pool, OnFull: load.OnFullQueue}}, profile)
+		m, err = measureRun(ctx, t, driver.Options{Duration: d,
+			Shape: load.Open{Arrivals: arrivals, Pool: pool, OnFull: load.OnFullQueue}}, profile)
 		if err != nil {
 			return err
 		}

@@ -163,7 +163,7 @@ func loadForCalibration(path string, clients int) (*plan.Plan, error) {
 
 // reportTau prints tau and writes the --out file.
 func reportTau(log io.Writer, specPath, out string, s *spec.Spec, cal *run.Calibrated, fl calibrateFlags) error {
-	open := s.Workload.Load.Shape == loadshape.ShapeOpen
+	open := !s.Workload.Shape().Target().Clients
 	tau := strconv.Itoa(cal.Tau)
 	unit := "clients"
 	if open {

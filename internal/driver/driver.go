@@ -46,11 +46,10 @@ type Options struct {
 	// before their connections are closed under them (a stalled server
 	// must not hang the run). Default 10 s.
 	Grace time.Duration
-	// Shape is the load shape of every tenant: load.ShapeClosed (the
-	// default, "") or load.ShapeOpen.
-	Shape string
-	Think time.Duration // closed: pause after each transaction
-	Open  load.Open     // open: arrival process, and what a full pool does
+	// Shape is the load shape of every tenant (load.Closed, load.Open);
+	// its Loop says which loop runs the clients. nil is a closed loop
+	// without think time.
+	Shape load.Shape
 }
 
 // connectTxn marks failures to (re)connect, which belong to no
@@ -66,7 +65,14 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	if o.Grace == 0 {
 		o.Grace = 10 * time.Second
 	}
-	open := o.Shape == load.ShapeOpen
+	loop := load.Loop{Runner: load.ClientLoop}
+	if o.Shape != nil {
+		loop = o.Shape.Loop()
+	}
+	if loop.Runner != load.ClientLoop && loop.Runner != load.ArrivalLoop {
+		return nil, fmt.Errorf("load shape %s: no loop for runner %d", o.Shape.Name(), loop.Runner)
+	}
+	open := loop.Runner == load.ArrivalLoop
 	phase := o.Warmup + o.Duration
 	var workers []*worker
 	names := make([]string, len(tenants))
@@ -82,10 +88,10 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 			if t.Load == nil {
 				return nil, fmt.Errorf("tenant %s: an open load needs a rate profile", t.Name)
 			}
-			queues[ti] = newArrivals(t.Load, o.Open, mix(t.Seed, 1<<32), phase)
+			queues[ti] = newArrivals(t.Load, loop, mix(t.Seed, 1<<32), phase)
 		}
 		for i := 0; i < t.Clients; i++ {
-			workers = append(workers, &worker{tenant: t, tenantIdx: ti, index: i, seed: mix(t.Seed, uint64(i)), think: o.Think})
+			workers = append(workers, &worker{tenant: t, tenantIdx: ti, index: i, seed: mix(t.Seed, uint64(i)), think: loop.Think})
 		}
 	}
 	if len(workers) == 0 {

@@ -26,7 +26,7 @@ type arrivals struct {
 	arrived, queued, dropped []int64
 }
 
-func newArrivals(t *load.Tenant, o load.Open, seed uint64, end time.Duration) *arrivals {
+func newArrivals(t *load.Tenant, o load.Loop, seed uint64, end time.Duration) *arrivals {
 	n := int(end/time.Second) + 1
 	return &arrivals{seq: load.NewArrivals(&t.Profile, o.Arrivals, seed), drop: o.OnFull == load.OnFullDrop, end: end,
 		arrived: make([]int64, n), queued: make([]int64, n), dropped: make([]int64, n)}

@@ -22,7 +22,7 @@ func openWorker(t *testing.T, rate float64, d time.Duration, onFull string) (*in
 	t.Helper()
 	lt := &load.Tenant{Profile: load.Constant(rate, d), Conns: 1}
 	tn := &Tenant{Name: "t01", Clients: 1, Load: lt}
-	q := newArrivals(lt, load.Open{Arrivals: load.ArrivalsUniform, Pool: 1, OnFull: onFull}, 1, d)
+	q := newArrivals(lt, load.Loop{Runner: load.ArrivalLoop, Arrivals: load.ArrivalsUniform, OnFull: onFull}, 1, d)
 	start := time.Now()
 	col := NewCollector(start, 0, []string{"t01"}, []string{"a"}, 1, nil, 0, "")
 	c := &instant{}
@@ -61,7 +61,7 @@ func TestRecordOpenNoAllocs(t *testing.T) {
 	r.RecordOpen(0, end, 2*time.Millisecond, time.Millisecond)
 	allocs := testing.AllocsPerRun(1000, func() { r.RecordOpen(0, end, 3*time.Millisecond, time.Millisecond) })
 	lt := &load.Tenant{Profile: load.Constant(1e6, time.Hour)}
-	q := newArrivals(lt, load.Open{Arrivals: load.ArrivalsPoisson}, 1, time.Hour)
+	q := newArrivals(lt, load.Loop{Runner: load.ArrivalLoop, Arrivals: load.ArrivalsPoisson}, 1, time.Hour)
 	claims := testing.AllocsPerRun(1000, func() { q.claim(0) })
 	r.Flush()
 	c.Close()
@@ -119,7 +119,7 @@ func TestOpenLoopOverload(t *testing.T) {
 	for _, onFull := range []string{load.OnFullQueue, load.OnFullDrop} {
 		d := time.Second
 		lt := &load.Tenant{Profile: load.Constant(200, d)}
-		q := newArrivals(lt, load.Open{Arrivals: load.ArrivalsUniform, OnFull: onFull}, 1, d)
+		q := newArrivals(lt, load.Loop{Runner: load.ArrivalLoop, Arrivals: load.ArrivalsUniform, OnFull: onFull}, 1, d)
 		start := time.Now()
 		col := NewCollector(start, 0, []string{"t01"}, []string{"a"}, 1, nil, 0, "")
 		c := &slow{d: 10 * time.Millisecond}
@@ -241,7 +241,7 @@ func openPool(t *testing.T, n int, rate float64, d, txn time.Duration, onFull st
 	t.Helper()
 	lt := &load.Tenant{Profile: load.Constant(rate, d), Conns: n}
 	tn := &Tenant{Name: "t01", Clients: n, Load: lt}
-	q := newArrivals(lt, load.Open{Arrivals: load.ArrivalsUniform, Pool: n, OnFull: onFull}, 1, d)
+	q := newArrivals(lt, load.Loop{Runner: load.ArrivalLoop, Arrivals: load.ArrivalsUniform, OnFull: onFull}, 1, d)
 	start := time.Now()
 	col := NewCollector(start, 0, []string{"t01"}, []string{"a"}, n, nil, 0, "")
 	var stopped atomic.Bool

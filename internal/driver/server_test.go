@@ -114,8 +114,8 @@ func openRun(t *testing.T, tn Tenant, rate float64, d time.Duration, pool int, p
 	if during != nil {
 		go during()
 	}
-	res, err := Run(context.Background(), []Tenant{tn}, Options{Duration: d, Shape: load.ShapeOpen,
-		Open: load.Open{Arrivals: process, Pool: pool, OnFull: load.OnFullQueue}})
+	res, err := Run(context.Background(), []Tenant{tn}, Options{Duration: d,
+		Shape: load.Open{Arrivals: process, Pool: pool, OnFull: load.OnFullQueue}})
 	if err != nil {
 		t.Fatal(err)
 	}

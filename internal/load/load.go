@@ -9,17 +9,11 @@ package load
 
 import "time"
 
-// Shapes.
-const (
-	ShapeClosed = "closed"
-	ShapeOpen   = "open"
-)
-
 // Plan is the load of one run: its shape and each tenant's schedule.
 type Plan struct {
-	Shape   string // ShapeClosed or ShapeOpen
-	Closed  Closed
-	Open    Open
+	// Shape is the run's load shape, configured and resolved: Closed or
+	// Open (shape.go).
+	Shape   Shape
 	Tenants []Tenant
 	// Pattern names the seed 004 pattern the schedules come from, if any.
 	Pattern string

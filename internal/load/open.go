@@ -1,7 +1,9 @@
 package load
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"time"
 )
 
@@ -37,6 +39,119 @@ const (
 	OnFullQueue     = "queue"
 	OnFullDrop      = "drop"
 )
+
+// MaxRate bounds an open load's rate per tenant: beyond it the driver,
+// not the DBMS, would be measured.
+const MaxRate = 1_000_000
+
+func init() { register(Open{}) }
+
+// Name is "open".
+func (Open) Name() string { return "open" }
+
+// Keys: rate, arrivals, pool and on_full.
+func (Open) Keys() []string { return []string{"rate", "arrivals", "pool", "on_full"} }
+
+// Defaults: poisson arrivals, queued when the pool is full. The pool's
+// default depends on workload.clients, so Conns resolves it.
+func (Open) Defaults(s *Settings) {
+	if s.Arrivals == "" {
+		s.Arrivals = ArrivalsPoisson
+	}
+	if s.OnFull == "" {
+		s.OnFull = OnFullQueue
+	}
+}
+
+// RateRule is what one rate of workload.load.rate may be.
+func RateRule(v float64) string {
+	if !(v > 0) || v > MaxRate {
+		return fmt.Sprintf("must be a number greater than 0 and at most %d (arrivals per second per tenant)", MaxRate)
+	}
+	return ""
+}
+
+// Check: known arrival process and full-pool behaviour, a pool within the
+// connection limit and not beside workload.clients (which only sizes the
+// default pool), and the rate given exactly when no schedule or pattern
+// gives it.
+func (Open) Check(s *Settings, c Context) []Issue {
+	var out []Issue
+	if s.Arrivals != "" && s.Arrivals != ArrivalsPoisson && s.Arrivals != ArrivalsUniform {
+		out = append(out, Issue{Key: "load.arrivals", Value: true, Allowed: "must be " + ArrivalsPoisson + " or " + ArrivalsUniform})
+	}
+	if s.OnFull != "" && s.OnFull != OnFullQueue && s.OnFull != OnFullDrop {
+		out = append(out, Issue{Key: "load.on_full", Value: true, Allowed: "must be " + OnFullQueue + " or " + OnFullDrop})
+	}
+	if s.Pool < 0 || s.Pool > c.MaxClients {
+		out = append(out, Issue{Key: "load.pool", Value: true,
+			Allowed: fmt.Sprintf("must be 1..%d connections per tenant, or 0 for twice workload.clients", c.MaxClients)})
+	}
+	if s.Pool > 0 && c.Clients {
+		out = append(out, Issue{Key: "clients",
+			Allowed: "with workload.load.pool given, workload.clients (the expected concurrency the pool defaults from) has no use: remove one of them"})
+	}
+	switch {
+	case c.SetsTarget && s.Rate != nil:
+		out = append(out, Issue{Key: "load.rate", Allowed: "the schedule or pattern sets the rate: remove workload.load.rate"})
+	case !c.SetsTarget && s.Rate == nil:
+		out = append(out, Issue{Key: "load.rate", Allowed: "required for shape: open: arrivals per second per tenant " +
+			"(or give the rates with workload.schedule or workload.pattern)"})
+	case s.Rate != nil:
+		out = append(out, Issue{Key: "load.rate", Each: RateRule})
+	}
+	return out
+}
+
+// Configure takes the arrival process, pool and full-pool behaviour,
+// with their defaults; a pool of 0 is twice workload.clients (Conns).
+func (Open) Configure(s *Settings) Shape {
+	d := *s
+	Open{}.Defaults(&d)
+	return Open{Arrivals: d.Arrivals, Pool: d.Pool, OnFull: d.OnFull}
+}
+
+// Target: a rate of arrivals.
+func (Open) Target() Target {
+	return Target{Unit: "arrivals per second", Tau: "the arrival rate at which the system reaches its resource limit"}
+}
+
+// CheckTarget: at most MaxRate.
+func (Open) CheckTarget(x float64, _ Context) string {
+	if x > MaxRate {
+		return fmt.Sprintf("must be at most %d arrivals per second", MaxRate)
+	}
+	return ""
+}
+
+// Conns is the pool, whatever the rate: Oracle 2014 sizes it "twice as
+// large as the average number of connections actually needed", and
+// workload.clients is that number.
+func (o Open) Conns(_ float64, clients int) int {
+	if o.Pool > 0 {
+		return o.Pool
+	}
+	return 2 * clients
+}
+
+// Resolve sets the pool to the run's connections.
+func (o Open) Resolve(conns int) Shape {
+	o.Pool = conns
+	return o
+}
+
+// Describe names the arrival process, the pool and what a full pool does.
+func (o Open) Describe(bool) string {
+	pool := "2 x workload.clients"
+	if o.Pool > 0 {
+		pool = strconv.Itoa(o.Pool)
+	}
+	verb := map[string]string{OnFullQueue: "queued", OnFullDrop: "dropped"}[o.OnFull]
+	return fmt.Sprintf("open: %s arrivals, a pool of %s connections per tenant, an arrival that finds none free is %s", o.Arrivals, pool, verb)
+}
+
+// Loop is the arrival loop.
+func (o Open) Loop() Loop { return Loop{Runner: ArrivalLoop, Arrivals: o.Arrivals, OnFull: o.OnFull} }
 
 // Arrivals is a tenant's sequence of intended start times. Arrival i (from
 // 0) is due when the integral of the rate, Lambda(t), reaches x_i:

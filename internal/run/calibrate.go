@@ -154,12 +154,10 @@ func Calibrate(ctx context.Context, p *plan.Plan, o CalibrateOptions) (cal *Cali
 func (e *execution) calibrationStep(ctx context.Context, n int, warmup, duration time.Duration) (CalibrationRow, error) {
 	t := driver.Tenant{Name: e.placements[0].Tenant, Connect: e.connect(0), Workload: e.workloads[0],
 		Clients: n, Seed: uint64(e.run.Seed) * 1000003}
-	think := time.Duration(0)
-	if e.spec.Workload.Load.Shape != load.ShapeOpen {
-		think = e.spec.Workload.Load.Think.D()
-	}
+	// A shape whose clients think keeps its think time; others have none.
+	think := e.spec.Workload.Shape().Loop().Think
 	res, err := driver.Run(ctx, []driver.Tenant{t}, driver.Options{Warmup: warmup, Duration: duration,
-		Shape: load.ShapeClosed, Think: think})
+		Shape: load.Closed{Think: think}})
 	if err != nil {
 		return CalibrationRow{Clients: n}, err
 	}

@@ -353,7 +353,7 @@ func (e *execution) workload(ctx context.Context) error {
 	w := e.spec.Workload
 	opts := driver.Options{Warmup: time.Duration(w.Warmup), Duration: time.Duration(w.Duration),
 		Progress: time.Duration(e.spec.Progress), Out: e.opts.Log, Label: e.label()}
-	opts.Shape, opts.Think, opts.Open = lp.Shape, lp.Closed.Think, lp.Open
+	opts.Shape = lp.Shape
 	if err := e.setTenants(); err != nil {
 		return err
 	}

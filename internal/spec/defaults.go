@@ -3,6 +3,7 @@ package spec
 import (
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/load"
 	"github.com/tenantbench/tenantbench/internal/metrics"
 )
 
@@ -40,7 +41,7 @@ func defaults() *Spec {
 			// Clone where the model can (database, instance), load
 			// elsewhere: see Provision.
 			Provision: ProvisionClone,
-			Load:      LoadShape{Shape: "closed"},
+			Load:      LoadShape{Shape: load.DefaultShape().Name()},
 		},
 	}
 }

@@ -57,4 +57,4 @@ func Join(path, key string) string { return join(path, key) }
 func Shown(s string) string { return shown(s) }
 
 // RateTargets says the load's targets are arrival rates, not clients.
-func (w *Workload) RateTargets() bool { return w.open() }
+func (w *Workload) RateTargets() bool { return !w.target().Clients }

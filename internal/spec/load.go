@@ -1,13 +1,17 @@
 package spec
 
 import (
+	"fmt"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/tenantbench/tenantbench/internal/load"
 )
 
-// LoadShape is workload.load: the load shape (issue 5 point 1). The keys of
-// one shape are refused with the other.
+// LoadShape is workload.load: the load shape (issue 5 point 1) and the
+// keys of every shape (load.Settings); a shape's keys are refused with
+// another shape. The shapes are those of internal/load.
 type LoadShape struct {
 	Shape string `yaml:"shape"` // closed (default) or open
 	// closed
@@ -17,6 +21,40 @@ type LoadShape struct {
 	Arrivals string `yaml:"arrivals,omitempty"` // poisson (default) or uniform
 	Pool     int    `yaml:"pool,omitempty"`     // connections in flight at most; 0 = 2 x workload.clients
 	OnFull   string `yaml:"on_full,omitempty"`  // queue (default) or drop
+}
+
+// settings is l as the load shapes read it.
+func (l *LoadShape) settings() load.Settings {
+	return load.Settings{Shape: l.Shape, Think: l.Think.D(), Rate: l.Rate, Arrivals: l.Arrivals, Pool: l.Pool, OnFull: l.OnFull}
+}
+
+// shownValue is the value written at key (below workload, as a shape's
+// load.Issue names it) for a Problem.
+func (l *LoadShape) shownValue(key string) string {
+	switch key {
+	case "load.think":
+		return l.Think.String()
+	case "load.pool":
+		return fmt.Sprint(l.Pool)
+	case "load.arrivals":
+		return shown(l.Arrivals)
+	case "load.on_full":
+		return shown(l.OnFull)
+	}
+	return ""
+}
+
+// listValue is the list written at key (below workload).
+func (l *LoadShape) listValue(key string) []float64 {
+	if key == "load.rate" {
+		return l.Rate
+	}
+	return nil
+}
+
+// set writes back settings a shape filled in.
+func (l *LoadShape) set(s load.Settings) {
+	l.Shape, l.Think, l.Rate, l.Arrivals, l.Pool, l.OnFull = s.Shape, Duration(s.Think), s.Rate, s.Arrivals, s.Pool, s.OnFull
 }
 
 // Schedule is workload.schedule: how each tenant's target (clients or
@@ -93,31 +131,24 @@ func (s *Schedule) values() bool { return s.Slots != nil || s.Stages != nil || s
 
 func (t *TenantSchedule) values() bool { return t.Slots != nil || t.Stages != nil || t.Sinusoid != nil }
 
-// Defaults of the load keys that only apply to one shape or one section,
-// filled in when the shape or section is written.
-const (
-	defaultArrivals = "poisson"
-	defaultOnFull   = "queue"
-	defaultSlot     = Duration(60 * time.Second) // seed 004: "we specify a minute as a time slot"
-)
+// defaultSlot is the default of a schedule's or pattern's slot, filled in
+// when the section is written (a shape fills its own keys' defaults).
+const defaultSlot = Duration(60 * time.Second) // seed 004: "we specify a minute as a time slot"
 
 // load reads workload.load.
 func (d *decoder) load(n *yaml.Node, path string, l *LoadShape) {
 	d.mapping(n, path, []field{
 		{"shape", func(n *yaml.Node, p string) { scalar(d, n, p, readText, &l.Shape) }},
 		{"think", func(n *yaml.Node, p string) { scalar(d, n, p, readDuration, &l.Think) }},
-		{"rate", func(n *yaml.Node, p string) { values(d, n, p, readFloat, rateRule, (*[]float64)(&l.Rate)) }},
+		{"rate", func(n *yaml.Node, p string) { values(d, n, p, readFloat, load.RateRule, (*[]float64)(&l.Rate)) }},
 		{"arrivals", func(n *yaml.Node, p string) { scalar(d, n, p, readText, &l.Arrivals) }},
 		{"pool", func(n *yaml.Node, p string) { scalar(d, n, p, readInt, &l.Pool) }},
 		{"on_full", func(n *yaml.Node, p string) { scalar(d, n, p, readText, &l.OnFull) }},
 	})
-	if l.Shape == "open" {
-		if l.Arrivals == "" {
-			l.Arrivals = defaultArrivals
-		}
-		if l.OnFull == "" {
-			l.OnFull = defaultOnFull
-		}
+	if sh, ok := load.ShapeOf(l.Shape); ok {
+		st := l.settings()
+		sh.Defaults(&st)
+		l.set(st)
 	}
 }
 

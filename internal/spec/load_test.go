@@ -47,8 +47,8 @@ func TestOpenLoad(t *testing.T) {
 	r := p.Runs[1]
 	lp := s.LoadPlan(&r)
 	// seed 002: a pool twice the expected concurrency (workload.clients)
-	if r.Clients != 8 || lp.Open.Pool != 8 || lp.Shape != load.ShapeOpen || lp.Tenants[0].Conns != 8 {
-		t.Errorf("pool: run clients %d, load %+v", r.Clients, lp.Open)
+	if r.Clients != 8 || lp.Shape != (load.Open{Arrivals: "poisson", Pool: 8, OnFull: "queue"}) || lp.Tenants[0].Conns != 8 {
+		t.Errorf("pool: run clients %d, load %+v", r.Clients, lp.Shape)
 	}
 	if got := lp.Tenants[0].Profile.Mean(0, time.Minute); got != 250.5 {
 		t.Errorf("rate profile mean %v", got)
@@ -57,8 +57,8 @@ func TestOpenLoad(t *testing.T) {
 		t.Error("a constant rate has no result slots")
 	}
 	s, p = mustExpandSpec(t, "name: t\n"+"workload:\n  name: tpcb\n  load: {shape: open, rate: 10, pool: 3, on_full: drop, arrivals: uniform}\n")
-	if lp := s.LoadPlan(&p.Runs[0]); p.Runs[0].Clients != 3 || lp.Open != (load.Open{Arrivals: "uniform", Pool: 3, OnFull: "drop"}) {
-		t.Errorf("explicit pool: %+v", lp.Open)
+	if lp := s.LoadPlan(&p.Runs[0]); p.Runs[0].Clients != 3 || lp.Shape != (load.Open{Arrivals: "uniform", Pool: 3, OnFull: "drop"}) {
+		t.Errorf("explicit pool: %+v", lp.Shape)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,21 +19,19 @@ const (
 	defaultDelta        = load.DefaultDelta
 	// MaxRate bounds an open load's rate per tenant: beyond it the driver,
 	// not the DBMS, would be measured.
-	MaxRate = 1_000_000
+	MaxRate = load.MaxRate
 	// MaxSlots bounds the result slots of a schedule (rows of slots.csv
 	// per tenant).
 	MaxSlots = 10_000
 )
 
-func shapes() choice   { return choice{[]string{load.ShapeClosed, load.ShapeOpen}, nil} }
-func arrivals() choice { return choice{[]string{load.ArrivalsPoisson, load.ArrivalsUniform}, nil} }
-func onFull() choice   { return choice{[]string{load.OnFullQueue, load.OnFullDrop}, nil} }
-
-func rateRule(v float64) string {
-	if !(v > 0) || v > MaxRate {
-		return fmt.Sprintf("must be a number greater than 0 and at most %d (arrivals per second per tenant)", MaxRate)
+// shapes are the load shapes a spec may name.
+func shapes() choice {
+	var names []string
+	for _, sh := range load.Shapes() {
+		names = append(names, sh.Name())
 	}
-	return ""
+	return choice{names, nil}
 }
 
 func levelRule(v float64) string {
@@ -49,15 +48,27 @@ func patternRule(v string) string {
 	return ""
 }
 
-// open reports whether the spec's load is open.
-func (w *Workload) open() bool { return w.Load.Shape == load.ShapeOpen }
+// Shape is the workload's load shape as workload.load configures it; the
+// default shape when workload.load.shape names none that exists (Validate
+// reports that).
+func (w *Workload) Shape() load.Shape {
+	sh, ok := load.ShapeOf(w.Load.Shape)
+	if !ok {
+		sh = load.DefaultShape()
+	}
+	st := w.Load.settings()
+	return sh.Configure(&st)
+}
+
+// target says what a target is under the workload's shape.
+func (w *Workload) target() load.Target { return w.Shape().Target() }
 
 // unit names what schedule values are.
-func (w *Workload) unit() string {
-	if w.open() {
-		return "arrivals per second"
-	}
-	return "clients"
+func (w *Workload) unit() string { return w.target().Unit }
+
+// shapeContext is what the shape's checks need of the spec.
+func (w *Workload) shapeContext() load.Context {
+	return load.Context{SetsTarget: w.setsTarget(), Clients: !(len(w.Clients) == 1 && w.Clients[0] == 1), MaxClients: MaxClients}
 }
 
 // phase is the length of the workload phase: the schedule's clock.
@@ -72,56 +83,29 @@ func (w *Workload) setsTarget() bool {
 func (v *validator) load(s *Spec) {
 	w := &s.Workload
 	l := &w.Load
-	if !shapes().has(l.Shape) {
+	sh, ok := load.ShapeOf(l.Shape)
+	if !ok || l.Shape == "" {
 		v.add("workload.load.shape", shown(l.Shape), shapes().allowed())
 		return
 	}
-	only := func(path, shape string) {
-		v.add(path, "", "applies to shape: "+shape+" only; remove it or set workload.load.shape: "+shape)
+	st := l.settings()
+	// A key of another shape: name the shape it belongs to.
+	for _, key := range load.SettingKeys {
+		if !st.Given(key) || slices.Contains(sh.Keys(), key) {
+			continue
+		}
+		owner := strings.Join(load.Owners(key), " or ")
+		v.add("workload.load."+key, "", "applies to shape: "+owner+" only; remove it or set workload.load.shape: "+owner)
 	}
-	if !w.open() {
-		if l.Think < 0 {
-			v.add("workload.load.think", l.Think.String(), "must be 0s or longer")
-		}
-		if len(l.Rate) > 0 {
-			only("workload.load.rate", "open")
-		}
-		if l.Arrivals != "" {
-			only("workload.load.arrivals", "open")
-		}
-		if l.Pool != 0 {
-			only("workload.load.pool", "open")
-		}
-		if l.OnFull != "" {
-			only("workload.load.on_full", "open")
-		}
-		if w.setsTarget() && !(len(w.Clients) == 1 && w.Clients[0] == 1) {
-			v.add("workload.clients", "", "the schedule or pattern sets the clients of a closed load: remove workload.clients")
-		}
-	} else {
-		if l.Think != 0 {
-			only("workload.load.think", "closed")
-		}
-		if l.Arrivals != "" && !arrivals().has(l.Arrivals) {
-			v.add("workload.load.arrivals", shown(l.Arrivals), arrivals().allowed())
-		}
-		if l.OnFull != "" && !onFull().has(l.OnFull) {
-			v.add("workload.load.on_full", shown(l.OnFull), onFull().allowed())
-		}
-		if l.Pool < 0 || l.Pool > MaxClients {
-			v.add("workload.load.pool", fmt.Sprint(l.Pool), fmt.Sprintf("must be 1..%d connections per tenant, or 0 for twice workload.clients", MaxClients))
-		}
-		if l.Pool > 0 && !(len(w.Clients) == 1 && w.Clients[0] == 1) {
-			v.add("workload.clients", "", "with workload.load.pool given, workload.clients (the expected concurrency the pool defaults from) has no use: remove one of them")
-		}
+	for _, is := range sh.Check(&st, w.shapeContext()) {
+		path := "workload." + is.Key
 		switch {
-		case w.setsTarget() && l.Rate != nil:
-			v.add("workload.load.rate", "", "the schedule or pattern sets the rate: remove workload.load.rate")
-		case !w.setsTarget() && l.Rate == nil:
-			v.add("workload.load.rate", "", "required for shape: open: arrivals per second per tenant "+
-				"(or give the rates with workload.schedule or workload.pattern)")
-		case l.Rate != nil:
-			oneOf(v, "workload.load.rate", l.Rate, rateRule)
+		case is.Each != nil:
+			oneOf(v, path, l.listValue(is.Key), is.Each)
+		case is.Value:
+			v.add(path, l.shownValue(is.Key), is.Allowed)
+		default:
+			v.add(path, "", is.Allowed)
 		}
 	}
 	if w.Schedule != nil && w.Pattern != nil {
@@ -144,8 +128,8 @@ func (v *validator) wholeSeconds(path string, d Duration, least time.Duration) b
 	return true
 }
 
-// targets checks values of a schedule: >= 0, and for a closed load whole
-// numbers of clients within MaxClients.
+// targets checks values of a schedule: >= 0, and what the shape allows
+// (whole clients within MaxClients, a rate within MaxRate).
 func (v *validator) targets(w *Workload, path string, vals []float64) {
 	for i, x := range vals {
 		v.target(w, index(path, i), x)
@@ -153,13 +137,10 @@ func (v *validator) targets(w *Workload, path string, vals []float64) {
 }
 
 func (v *validator) target(w *Workload, path string, x float64) {
-	switch {
-	case levelRule(x) != "":
+	if levelRule(x) != "" {
 		v.add(path, shown(fmt.Sprint(x)), "must be a number, 0 or more ("+w.unit()+")")
-	case !w.open() && (x != math.Trunc(x) || x > MaxClients):
-		v.add(path, fmt.Sprint(x), fmt.Sprintf("must be a whole number of clients, 0..%d", MaxClients))
-	case w.open() && x > MaxRate:
-		v.add(path, fmt.Sprint(x), fmt.Sprintf("must be at most %d arrivals per second", MaxRate))
+	} else if msg := w.Shape().CheckTarget(x, w.shapeContext()); msg != "" {
+		v.add(path, fmt.Sprint(x), msg)
 	}
 }
 
@@ -290,11 +271,7 @@ func (v *validator) pattern(s *Spec) {
 	p := w.Pattern
 	oneOf(v, "workload.pattern.name", p.Name, patternRule)
 	if !(p.Tau > 0) || math.IsInf(p.Tau, 0) {
-		what := "the concurrency at which the system reaches its resource limit (seed 004: tau = 110); `tenantbench calibrate` finds it"
-		if w.open() {
-			what = "the arrival rate at which the system reaches its resource limit"
-		}
-		v.add("workload.pattern.tau", shownFloat(p.Tau), "required: a number greater than 0, "+what)
+		v.add("workload.pattern.tau", shownFloat(p.Tau), "required: a number greater than 0, "+w.target().Tau)
 		return
 	}
 	slotOK := v.wholeSeconds("workload.pattern.slot", p.Slot, time.Second)
@@ -322,7 +299,7 @@ func (v *validator) pattern(s *Spec) {
 				continue
 			}
 			lp := w.loadPattern(name, m)
-			vals, err := load.Values(lp, !w.open())
+			vals, err := load.Values(lp, w.target().Clients)
 			if err != nil {
 				var pe *load.PatternError
 				path, msg, value := "workload.pattern", err.Error(), ""
@@ -349,9 +326,9 @@ func (v *validator) pattern(s *Spec) {
 				}
 			}
 			if peak == 0 {
-				msg := fmt.Sprintf("pattern %s gives no load at all for %d tenants (every slot rounds to 0 clients): raise tau", name, m)
-				if w.open() {
-					msg = fmt.Sprintf("pattern %s gives no load at all for %d tenants", name, m)
+				msg := fmt.Sprintf("pattern %s gives no load at all for %d tenants", name, m)
+				if w.target().Clients {
+					msg += " (every slot rounds to 0 clients): raise tau"
 				}
 				if !seen[msg] {
 					seen[msg] = true
@@ -359,7 +336,7 @@ func (v *validator) pattern(s *Spec) {
 				}
 				continue
 			}
-			if !w.open() && peak > MaxClients {
+			if w.target().Clients && peak > MaxClients {
 				msg := fmt.Sprintf("pattern %s peaks at %g clients for %d tenants: at most %d", name, peak, m, MaxClients)
 				if !seen[msg] {
 					seen[msg] = true

@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,36 +18,17 @@ func (s *Spec) LoadPlan(r *Run) *load.Plan { return s.loadPlan(r, r.Tenants) }
 // loadPlan is LoadPlan for the first n tenants of r.
 func (s *Spec) loadPlan(r *Run, n int) *load.Plan {
 	w := &s.Workload
-	l := w.Load
 	phase := w.phase()
-	lp := &load.Plan{Shape: l.Shape, Pattern: r.Pattern}
-	if lp.Shape == "" {
-		lp.Shape = load.ShapeClosed
-	}
+	sh := w.Shape()
+	// r.Clients is what resolveLoad made of it: the connections a tenant
+	// opens at most.
+	lp := &load.Plan{Shape: sh.Resolve(r.Clients), Pattern: r.Pattern}
 	// Where the schedule gives no values, the target is the run's clients
-	// (closed: then r.Clients is workload.clients) or its rate (open).
-	base := float64(r.Clients)
-	if w.open() {
-		lp.Open = load.Open{Arrivals: l.Arrivals, Pool: l.Pool, OnFull: l.OnFull}
-		if lp.Open.Arrivals == "" {
-			lp.Open.Arrivals = defaultArrivals
-		}
-		if lp.Open.OnFull == "" {
-			lp.Open.OnFull = defaultOnFull
-		}
-		if lp.Open.Pool == 0 {
-			// seed 002: a pool "twice as large as the average number of
-			// connections actually needed"; workload.clients is that number.
-			lp.Open.Pool = r.Clients
-		}
-		base = r.Rate
-	} else {
-		lp.Closed = load.Closed{Think: l.Think.D()}
-	}
-
+	// (then r.Clients is workload.clients) or its rate.
+	base := w.base(r.Clients, r.Rate)
 	var vals [][]float64
 	if w.Pattern != nil {
-		vals, _ = load.Values(w.loadPattern(r.Pattern, r.Tenants), !w.open())
+		vals, _ = load.Values(w.loadPattern(r.Pattern, r.Tenants), w.target().Clients)
 	}
 	for i := range min(n, r.Tenants) {
 		t := load.Tenant{}
@@ -64,17 +44,7 @@ func (s *Spec) loadPlan(r *Run, n int) *load.Plan {
 		default:
 			t.Profile = load.Constant(base, phase)
 		}
-		if w.open() {
-			t.Conns = lp.Open.Pool
-		} else {
-			t.Conns = load.Clients(&t.Profile, 0)
-			if t.Varies {
-				t.Conns = 0
-				if m := t.Profile.Max(); m >= 0.5 {
-					t.Conns = int(m + 0.5)
-				}
-			}
-		}
+		t.Conns = lp.Shape.Conns(t.Profile.Max(), r.Clients)
 		lp.Tenants = append(lp.Tenants, t)
 	}
 	return lp
@@ -116,31 +86,31 @@ func (sc *Schedule) tenant(i int, base float64, phase time.Duration) (load.Profi
 	return p.Window(start, stop).Cut(phase), load.Windows(bounds, sc.Slot.D(), phase)
 }
 
-// clients rounds a closed load's target to whole clients, as the
-// driver does (load.Clients).
-func clients(v float64) int {
-	if v < 0.5 {
-		return 0
+// base is the target where no schedule or pattern gives one: clients
+// (workload.clients) or a rate (workload.load.rate), as the shape's
+// target is.
+func (w *Workload) base(clients int, rate float64) float64 {
+	if w.target().Clients {
+		return float64(clients)
 	}
-	return int(v + 0.5)
+	return rate
 }
 
-// conns is the most connections a tenant of run r opens, from the
-// schedule's values (no profile is built): the most clients of a closed
-// load, the pool of an open one. clientsValue is workload.clients' value
-// for the run.
+// conns is the most connections a tenant of run r opens, as the shape
+// works it out from the peak of the target (no profile is built).
+// clientsValue is workload.clients' value for the run.
 func (s *Spec) conns(r *Run, clientsValue int) int {
+	return s.Workload.Shape().Conns(s.peak(r, s.Workload.base(clientsValue, r.Rate)), clientsValue)
+}
+
+// peak is the most any tenant's target of run r reaches, from the
+// schedule's or pattern's values; base where they give none.
+func (s *Spec) peak(r *Run, base float64) float64 {
 	w := &s.Workload
-	if w.open() {
-		if w.Load.Pool > 0 {
-			return w.Load.Pool
-		}
-		return 2 * clientsValue
-	}
 	most := 0.0
 	switch {
 	case w.Pattern != nil:
-		vals, _ := load.Values(w.loadPattern(r.Pattern, r.Tenants), true)
+		vals, _ := load.Values(w.loadPattern(r.Pattern, r.Tenants), w.target().Clients)
 		for _, row := range vals {
 			for _, v := range row {
 				most = max(most, v)
@@ -162,7 +132,7 @@ func (s *Spec) conns(r *Run, clientsValue int) int {
 			case sn != nil:
 				m = sn.Mean + sn.Amplitude
 			default:
-				m = float64(clientsValue)
+				m = base
 			}
 			return m
 		}
@@ -179,15 +149,15 @@ func (s *Spec) conns(r *Run, clientsValue int) int {
 			}
 		}
 	default:
-		return clientsValue
+		return base
 	}
-	return clients(most)
+	return most
 }
 
 // rates are the values of the rate dimension: workload.load.rate for an
 // open load without schedule, else one placeholder.
 func (w *Workload) rates() []float64 {
-	if w.open() && len(w.Load.Rate) > 0 {
+	if !w.target().Clients && len(w.Load.Rate) > 0 {
 		return w.Load.Rate
 	}
 	return []float64{0}
@@ -274,26 +244,7 @@ func (s *Spec) durationFromSchedule() {
 // describe says in a line what the load is, "" for the plain closed loop.
 func (w *Workload) describe() string {
 	var parts []string
-	l := w.Load
-	if w.open() {
-		a, f := l.Arrivals, l.OnFull
-		if a == "" {
-			a = defaultArrivals
-		}
-		if f == "" {
-			f = defaultOnFull
-		}
-		pool := "2 x workload.clients"
-		if l.Pool > 0 {
-			pool = strconv.Itoa(l.Pool)
-		}
-		verb := map[string]string{"queue": "queued", "drop": "dropped"}[f]
-		parts = append(parts, fmt.Sprintf("open: %s arrivals, a pool of %s connections per tenant, an arrival that finds none free is %s", a, pool, verb))
-	} else if l.Think > 0 || w.setsTarget() || w.Schedule != nil {
-		d := "closed"
-		if l.Think > 0 {
-			d += ", think " + l.Think.String()
-		}
+	if d := w.Shape().Describe(w.setsTarget() || w.Schedule != nil); d != "" {
 		parts = append(parts, d)
 	}
 	if sc := w.Schedule; sc != nil {

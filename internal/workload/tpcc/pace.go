@@ -5,7 +5,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/tenantbench/tenantbench/internal/load"
 	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
@@ -67,7 +66,7 @@ func checkSpec(opts any, w *spec.Workload, path string) []spec.Problem {
 	}
 	var out []spec.Problem
 	key := path + ".keying_and_think_time"
-	if w.Load.Shape == load.ShapeOpen {
+	if !w.Shape().Target().Clients {
 		out = append(out, spec.Problem{Path: key, Value: "true",
 			Allowed: "needs a closed load: an open load's arrivals come from workload.load.rate, not from terminals' keying and think times (clause 5.2.5); remove it or use workload.load.shape: closed"})
 	} else if w.Load.Think > 0 {
