@@ -9,14 +9,18 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/tenantbench/tenantbench/internal/engine"
 )
 
-// statsViews are the cumulative statistics views snapshotted at marks,
-// those the server has: pg_stat_wal from 14, pg_stat_io from 16,
-// pg_stat_checkpointer from 17 (which moved the checkpoint columns out of
-// pg_stat_bgwriter).
-func statsViews() []string {
-	return []string{"pg_stat_database", "pg_stat_wal", "pg_stat_bgwriter", "pg_stat_checkpointer", "pg_stat_io"}
+// statsViews are the cumulative statistics views snapshotted at marks:
+// those the engine names (engine.Statistics), none for an engine that
+// names none.
+func statsViews(e engine.Engine) []string {
+	if st, ok := e.(engine.Statistics); ok {
+		return st.StatisticsViews()
+	}
+	return nil
 }
 
 // gauge columns hold a current value, not a cumulative count: a delta
@@ -39,12 +43,12 @@ type snapshot struct {
 	reset map[string]string                        // "view/key" -> stats_reset
 }
 
-func (st *statsState) init(ctx context.Context, conn *pgx.Conn) error {
+func (st *statsState) init(ctx context.Context, conn *pgx.Conn, e engine.Engine) error {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
 	rows, err := conn.Query(ctx,
 		`SELECT v FROM unnest($1::text[]) WITH ORDINALITY AS u(v, o) WHERE to_regclass('pg_catalog.' || v) IS NOT NULL ORDER BY o`,
-		statsViews())
+		statsViews(e))
 	if err != nil {
 		return fmt.Errorf("find the statistics views: %w", err)
 	}

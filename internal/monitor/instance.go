@@ -21,10 +21,15 @@ import (
 type sampler struct {
 	inst   *provider.Instance
 	origin time.Time
-	cg     *cgroupFiles // nil: everything from the process tree
-	page   int64
-	pss    time.Duration // smaps_rollup every pss; 0: never
-	r      reader
+	// root, cgPath and cgMode are the instance's process tree root and
+	// cgroup, from its provider's ResourceSampler: 0, "" and "none"
+	// without one (then no process is sampled).
+	root           int
+	cgPath, cgMode string
+	cg             *cgroupFiles // nil: everything from the process tree
+	page           int64
+	pss            time.Duration // smaps_rollup every pss; 0: never
+	r              reader
 
 	mu         sync.Mutex
 	conn       *pgx.Conn
@@ -75,10 +80,18 @@ type counters struct {
 }
 
 func newSampler(inst *provider.Instance, origin time.Time, pss time.Duration) *sampler {
+	root := 0
+	if rs, ok := provider.As[provider.ResourceSampler](inst); ok {
+		root = rs.ProcessRoot()
+	}
+	cgPath, cgMode := provider.CgroupOf(inst)
 	return &sampler{
 		inst:   inst,
 		origin: origin,
-		cg:     openCgroup(inst.Cgroup, inst.CgroupMode),
+		root:   root,
+		cgPath: cgPath,
+		cgMode: cgMode,
+		cg:     openCgroup(cgPath, cgMode),
 		page:   int64(os.Getpagesize()),
 		pss:    pss,
 		shmem:  -1,
@@ -106,7 +119,7 @@ func (s *sampler) connect(ctx context.Context) error {
 	}
 	s.conn = conn
 	s.monitorPid = int(conn.PgConn().PID())
-	err = s.stats.init(ctx, conn)
+	err = s.stats.init(ctx, conn, s.inst.Engine)
 	if err == nil {
 		err = s.prepareActivity(ctx)
 	}
@@ -211,8 +224,10 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 	var err error
 	if s.cg != nil {
 		s.pids, err = s.r.pidsOf(s.cg.procs, s.pids[:0])
+	} else if s.root > 0 {
+		s.pids, err = treeOf(&s.r, s.root, s.pids[:0])
 	} else {
-		s.pids, err = treeOf(&s.r, s.inst.Pid, s.pids[:0])
+		s.pids = s.pids[:0]
 	}
 	if err != nil {
 		s.errs.add(t, "list processes: %v", err)
@@ -420,7 +435,7 @@ func (s *sampler) classify(p *proc, pid int) {
 		return
 	}
 	switch pid {
-	case s.inst.Pid:
+	case s.root:
 		p.class, p.cat = classBackground, catBackground
 		return
 	case s.monitorPid:
@@ -479,7 +494,7 @@ func (r *reader) pidsOf(path string, out []int) ([]int, error) {
 
 // sources names where the instance's figures come from.
 func (s *sampler) sources() (cpu, mem, io string) {
-	cg := "cgroup " + s.inst.CgroupMode
+	cg := "cgroup " + s.cgMode
 	cpu, mem, io = "proc", "proc", "proc"
 	if s.cg.hasCPU() {
 		cpu = cg
