@@ -306,7 +306,11 @@ func TestKilledPostmasterClosesExited(t *testing.T) {
 	if Of(inst).CgroupPath != "" {
 		group = p.cgroups.Open(Of(inst).CgroupPath)
 	}
-	if err := syscall.Kill(Of(inst).Pid, syscall.SIGKILL); err != nil {
+	killer, ok := provider.As[provider.Killer](inst)
+	if !ok {
+		t.Fatal("a local instance cannot be killed")
+	}
+	if err := killer.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	select {

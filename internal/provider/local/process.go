@@ -1,6 +1,7 @@
 package local
 
 import (
+	"errors"
 	"io/fs"
 	"path/filepath"
 	"syscall"
@@ -70,10 +71,26 @@ func (p *Process) StorageBytes() (int64, error) {
 // start afterwards recovers from the WAL (a crash).
 func (p *Process) Kill() error { return syscall.Kill(p.Pid, syscall.SIGKILL) }
 
-// Freeze stops every process of the server's process group (SIGSTOP);
-// Thaw resumes them (SIGCONT).
-func (p *Process) Freeze() error { return syscall.Kill(-p.Pid, syscall.SIGSTOP) }
-func (p *Process) Thaw() error   { return syscall.Kill(-p.Pid, syscall.SIGCONT) }
+// Freeze stops the server's every process (SIGSTOP): the postmaster
+// first, so that it starts no other, then all below it (each backend is
+// in a session of its own: the process group does not reach them).
+func (p *Process) Freeze() error { return p.signalTree(syscall.SIGSTOP) }
+
+// Thaw resumes what Freeze stopped (SIGCONT).
+func (p *Process) Thaw() error { return p.signalTree(syscall.SIGCONT) }
+
+func (p *Process) signalTree(sig syscall.Signal) error {
+	if err := syscall.Kill(p.Pid, sig); err != nil {
+		return err
+	}
+	for _, pid := range descendants(p.Pid) {
+		// A process that ended meanwhile needs no signal.
+		if err := syscall.Kill(pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return err
+		}
+	}
+	return nil
+}
 
 // Record fills in what StopRecord needs beyond the name and endpoint. Its
 // WorkDir is the instance's own directory (the parent of DataDir), which
