@@ -107,11 +107,21 @@ type DatabaseCopier interface {
 	LeftOfQuery() string
 }
 
-// Statistics is an engine whose cumulative statistics the monitor
-// snapshots at phase marks.
+// Statistics is an engine whose server the monitor samples over an admin
+// session. The queries' columns are the monitor's contract.
 type Statistics interface {
-	// StatisticsViews are the views to snapshot, those the server has.
+	// StatisticsViews are the cumulative statistics views the monitor
+	// snapshots at phase marks, those the server has.
 	StatisticsViews() []string
+	// ActivityQuery lists every server process: pid int4, backend type
+	// text, role oid, database oid, state, wait event type, wait event
+	// (texts).
+	ActivityQuery() string
+	// NamesQuery maps oids to names: is-a-role bool, oid, name text.
+	NamesQuery() string
+	// SharedMemoryQuery is the shared memory the server allocated but its
+	// buffer cache, in bytes (int8).
+	SharedMemoryQuery() string
 }
 
 // Registry is the set of known engines, by name. An explicit value, not a

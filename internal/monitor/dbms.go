@@ -9,19 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
-
-	"github.com/tenantbench/tenantbench/internal/engine"
 )
-
-// statsViews are the cumulative statistics views snapshotted at marks:
-// those the engine names (engine.Statistics), none for an engine that
-// names none.
-func statsViews(e engine.Engine) []string {
-	if st, ok := e.(engine.Statistics); ok {
-		return st.StatisticsViews()
-	}
-	return nil
-}
 
 // gauge columns hold a current value, not a cumulative count: a delta
 // reports their value at the later mark.
@@ -43,12 +31,14 @@ type snapshot struct {
 	reset map[string]string                        // "view/key" -> stats_reset
 }
 
-func (st *statsState) init(ctx context.Context, conn *pgx.Conn, e engine.Engine) error {
+// init finds which of views (engine.Statistics.StatisticsViews) the
+// server has: those are snapshotted at marks.
+func (st *statsState) init(ctx context.Context, conn *pgx.Conn, views []string) error {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
 	rows, err := conn.Query(ctx,
 		`SELECT v FROM unnest($1::text[]) WITH ORDINALITY AS u(v, o) WHERE to_regclass('pg_catalog.' || v) IS NOT NULL ORDER BY o`,
-		statsViews(e))
+		views)
 	if err != nil {
 		return fmt.Errorf("find the statistics views: %w", err)
 	}
@@ -79,7 +69,7 @@ func (st *statsState) take(ctx context.Context, conn *pgx.Conn, label string, t 
 func (s *snapshot) read(ctx context.Context, conn *pgx.Conn, view string) error {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	// view is one of statsViews, never a user value.
+	// view is one of the engine's StatisticsViews, never a user value.
 	rows, err := conn.Query(ctx, "SELECT * FROM pg_catalog."+view)
 	if err != nil {
 		return err

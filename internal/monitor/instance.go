@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 )
@@ -26,10 +27,12 @@ type sampler struct {
 	// without one (then no process is sampled).
 	root           int
 	cgPath, cgMode string
-	cg             *cgroupFiles // nil: everything from the process tree
-	page           int64
-	pss            time.Duration // smaps_rollup every pss; 0: never
-	r              reader
+	// sql is the engine's statistics queries, set by connect.
+	sql  engine.Statistics
+	cg   *cgroupFiles // nil: everything from the process tree
+	page int64
+	pss  time.Duration // smaps_rollup every pss; 0: never
+	r    reader
 
 	mu         sync.Mutex
 	conn       *pgx.Conn
@@ -107,6 +110,11 @@ func newSampler(inst *provider.Instance, origin time.Time, pss time.Duration) *s
 // connect opens the admin connection the sampler uses for
 // pg_stat_activity and the statistics views.
 func (s *sampler) connect(ctx context.Context) error {
+	sql, ok := s.inst.Engine.(engine.Statistics)
+	if !ok {
+		return fmt.Errorf("instance %s: its engine names no statistics to sample", s.inst.Name)
+	}
+	s.sql = sql
 	cfg, err := pgx.ParseConfig(s.inst.AdminDSN("postgres"))
 	if err != nil {
 		return fmt.Errorf("instance %s: bad admin connection settings", s.inst.Name) // never echo the DSN: it holds the password
@@ -119,7 +127,7 @@ func (s *sampler) connect(ctx context.Context) error {
 	}
 	s.conn = conn
 	s.monitorPid = int(conn.PgConn().PID())
-	err = s.stats.init(ctx, conn, s.inst.Engine)
+	err = s.stats.init(ctx, conn, sql.StatisticsViews())
 	if err == nil {
 		err = s.prepareActivity(ctx)
 	}
@@ -142,8 +150,7 @@ func (s *sampler) readShmem(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
 	var v int64
-	err := s.conn.QueryRow(ctx, `SELECT coalesce(sum(allocated_size), 0)::int8 FROM pg_catalog.pg_shmem_allocations
-WHERE name IS NOT NULL AND name <> 'Buffer Blocks'`).Scan(&v)
+	err := s.conn.QueryRow(ctx, s.sql.SharedMemoryQuery()).Scan(&v)
 	if err != nil {
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) || pe.Code != "42P01" { // undefined_table: a server before 13

@@ -116,3 +116,31 @@ func ErrorCode(err error) string {
 func (Engine) StatisticsViews() []string {
 	return []string{"pg_stat_database", "pg_stat_wal", "pg_stat_bgwriter", "pg_stat_checkpointer", "pg_stat_io"}
 }
+
+// ActivityQuery reads what the monitor needs of every server process. It
+// calls the function under the pg_stat_activity view without the view's
+// joins with pg_database and pg_authid, which cost the server more than
+// the function itself (measured with 27 processes: 145 us a query through
+// the view, 90 us through the function, 23 us for SELECT 1): roles and
+// databases come as oids, named by NamesQuery. The monitor's own row is
+// skipped by the monitor, which is cheaper than a filter calling
+// pg_backend_pid() per row.
+func (Engine) ActivityQuery() string {
+	return `SELECT pid, backend_type, usesysid, datid, state, wait_event_type, wait_event
+FROM pg_catalog.pg_stat_get_activity(NULL)`
+}
+
+// NamesQuery names the roles and databases ActivityQuery gives as oids.
+func (Engine) NamesQuery() string {
+	return `SELECT true, oid, rolname::text FROM pg_catalog.pg_roles
+UNION ALL SELECT false, oid, datname::text FROM pg_catalog.pg_database`
+}
+
+// SharedMemoryQuery is the shared memory the server allocated, but its
+// buffer cache ("Buffer Blocks") and the segment's unused rest (the row
+// without a name). A server before 13 has no pg_shmem_allocations
+// (SQLSTATE 42P01).
+func (Engine) SharedMemoryQuery() string {
+	return `SELECT coalesce(sum(allocated_size), 0)::int8 FROM pg_catalog.pg_shmem_allocations
+WHERE name IS NOT NULL AND name <> 'Buffer Blocks'`
+}
