@@ -18,7 +18,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/driver"
 	loadshape "github.com/tenantbench/tenantbench/internal/load"
 	"github.com/tenantbench/tenantbench/internal/plan"
-	"github.com/tenantbench/tenantbench/internal/provider/local"
+	"github.com/tenantbench/tenantbench/internal/provider/providers"
 	"github.com/tenantbench/tenantbench/internal/run"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
@@ -77,7 +77,7 @@ func calibrateCmd() *cobra.Command {
 			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 				return badInput{fmt.Errorf("--out: %w", err)}
 			}
-			prov, err := local.New(local.Options{})
+			prov, err := providers.Builtin().New(s.SUT.Provider)
 			if err != nil {
 				return err
 			}

@@ -14,7 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tenantbench/tenantbench/internal/driver"
-	"github.com/tenantbench/tenantbench/internal/provider/local"
+	"github.com/tenantbench/tenantbench/internal/provider/providers"
 	"github.com/tenantbench/tenantbench/internal/report"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/run"
@@ -42,7 +42,7 @@ func runCmd() *cobra.Command {
 			if out == "" {
 				out = filepath.Join("results", p.Name+"-"+time.Now().Format("20060102-150405"))
 			}
-			prov, err := local.New(local.Options{})
+			prov, err := providers.Builtin().New(p.Spec.SUT.Provider)
 			if err != nil {
 				return err
 			}
@@ -113,9 +113,12 @@ func downCmd() *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
 			defer cancel()
+			// A kept record names no provider: only the local one keeps
+			// servers so far.
+			stopRecord := providers.Builtin()["local"].StopRecord
 			var failed error
 			for _, r := range recs {
-				if err := local.StopRecord(ctx, r.Record); err != nil {
+				if err := stopRecord(ctx, r.Record); err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "instance %s: %v\n", r.Name, err)
 					failed = err
 					continue

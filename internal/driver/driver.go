@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/load"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
@@ -264,13 +264,15 @@ func closeAll(ws []*worker) {
 	}
 }
 
-// Classify names the class of a failure: the SQLSTATE class (the first two
-// characters, e.g. "40" transaction rollback) for a server error, else
-// "connection".
+// engines class the server errors a failure may be; read only.
+var engines = engine.Builtin()
+
+// Classify names the class of a failure: the engine's class of a server
+// error (PostgreSQL: the SQLSTATE class, e.g. "40" transaction rollback),
+// else "connection".
 func Classify(err error) string {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && len(pe.Code) >= 2 {
-		return pe.Code[:2]
+	if c := engines.ErrorClass(err); c != "" {
+		return c
 	}
 	return "connection"
 }

@@ -163,7 +163,8 @@ func testPoissonDelivered(t *testing.T, tn Tenant) {
 func testCoordinatedOmission(t *testing.T, tn Tenant, inst *provider.Instance) {
 	pause := func() {
 		time.Sleep(2 * time.Second)
-		procs := instanceProcs(t, inst.Pid)
+		rs, _ := provider.As[provider.ResourceSampler](inst)
+		procs := instanceProcs(t, rs.ProcessRoot())
 		for _, p := range procs {
 			_ = syscall.Kill(p, syscall.SIGSTOP)
 		}

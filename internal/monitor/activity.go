@@ -13,34 +13,29 @@ import (
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 )
 
-// activitySQL reads what the monitor needs of every server process. It
-// calls the function under the pg_stat_activity view without the view's
-// joins with pg_database and pg_authid, which cost the server more than
-// the function itself (measured with 27 processes: 145 us a query through
-// the view, 90 us through the function, 23 us for SELECT 1): roles and
-// databases come as oids, named from a cache (oidNames). The monitor's own
-// row is skipped in Go, which is cheaper than a filter calling
-// pg_backend_pid() per row.
-const activitySQL = `SELECT pid, backend_type, usesysid, datid, state, wait_event_type, wait_event
-FROM pg_catalog.pg_stat_get_activity(NULL)`
+// The activity query (engine.Statistics.ActivityQuery) reads what the
+// monitor needs of every server process; roles and databases come as
+// oids, named from a cache (oidNames). The monitor's own row is skipped
+// in Go.
 
-// activityStmt names the prepared activitySQL on the monitor's connection.
+// activityStmt names the prepared activity query on the monitor's
+// connection.
 const activityStmt = "tenantbench_monitor_activity"
 
-// activityTypes are the types of activitySQL's columns, received in
+// activityTypes are the types of the activity query's columns, received in
 // binary: the integers as 4 big-endian bytes, the texts as their bytes.
 var activityTypes = [...]uint32{pgtype.Int4OID, pgtype.TextOID, pgtype.OIDOID, pgtype.OIDOID, pgtype.TextOID, pgtype.TextOID, pgtype.TextOID}
 
 // binaryResults asks for every result column in binary.
 var binaryResults = []int16{pgtype.BinaryFormatCode}
 
-// prepareActivity prepares activitySQL on a new connection. Executing the
+// prepareActivity prepares the activity query on a new connection. Executing the
 // statement by its description (pgconn's ExecStatement) spares the
 // Describe a prepared statement's execution otherwise sends.
 func (s *sampler) prepareActivity(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	sd, err := s.conn.PgConn().Prepare(ctx, activityStmt, activitySQL, nil)
+	sd, err := s.conn.PgConn().Prepare(ctx, activityStmt, s.sql.ActivityQuery(), nil)
 	if err != nil {
 		return fmt.Errorf("prepare the pg_stat_activity query: %w", err)
 	}
@@ -216,7 +211,7 @@ type pendingRow struct {
 func (s *sampler) namePending(ctx context.Context, connOK bool) bool {
 	err := errConnBroken
 	if connOK {
-		if err = s.names.refresh(ctx, s.conn); err != nil {
+		if err = s.names.refresh(ctx, s.conn, s.sql.NamesQuery()); err != nil {
 			s.errs.add(time.Since(s.origin), "read role and database names: %v", err)
 		}
 	}
@@ -276,11 +271,10 @@ func (n *oidNames) lookup(role, db uint32) (user, dbName []byte, ok bool) {
 	return user, dbName, true
 }
 
-func (n *oidNames) refresh(ctx context.Context, conn *pgx.Conn) error {
+func (n *oidNames) refresh(ctx context.Context, conn *pgx.Conn, query string) error {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	rows, err := conn.Query(ctx, `SELECT true, oid, rolname::text FROM pg_catalog.pg_roles
-UNION ALL SELECT false, oid, datname::text FROM pg_catalog.pg_database`)
+	rows, err := conn.Query(ctx, query)
 	if err != nil {
 		return err
 	}

@@ -11,14 +11,6 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-// statsViews are the cumulative statistics views snapshotted at marks,
-// those the server has: pg_stat_wal from 14, pg_stat_io from 16,
-// pg_stat_checkpointer from 17 (which moved the checkpoint columns out of
-// pg_stat_bgwriter).
-func statsViews() []string {
-	return []string{"pg_stat_database", "pg_stat_wal", "pg_stat_bgwriter", "pg_stat_checkpointer", "pg_stat_io"}
-}
-
 // gauge columns hold a current value, not a cumulative count: a delta
 // reports their value at the later mark.
 func gauge(col string) bool { return col == "numbackends" || col == "op_bytes" }
@@ -39,12 +31,14 @@ type snapshot struct {
 	reset map[string]string                        // "view/key" -> stats_reset
 }
 
-func (st *statsState) init(ctx context.Context, conn *pgx.Conn) error {
+// init finds which of views (engine.Statistics.StatisticsViews) the
+// server has: those are snapshotted at marks.
+func (st *statsState) init(ctx context.Context, conn *pgx.Conn, views []string) error {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
 	rows, err := conn.Query(ctx,
 		`SELECT v FROM unnest($1::text[]) WITH ORDINALITY AS u(v, o) WHERE to_regclass('pg_catalog.' || v) IS NOT NULL ORDER BY o`,
-		statsViews())
+		views)
 	if err != nil {
 		return fmt.Errorf("find the statistics views: %w", err)
 	}
@@ -75,7 +69,7 @@ func (st *statsState) take(ctx context.Context, conn *pgx.Conn, label string, t 
 func (s *snapshot) read(ctx context.Context, conn *pgx.Conn, view string) error {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	// view is one of statsViews, never a user value.
+	// view is one of the engine's StatisticsViews, never a user value.
 	rows, err := conn.Query(ctx, "SELECT * FROM pg_catalog."+view)
 	if err != nil {
 		return err

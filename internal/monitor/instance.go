@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 )
@@ -21,10 +22,17 @@ import (
 type sampler struct {
 	inst   *provider.Instance
 	origin time.Time
-	cg     *cgroupFiles // nil: everything from the process tree
-	page   int64
-	pss    time.Duration // smaps_rollup every pss; 0: never
-	r      reader
+	// root, cgPath and cgMode are the instance's process tree root and
+	// cgroup, from its provider's ResourceSampler: 0, "" and "none"
+	// without one (then no process is sampled).
+	root           int
+	cgPath, cgMode string
+	// sql is the engine's statistics queries, set by connect.
+	sql  engine.Statistics
+	cg   *cgroupFiles // nil: everything from the process tree
+	page int64
+	pss  time.Duration // smaps_rollup every pss; 0: never
+	r    reader
 
 	mu         sync.Mutex
 	conn       *pgx.Conn
@@ -75,10 +83,18 @@ type counters struct {
 }
 
 func newSampler(inst *provider.Instance, origin time.Time, pss time.Duration) *sampler {
+	root := 0
+	if rs, ok := provider.As[provider.ResourceSampler](inst); ok {
+		root = rs.ProcessRoot()
+	}
+	cgPath, cgMode := provider.CgroupOf(inst)
 	return &sampler{
 		inst:   inst,
 		origin: origin,
-		cg:     openCgroup(inst.Cgroup, inst.CgroupMode),
+		root:   root,
+		cgPath: cgPath,
+		cgMode: cgMode,
+		cg:     openCgroup(cgPath, cgMode),
 		page:   int64(os.Getpagesize()),
 		pss:    pss,
 		shmem:  -1,
@@ -94,6 +110,11 @@ func newSampler(inst *provider.Instance, origin time.Time, pss time.Duration) *s
 // connect opens the admin connection the sampler uses for
 // pg_stat_activity and the statistics views.
 func (s *sampler) connect(ctx context.Context) error {
+	sql, ok := s.inst.Engine.(engine.Statistics)
+	if !ok {
+		return fmt.Errorf("instance %s: its engine names no statistics to sample", s.inst.Name)
+	}
+	s.sql = sql
 	cfg, err := pgx.ParseConfig(s.inst.AdminDSN("postgres"))
 	if err != nil {
 		return fmt.Errorf("instance %s: bad admin connection settings", s.inst.Name) // never echo the DSN: it holds the password
@@ -106,7 +127,7 @@ func (s *sampler) connect(ctx context.Context) error {
 	}
 	s.conn = conn
 	s.monitorPid = int(conn.PgConn().PID())
-	err = s.stats.init(ctx, conn)
+	err = s.stats.init(ctx, conn, sql.StatisticsViews())
 	if err == nil {
 		err = s.prepareActivity(ctx)
 	}
@@ -129,8 +150,7 @@ func (s *sampler) readShmem(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
 	var v int64
-	err := s.conn.QueryRow(ctx, `SELECT coalesce(sum(allocated_size), 0)::int8 FROM pg_catalog.pg_shmem_allocations
-WHERE name IS NOT NULL AND name <> 'Buffer Blocks'`).Scan(&v)
+	err := s.conn.QueryRow(ctx, s.sql.SharedMemoryQuery()).Scan(&v)
 	if err != nil {
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) || pe.Code != "42P01" { // undefined_table: a server before 13
@@ -211,8 +231,10 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 	var err error
 	if s.cg != nil {
 		s.pids, err = s.r.pidsOf(s.cg.procs, s.pids[:0])
+	} else if s.root > 0 {
+		s.pids, err = treeOf(&s.r, s.root, s.pids[:0])
 	} else {
-		s.pids, err = treeOf(&s.r, s.inst.Pid, s.pids[:0])
+		s.pids = s.pids[:0]
 	}
 	if err != nil {
 		s.errs.add(t, "list processes: %v", err)
@@ -420,7 +442,7 @@ func (s *sampler) classify(p *proc, pid int) {
 		return
 	}
 	switch pid {
-	case s.inst.Pid:
+	case s.root:
 		p.class, p.cat = classBackground, catBackground
 		return
 	case s.monitorPid:
@@ -479,7 +501,7 @@ func (r *reader) pidsOf(path string, out []int) ([]int, error) {
 
 // sources names where the instance's figures come from.
 func (s *sampler) sources() (cpu, mem, io string) {
-	cg := "cgroup " + s.inst.CgroupMode
+	cg := "cgroup " + s.cgMode
 	cpu, mem, io = "proc", "proc", "proc"
 	if s.cg.hasCPU() {
 		cpu = cg

@@ -301,7 +301,7 @@ func (m *Monitor) samples() *Samples {
 		PSSInterval: max(m.cfg.PSSInterval, 0), Host: m.host.series, Marks: m.marks}
 	out.Errors = append(out.Errors, m.host.errs.list("host: ")...)
 	for i, s := range m.samplers {
-		is := &InstanceSeries{Name: s.inst.Name, Pid: s.inst.Pid, Cgroup: s.inst.Cgroup, CgroupMode: s.inst.CgroupMode,
+		is := &InstanceSeries{Name: s.inst.Name, Pid: s.root, Cgroup: s.cgPath, CgroupMode: s.cgMode,
 			Tenants: s.tenants.names, SharedExceptBuffers: s.shmem, Samples: s.series, DBMS: s.stats.deltas()}
 		is.CPUSource, is.MemorySource, is.IOSource = s.sources()
 		if m.cfg.WaitInterval > 0 {

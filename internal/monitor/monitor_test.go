@@ -120,8 +120,9 @@ func TestMonitor(t *testing.T) {
 		t.Fatalf("samples: %s", s)
 	}
 	is := s.Instances[0]
-	if is.CPUSource != "cgroup "+inst.CgroupMode && inst.CgroupMode != "none" {
-		t.Errorf("CPU source %s in a %s cgroup", is.CPUSource, inst.CgroupMode)
+	_, cgMode := provider.CgroupOf(inst)
+	if is.CPUSource != "cgroup "+cgMode && cgMode != "none" {
+		t.Errorf("CPU source %s in a %s cgroup", is.CPUSource, cgMode)
 	}
 	end := last(is)
 
@@ -143,7 +144,7 @@ func TestMonitor(t *testing.T) {
 
 	// Peak memory covers the shared_buffers touched.
 	whole := s.Window(t0, time.Now())
-	if inst.CgroupMode != "none" && whole.Total.MemPeakMB < 0.9*64 {
+	if cgMode != "none" && whole.Total.MemPeakMB < 0.9*64 {
 		t.Errorf("peak memory %.1f MiB < 90 %% of 64 MiB shared_buffers", whole.Total.MemPeakMB)
 	}
 	var maxPSS, maxShmem int64
@@ -153,7 +154,7 @@ func TestMonitor(t *testing.T) {
 	if maxPSS < 64<<20 {
 		t.Errorf("PSS sum at most %d MiB", maxPSS>>20)
 	}
-	if inst.CgroupMode != "none" && maxShmem < 60<<20 {
+	if cgMode != "none" && maxShmem < 60<<20 {
 		t.Errorf("cgroup shmem at most %d MiB", maxShmem>>20)
 	}
 	// Seed 002's footprint parts: the shared memory but the 64 MB buffer
@@ -235,11 +236,12 @@ func TestMonitor(t *testing.T) {
 // IO and context switches come from /proc.
 func TestProcessTree(t *testing.T) {
 	inst := pgtest.Start(t)
-	if inst.CgroupMode == "none" {
+	if _, mode := provider.CgroupOf(inst); mode == "none" {
 		t.Log("no cgroups here: the comparison is of the process tree with itself")
 	}
+	rs, _ := provider.As[provider.ResourceSampler](inst)
 	noCgroup := *inst
-	noCgroup.Cgroup, noCgroup.CgroupMode = "", "none"
+	noCgroup.Control = treeOnly{rs.ProcessRoot()}
 	stopTree := startMonitor(t, monitor.Config{Instances: []*provider.Instance{&noCgroup}, Interval: 100 * time.Millisecond, WaitInterval: -1})
 	stopCg := startMonitor(t, monitor.Config{Instances: []*provider.Instance{inst}, Interval: 100 * time.Millisecond, WaitInterval: -1})
 	admin := pgtest.Connect(t, inst, "postgres")
@@ -384,3 +386,10 @@ func TestReconnect(t *testing.T) {
 		t.Errorf("last round after reconnecting: %+v", end)
 	}
 }
+
+// treeOnly samples a server through its process tree alone, as if it had
+// no cgroup.
+type treeOnly struct{ root int }
+
+func (t treeOnly) ProcessRoot() int          { return t.root }
+func (treeOnly) Cgroup() (path, mode string) { return "", "none" }

@@ -4,8 +4,8 @@ package provider
 
 import (
 	"context"
-	"fmt"
-	"net/url"
+
+	"github.com/tenantbench/tenantbench/internal/engine"
 )
 
 // InstanceSpec is what a run asks of one server.
@@ -23,23 +23,26 @@ type InstanceSpec struct {
 
 // Instance is one running server.
 type Instance struct {
-	Name      string
+	Name string
+	// Engine is the server's DBMS: it builds the connection strings and
+	// the admin SQL.
+	Engine engine.Engine
+	// Host, Port and SocketDir are the server's endpoint: clients and the
+	// admin reach it there (see Client and Admin).
 	Host      string // "127.0.0.1"
 	Port      int
-	SocketDir string
+	SocketDir string // "" when the server has no unix socket
 	// User and Password are the superuser's; the password never goes to logs.
 	User, Password string
-	DataDir        string
-	LogFile        string
-	Pid            int    // the postmaster
+	LogFile        string // the server's log, "" when the provider keeps none
 	Version        string // server_version as reported, e.g. "15.18"
-	// Cgroup is the instance's cgroup path below the hierarchy root
-	// ("/tenantbench/<run>/<name>"), "" when none could be made.
-	Cgroup         string
-	CgroupMode     string // "v1", "v2" or "none"
 	LimitsEnforced bool   // CPU and memory limits are in force
 	// Exited is closed when the server process ends, for whatever reason.
 	Exited <-chan struct{}
+	// Control is what the provider can do with the server beyond
+	// connecting to it: a value implementing some of the capabilities
+	// (ResourceSampler, Storage, Limits, Killer, Freezer). Ask with As.
+	Control any
 }
 
 // Record is what a kept instance leaves behind so that `tenantbench down`
@@ -63,22 +66,40 @@ type Provider interface {
 	Stop(ctx context.Context, i *Instance) error
 }
 
-// DSN is a connection string for user on database over the given transport
-// ("tcp" or "unix"). The password is in the string: never log it.
-func (i *Instance) DSN(transport, database, user, password string) string {
-	host := i.Host
-	if transport == "unix" {
-		host = i.SocketDir
-	}
-	q := url.Values{}
-	q.Set("host", host)
-	q.Set("port", fmt.Sprint(i.Port))
-	q.Set("sslmode", "disable")
-	u := url.URL{Scheme: "postgres", User: url.UserPassword(user, password), Path: "/" + database, RawQuery: q.Encode()}
-	return u.String()
+// Endpoint is where a server is reached: a host and port over TCP, or a
+// unix socket directory and the same port.
+type Endpoint struct {
+	Host      string
+	Port      int
+	SocketDir string
 }
 
-// AdminDSN connects as the superuser over the unix socket.
+// Client is where the tenants' clients reach the server. (A pooler in
+// front of it will make this its endpoint.)
+func (i *Instance) Client() Endpoint { return Endpoint{i.Host, i.Port, i.SocketDir} }
+
+// Admin is where tenantbench's superuser sessions reach the server.
+func (i *Instance) Admin() Endpoint { return Endpoint{i.Host, i.Port, i.SocketDir} }
+
+// dsn connects to e over transport ("tcp" or "unix"; unix needs a
+// socket directory, else TCP is used).
+func (i *Instance) dsn(e Endpoint, transport, database, user, password string) string {
+	host := e.Host
+	if transport == "unix" && e.SocketDir != "" {
+		host = e.SocketDir
+	}
+	return i.Engine.DSN(host, e.Port, database, user, password)
+}
+
+// DSN is a connection string for user on database at the client endpoint
+// over the given transport ("tcp" or "unix"). The password is in the
+// string: never log it.
+func (i *Instance) DSN(transport, database, user, password string) string {
+	return i.dsn(i.Client(), transport, database, user, password)
+}
+
+// AdminDSN connects as the superuser at the admin endpoint, over the unix
+// socket when there is one.
 func (i *Instance) AdminDSN(database string) string {
-	return i.DSN("unix", database, i.User, i.Password)
+	return i.dsn(i.Admin(), "unix", database, i.User, i.Password)
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -108,23 +106,18 @@ func (e *execution) do(ctx context.Context) *results.Summary {
 func (e *execution) storageGB() (float64, bool) {
 	var bytes int64
 	for _, inst := range e.instances {
-		if inst == nil || inst.DataDir == "" {
+		if inst == nil {
 			continue
 		}
-		err := filepath.WalkDir(inst.DataDir, func(_ string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.Type().IsRegular() {
-				if fi, err := d.Info(); err == nil {
-					bytes += fi.Size()
-				}
-			}
-			return nil
-		})
+		st, ok := provider.As[provider.Storage](inst)
+		if !ok {
+			continue
+		}
+		n, err := st.StorageBytes()
 		if err != nil {
 			return 0, false
 		}
+		bytes += n
 	}
 	return float64(bytes) / (1 << 30), bytes > 0
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tenantbench/tenantbench/internal/engine/postgres"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
@@ -103,7 +104,8 @@ func TenantDSN(dir string, k *Kept, t KeptTenant) (string, error) {
 	want := fmt.Sprintf("127.0.0.1:%d:%s:%s:", k.Port, pgpassEscape(t.Database), pgpassEscape(t.Role))
 	for _, line := range strings.Split(string(b), "\n") {
 		if pw, ok := strings.CutPrefix(line, want); ok {
-			inst := provider.Instance{Host: "127.0.0.1", Port: k.Port, SocketDir: k.SocketDir}
+			// Kept servers are the local provider's, PostgreSQL.
+			inst := provider.Instance{Engine: postgres.Engine{}, Host: "127.0.0.1", Port: k.Port, SocketDir: k.SocketDir}
 			return inst.DSN("tcp", t.Database, t.Role, strings.NewReplacer(`\:`, ":", `\\`, `\`).Replace(pw)), nil
 		}
 	}

@@ -98,10 +98,11 @@ func exited(inst *provider.Instance) bool {
 // cgroupFile is the instance's cgroup file that counts its OOM kills, ""
 // when it has none.
 func cgroupFile(sys cgroup.System, inst *provider.Instance) string {
-	if inst.Cgroup == "" || sys.Mode == cgroup.None {
+	path, _ := provider.CgroupOf(inst)
+	if path == "" || sys.Mode == cgroup.None {
 		return ""
 	}
-	for _, d := range sys.Open(inst.Cgroup).Dirs() {
+	for _, d := range sys.Open(path).Dirs() {
 		for _, name := range []string{"memory.events", "memory.oom_control"} {
 			if f := filepath.Join(d, name); counter(f, "oom_kill") >= 0 {
 				return f

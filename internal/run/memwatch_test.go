@@ -25,8 +25,8 @@ func TestMemoryKill(t *testing.T) {
 	}
 	inst := pgtest.Start(t, pgtest.Resources(0, 96<<20),
 		pgtest.Settings(map[string]string{"shared_buffers": "16MB", "work_mem": "2GB"}))
-	if !inst.LimitsEnforced || inst.CgroupMode == "none" {
-		t.Skipf("cgroups are not writable here (mode %s, limits enforced %v): no memory limit to exceed", inst.CgroupMode, inst.LimitsEnforced)
+	if _, mode := provider.CgroupOf(inst); !inst.LimitsEnforced || mode == "none" {
+		t.Skipf("cgroups are not writable here (mode %s, limits enforced %v): no memory limit to exceed", mode, inst.LimitsEnforced)
 	}
 	m := startMemWatch(time.Now())
 	conn := pgtest.Connect(t, inst, "postgres")

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tenantbench/tenantbench/internal/metrics"
+	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/results"
 )
 
@@ -21,8 +22,9 @@ func (e *execution) observations(end time.Time, err error) *results.Observations
 		Phases:          e.phases, MemoryKills: e.memoryKills(), Streams: e.streams, StorageGB: e.storage,
 		Prices: e.prices()}
 	for i, inst := range e.instances {
-		ri := results.Instance{Name: inst.Name, Port: inst.Port, Version: inst.Version, Cgroup: inst.Cgroup,
-			CgroupMode: inst.CgroupMode, LimitsEnforced: inst.LimitsEnforced,
+		cg, cgMode := provider.CgroupOf(inst)
+		ri := results.Instance{Name: inst.Name, Port: inst.Port, Version: inst.Version, Cgroup: cg,
+			CgroupMode: cgMode, LimitsEnforced: inst.LimitsEnforced,
 			CPUs: e.limits[i].CPUs, MemoryBytes: e.limits[i].MemoryBytes}
 		for _, p := range e.placements {
 			if p.Instance == inst {

@@ -49,12 +49,6 @@ type provisioning struct {
 	templateWorkload workload.Workload
 }
 
-// cloner is a provider that can copy a stopped server (the local one).
-type cloner interface {
-	Clone(ctx context.Context, src *provider.Instance, s provider.InstanceSpec) (*provider.Instance, time.Duration, error)
-	Restart(ctx context.Context, inst *provider.Instance) (*provider.Instance, error)
-}
-
 // cloning says whether the run clones its tenants' data: the plan says so
 // (see spec.Provision) and, for the instance model, the provider can copy
 // servers.
@@ -63,7 +57,7 @@ func (e *execution) cloning() bool {
 		return false
 	}
 	if e.run.Model == "instance" {
-		_, ok := e.opts.Provider.(cloner)
+		_, ok := e.opts.Provider.(provider.Cloner)
 		return ok
 	}
 	return e.run.Model == "database"
@@ -129,7 +123,7 @@ func (e *execution) loadTenant(ctx context.Context, i int) error {
 // and post-ingested; the server is stopped, copied for every other tenant
 // and started again with the copies.
 func (e *execution) provisionClones(ctx context.Context, specs []provider.InstanceSpec) error {
-	cl := e.opts.Provider.(cloner)
+	cl := e.opts.Provider.(provider.Cloner)
 	tenants := tenancy.TenantNames(e.run.Tenants)
 	e.limits = specs
 	e.instances = make([]*provider.Instance, len(specs))

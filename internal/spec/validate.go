@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tenantbench/tenantbench/internal/engine/postgres"
 )
 
 // Limits of a spec. They are constants, not settings: they keep a typo
@@ -20,15 +22,14 @@ const (
 	MaxRuns    = 10000 // runs in one plan
 	// MinMemory is the least memory limit a PostgreSQL server starts and
 	// runs a benchmark with (shared buffers, backends, WAL buffers).
-	MinMemory ByteSize = 64 << 20
+	MinMemory = ByteSize(postgres.MinMemory)
 	// MinCPUs is the least CPU share a CFS quota can express usefully
 	// (1 ms per 100 ms period).
 	MinCPUs = 0.01
-	// ConnectionReserve is added to the tenants' connections: 3 slots
-	// PostgreSQL keeps for superusers by default
-	// (superuser_reserved_connections) and 2 for tenantbench's own admin
-	// connections (setup, statistics sampling).
-	ConnectionReserve = 5
+	// ConnectionReserve is added to the tenants' connections: what
+	// PostgreSQL keeps for superusers and tenantbench's admin connections
+	// (postgres.ConnectionReserve).
+	ConnectionReserve = postgres.ConnectionReserve
 	MinProgress       = Duration(time.Second)
 	maxNameLen        = 100
 )
@@ -75,31 +76,6 @@ const (
 
 func provisions() choice { return choice{[]string{ProvisionLoad, ProvisionClone}, nil} }
 
-// ownedSetting says why tenantbench sets a PostgreSQL parameter itself, or
-// "" when the spec may set it.
-func ownedSetting(key string) string {
-	switch key {
-	case "port":
-		return "tenantbench gives every instance a free port of its own"
-	case "listen_addresses":
-		return "tenantbench listens on loopback only, so that nothing is exposed beyond this machine"
-	case "unix_socket_directories":
-		return "tenantbench gives every instance a socket directory of its own"
-	case "data_directory", "config_file", "hba_file", "ident_file":
-		return "tenantbench lays out each instance's data directory and writes its configuration and authentication files"
-	case "external_pid_file":
-		return "tenantbench tracks the server processes it starts itself"
-	case "logging_collector", "log_destination":
-		return "tenantbench keeps each server's log as its stderr, in a file in the instance's directory"
-	}
-	return ""
-}
-
-// settingName is what PostgreSQL accepts as a parameter name, lowercased
-// (PostgreSQL ignores case, so "Work_Mem" and "work_mem" would be the same
-// setting twice); dots separate an extension's prefix.
-var settingName = regexp.MustCompile(`^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$`)
-
 // experimentName is usable as a directory name on every file system.
 var experimentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
@@ -135,16 +111,10 @@ func scaleRule(v float64) string {
 	return ""
 }
 
-func settingKeyRule(key string) string {
-	if !settingName.MatchString(key) {
-		return "must be a PostgreSQL parameter name in lowercase: letters, digits and _, " +
-			"with a dot after an extension's prefix (pg_stat_statements.max)"
-	}
-	if why := ownedSetting(key); why != "" {
-		return "cannot be set in a spec: " + why
-	}
-	return ""
-}
+// settingKeyRule is the engine's rule for a settings key (what the engine
+// owns and refuses). It is PostgreSQL's, the only engine so far; the plan
+// checks each key against the engine sut.engine names.
+var settingKeyRule = postgres.SettingRule
 
 func settingValueRule(v string) string {
 	switch {

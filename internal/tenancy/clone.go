@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -24,12 +24,12 @@ import (
 // CloneDatabase makes later, and returns the tenant's placement (database
 // model: the database is named after the tenant).
 func AddRole(ctx context.Context, inst *provider.Instance, tenant string, index int) (Placement, error) {
-	admin, err := connectAdmin(ctx, inst, "postgres")
+	admin, err := connectAdmin(ctx, inst, "")
 	if err != nil {
 		return Placement{}, err
 	}
-	defer admin.Close(context.Background())
-	pw, err := createRole(ctx, admin, tenant)
+	defer admin.close()
+	pw, err := admin.createRole(ctx, tenant)
 	if err != nil {
 		return Placement{}, err
 	}
@@ -52,32 +52,29 @@ func CloneDatabase(ctx context.Context, template, p Placement) error {
 		return errors.New("clone: a database is cloned on its own server, in the database model")
 	}
 	inst := p.Instance
-	admin, err := connectAdmin(ctx, inst, "postgres")
+	cp, ok := inst.Engine.(engine.DatabaseCopier)
+	if !ok {
+		return fmt.Errorf("instance %s: its engine cannot copy a database", inst.Name)
+	}
+	admin, err := connectAdmin(ctx, inst, "")
 	if err != nil {
 		return err
 	}
-	defer admin.Close(context.Background())
-	create := "CREATE DATABASE " + ident(p.Database) + " TEMPLATE " + ident(template.Database) + " OWNER " + ident(p.Role)
+	defer admin.close()
 	var version int
-	if err := admin.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&version); err != nil {
+	if err := admin.conn.QueryRow(ctx, cp.VersionQuery()).Scan(&version); err != nil {
 		return err
 	}
-	if version >= 150000 {
-		// FILE_COPY copies the files and checkpoints; the default since
-		// 15, WAL_LOG, writes every block to the WAL: slower for
-		// databases of benchmark size, and far more WAL.
-		create += " STRATEGY FILE_COPY"
-	}
+	create := cp.CopyDatabase(p.Database, template.Database, p.Role, version)
 	deadline := time.Now().Add(templateWait)
 	for {
-		// A session on the template (an autovacuum worker, which
-		// CREATE DATABASE ends itself; a tenant's leftover) blocks it.
-		if _, err := admin.Exec(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", template.Database); err != nil {
+		// A session on the template (an autovacuum worker, which the copy
+		// ends itself; a tenant's leftover) blocks it.
+		if _, err := admin.conn.Exec(ctx, cp.EndSessionsQuery(), template.Database); err != nil {
 			return err
 		}
-		_, err = admin.Exec(ctx, create)
-		var pe *pgconn.PgError
-		if err == nil || !errors.As(err, &pe) || pe.Code != "55006" || time.Now().After(deadline) { // object_in_use
+		_, err = admin.conn.Exec(ctx, create[0])
+		if err == nil || !cp.InUse(err) || time.Now().After(deadline) {
 			break
 		}
 		select {
@@ -89,57 +86,26 @@ func CloneDatabase(ctx context.Context, template, p Placement) error {
 	if err != nil {
 		return fmt.Errorf("tenant %s: cloning database %s: %w", p.Tenant, template.Database, err)
 	}
-	if err := execAll(ctx, admin, "REVOKE CONNECT, TEMPORARY ON DATABASE "+ident(p.Database)+" FROM PUBLIC"); err != nil {
+	if err := admin.exec(ctx, create[1:]); err != nil {
 		return fmt.Errorf("tenant %s: %w", p.Tenant, err)
 	}
 	conn, err := connectAdmin(ctx, inst, p.Database)
 	if err != nil {
 		return err
 	}
-	defer conn.Close(context.Background())
-	if err := handOver(ctx, conn, template.Role, p.Role); err != nil {
+	defer conn.close()
+	if err := handOver(ctx, conn, cp, template.Role, p.Role); err != nil {
 		return fmt.Errorf("tenant %s: %w", p.Tenant, err)
 	}
 	return nil
 }
 
-// ownedBy lists the statements that give the objects of the current
-// database owned by role $1 to role $2: schemas, then relations (a
-// table's indexes, TOAST table and owned sequences go with it), then
-// free-standing sequences, routines and types (a relation's row type and
-// array types go with their relation or element type).
-const ownedBy = `SELECT stmt FROM (
-	SELECT 1 AS ord, format('ALTER SCHEMA %I OWNER TO %I', nspname, $2::text) AS stmt
-	FROM pg_namespace WHERE pg_get_userbyid(nspowner) = $1
-UNION ALL
-	SELECT CASE c.relkind WHEN 'S' THEN 3 ELSE 2 END,
-		format('ALTER %s %I.%I OWNER TO %I', CASE c.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW'
-			WHEN 'S' THEN 'SEQUENCE' WHEN 'f' THEN 'FOREIGN TABLE' ELSE 'TABLE' END, n.nspname, c.relname, $2::text)
-	FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-	WHERE pg_get_userbyid(c.relowner) = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
-		AND NOT (c.relkind = 'S' AND EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass
-			AND d.objid = c.oid AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')))
-UNION ALL
-	SELECT 4, format('ALTER ROUTINE %s OWNER TO %I', p.oid::regprocedure, $2::text)
-	FROM pg_proc p WHERE pg_get_userbyid(p.proowner) = $1
-UNION ALL
-	SELECT 5, format('ALTER %s %s OWNER TO %I', CASE t.typtype WHEN 'd' THEN 'DOMAIN' ELSE 'TYPE' END, t.oid::regtype, $2::text)
-	FROM pg_type t WHERE pg_get_userbyid(t.typowner) = $1 AND t.typtype IN ('b', 'c', 'd', 'e', 'r')
-		AND (t.typrelid = 0 OR (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c')
-		AND NOT EXISTS (SELECT 1 FROM pg_type e WHERE e.typarray = t.oid)
-) s ORDER BY ord`
-
-// leftOf counts what of the current database still depends on role $1:
-// objects it owns, privileges granted to it, policies naming it.
-const leftOf = `SELECT count(*) FROM pg_shdepend
-WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-	AND refclassid = 'pg_authid'::regclass AND refobjid = (SELECT oid FROM pg_roles WHERE rolname = $1)`
-
-// handOver gives role to every object of conn's database that role from
-// owns (REASSIGN OWNED would also hand over from's own database, a shared
-// object), then checks nothing of the database depends on from any more.
-func handOver(ctx context.Context, conn *pgx.Conn, from, to string) error {
-	rows, err := conn.Query(ctx, ownedBy, from, to)
+// handOver gives role to every object of s's database that role from
+// owns (PostgreSQL's REASSIGN OWNED would also hand over from's own
+// database, a shared object), then checks nothing of the database depends
+// on from any more.
+func handOver(ctx context.Context, s *session, cp engine.DatabaseCopier, from, to string) error {
+	rows, err := s.conn.Query(ctx, cp.HandOverQuery(), from, to)
 	if err != nil {
 		return fmt.Errorf("listing the objects of %s: %w", from, err)
 	}
@@ -147,11 +113,11 @@ func handOver(ctx context.Context, conn *pgx.Conn, from, to string) error {
 	if err != nil {
 		return fmt.Errorf("listing the objects of %s: %w", from, err)
 	}
-	if err := execAll(ctx, conn, stmts...); err != nil {
+	if err := s.exec(ctx, stmts); err != nil {
 		return err
 	}
 	var left int64
-	if err := conn.QueryRow(ctx, leftOf, from).Scan(&left); err != nil {
+	if err := s.conn.QueryRow(ctx, cp.LeftOfQuery(), from).Scan(&left); err != nil {
 		return err
 	}
 	if left > 0 {
@@ -171,17 +137,15 @@ func AdoptClone(ctx context.Context, inst *provider.Instance, template Placement
 	if template.Database != template.Role || template.Schema != "" {
 		return Placement{}, errors.New("clone: a server is cloned in the instance model, whose database is named after its tenant")
 	}
-	admin, err := connectAdmin(ctx, inst, "postgres")
+	admin, err := connectAdmin(ctx, inst, "")
 	if err != nil {
 		return Placement{}, err
 	}
-	defer admin.Close(context.Background())
+	defer admin.close()
 	if tenant != template.Role {
-		// Nothing is connected to the copy but this session; ALTER
-		// DATABASE ends autovacuum workers itself.
-		err := execAll(ctx, admin,
-			"ALTER ROLE "+ident(template.Role)+" RENAME TO "+ident(tenant),
-			"ALTER DATABASE "+ident(template.Database)+" RENAME TO "+ident(tenant))
+		// Nothing is connected to the copy but this session; renaming the
+		// database ends autovacuum workers itself.
+		err := admin.exec(ctx, admin.sql.RenameTenant(template.Role, template.Database, tenant, tenant))
 		if err != nil {
 			return Placement{}, fmt.Errorf("tenant %s: %w", tenant, err)
 		}
@@ -190,12 +154,10 @@ func AdoptClone(ctx context.Context, inst *provider.Instance, template Placement
 	if err != nil {
 		return Placement{}, err
 	}
-	lit, err := admin.PgConn().EscapeString(pw)
-	if err != nil {
-		return Placement{}, err
-	}
-	if _, err := admin.Exec(ctx, "ALTER ROLE "+ident(tenant)+" PASSWORD '"+lit+"'"); err != nil {
-		return Placement{}, fmt.Errorf("tenant %s: new password: %w", tenant, err)
+	for _, st := range admin.sql.SetPassword(tenant, pw) {
+		if _, err := admin.conn.Exec(ctx, st); err != nil {
+			return Placement{}, fmt.Errorf("tenant %s: new password: %w", tenant, err)
+		}
 	}
 	return Placement{Tenant: tenant, Index: index, Instance: inst, Database: tenant, Role: tenant, Password: pw}, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tenantbench/tenantbench/internal/engine/postgres"
 	"github.com/tenantbench/tenantbench/internal/pgtest"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
@@ -39,12 +40,12 @@ func checksum(t *testing.T, c *pgx.Conn) (n, sum int64) {
 	return n, sum
 }
 
-// ownedBy counts the objects of c's database that role owns or that
+// dependsOn counts the objects of c's database that role owns or that
 // depend on it.
 func dependsOn(t *testing.T, c *pgx.Conn, role string) int64 {
 	t.Helper()
 	var n int64
-	if err := c.QueryRow(context.Background(), leftOf, role).Scan(&n); err != nil {
+	if err := c.QueryRow(context.Background(), postgres.Engine{}.LeftOfQuery(), role).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

@@ -20,19 +20,18 @@ func (Database) Place(ctx context.Context, insts []*provider.Instance, tenants [
 // placeDatabases gives each tenant its own role and database on inst;
 // first is the index of tenants[0] among all the run's tenants.
 func placeDatabases(ctx context.Context, inst *provider.Instance, tenants []string, first int) ([]Placement, error) {
-	admin, err := connectAdmin(ctx, inst, "postgres")
+	admin, err := connectAdmin(ctx, inst, "")
 	if err != nil {
 		return nil, err
 	}
-	defer admin.Close(context.Background())
-	if err := lockDown(ctx, admin); err != nil {
+	defer admin.close()
+	if err := admin.exec(ctx, admin.sql.LockDown()); err != nil {
 		return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
 	}
-	// The owner connects by ownership; PUBLIC's default CONNECT goes, so
-	// no other tenant can open the database.
-	return placeEach(ctx, admin, tenants, func(t string) []string {
-		return []string{"CREATE DATABASE " + ident(t) + " OWNER " + ident(t),
-			"REVOKE CONNECT, TEMPORARY ON DATABASE " + ident(t) + " FROM PUBLIC"}
+	// The owner connects by ownership; no other tenant can open the
+	// database.
+	return admin.placeEach(ctx, tenants, func(t string) [][]string {
+		return [][]string{admin.sql.CreateDatabase(t, t)}
 	}, func(i int, t, pw string) Placement {
 		return Placement{Tenant: t, Index: first + i, Instance: inst, Database: t, Role: t, Password: pw}
 	})

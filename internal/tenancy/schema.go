@@ -19,16 +19,12 @@ func (Schema) Instances(int) int { return 1 }
 
 func (Schema) Place(ctx context.Context, insts []*provider.Instance, tenants []string) ([]Placement, error) {
 	inst := insts[0]
-	admin, err := connectAdmin(ctx, inst, "postgres")
+	admin, err := connectAdmin(ctx, inst, "")
 	if err != nil {
 		return nil, err
 	}
-	err = execAll(ctx, admin, "CREATE DATABASE "+ident(SharedDatabase),
-		"REVOKE CONNECT, TEMPORARY ON DATABASE "+ident(SharedDatabase)+" FROM PUBLIC")
-	if err == nil {
-		err = lockDown(ctx, admin)
-	}
-	admin.Close(context.Background())
+	err = admin.exec(ctx, admin.sql.CreateDatabase(SharedDatabase, ""), admin.sql.LockDown())
+	admin.close()
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
 	}
@@ -36,16 +32,13 @@ func (Schema) Place(ctx context.Context, insts []*provider.Instance, tenants []s
 	if err != nil {
 		return nil, err
 	}
-	defer admin.Close(context.Background())
-	// No tenant may create in or read from the shared public schema.
-	if err := execAll(ctx, admin, "REVOKE ALL ON SCHEMA public FROM PUBLIC"); err != nil {
+	defer admin.close()
+	// No tenant may create in or read from the shared default schema.
+	if err := admin.exec(ctx, admin.sql.CloseDefaultSchema()); err != nil {
 		return nil, err
 	}
-	db := ident(SharedDatabase)
-	return placeEach(ctx, admin, tenants, func(t string) []string {
-		return []string{"GRANT CONNECT ON DATABASE " + db + " TO " + ident(t),
-			"CREATE SCHEMA " + ident(t) + " AUTHORIZATION " + ident(t),
-			"ALTER ROLE " + ident(t) + " IN DATABASE " + db + " SET search_path = " + ident(t)}
+	return admin.placeEach(ctx, tenants, func(t string) [][]string {
+		return [][]string{admin.sql.GrantDatabase(SharedDatabase, t, false), admin.sql.CreateSchema(SharedDatabase, t, t)}
 	}, func(i int, t, pw string) Placement {
 		return Placement{Tenant: t, Index: i, Instance: inst, Database: SharedDatabase, Schema: t, Role: t, Password: pw}
 	})

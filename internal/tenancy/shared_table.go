@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
@@ -36,23 +37,18 @@ func (SharedTable) Instances(int) int { return 1 }
 
 func (SharedTable) Place(ctx context.Context, insts []*provider.Instance, tenants []string) ([]Placement, error) {
 	inst := insts[0]
-	admin, err := connectAdmin(ctx, inst, "postgres")
+	admin, err := connectAdmin(ctx, inst, "")
 	if err != nil {
 		return nil, err
 	}
-	db := ident(SharedDatabase)
-	err = execAll(ctx, admin,
-		"CREATE ROLE "+ident(TableOwner)+" NOLOGIN",
-		"CREATE ROLE "+ident(tenantsGroup)+" NOLOGIN",
-		"CREATE DATABASE "+db+" OWNER "+ident(TableOwner),
-		"REVOKE CONNECT, TEMPORARY ON DATABASE "+db+" FROM PUBLIC",
+	q := admin.sql
+	err = admin.exec(ctx, q.CreateGroup(TableOwner), q.CreateGroup(tenantsGroup),
+		q.CreateDatabase(SharedDatabase, TableOwner),
 		// TEMPORARY: a tenant loads its rows through a temporary table
 		// (COPY FROM is refused on tables under row-level security).
-		"GRANT CONNECT, TEMPORARY ON DATABASE "+db+" TO "+ident(tenantsGroup))
-	if err == nil {
-		err = lockDown(ctx, admin)
-	}
-	admin.Close(context.Background())
+		q.GrantDatabase(SharedDatabase, tenantsGroup, true),
+		q.LockDown())
+	admin.close()
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
 	}
@@ -60,36 +56,32 @@ func (SharedTable) Place(ctx context.Context, insts []*provider.Instance, tenant
 	if err != nil {
 		return nil, err
 	}
-	defer admin.Close(context.Background())
-	// The owner creates the tables in public (its own on every server
-	// version); tenants only use them.
-	err = execAll(ctx, admin,
-		"ALTER SCHEMA public OWNER TO "+ident(TableOwner),
-		"REVOKE ALL ON SCHEMA public FROM PUBLIC",
-		"GRANT USAGE ON SCHEMA public TO "+ident(tenantsGroup))
-	if err != nil {
+	defer admin.close()
+	// The owner creates the tables in the default schema (its own on
+	// every server version); tenants only use them.
+	if err := admin.exec(ctx, q.ShareDefaultSchema(TableOwner, tenantsGroup)); err != nil {
 		return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
 	}
-	return placeEach(ctx, admin, tenants, func(t string) []string {
-		return []string{"GRANT " + ident(tenantsGroup) + " TO " + ident(t)}
+	return admin.placeEach(ctx, tenants, func(t string) [][]string {
+		return [][]string{q.GrantRole(tenantsGroup, t)}
 	}, func(i int, t, pw string) Placement {
 		return Placement{Tenant: t, Index: i, Instance: inst, Database: SharedDatabase, Role: t, Password: pw}
 	})
 }
 
 // ConnectOwner opens a connection to the shared tables' database as their
-// owner: a superuser connection that has taken the role TableOwner (SET
-// ROLE), so that what it creates belongs to the owner.
+// owner: a superuser connection that has taken the role TableOwner, so
+// that what it creates belongs to the owner.
 func ConnectOwner(ctx context.Context, inst *provider.Instance) (*pgx.Conn, error) {
-	conn, err := connectAdmin(ctx, inst, SharedDatabase)
+	admin, err := connectAdmin(ctx, inst, SharedDatabase)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := conn.Exec(ctx, "SET ROLE "+ident(TableOwner)); err != nil {
-		conn.Close(context.Background())
+	if err := admin.exec(ctx, admin.sql.AssumeRole(TableOwner)); err != nil {
+		admin.close()
 		return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
 	}
-	return conn, nil
+	return admin.conn, nil
 }
 
 // KeyRange is the key values tenant i (the Index of its placement) owns,
@@ -104,23 +96,22 @@ type KeyRange func(i int) (lo, hi int64)
 // adding, changing and removing rows of the keyed tables; reading every
 // other table of the schema (shared read-only data such as TPC-C's ITEM).
 func (SharedTable) Share(ctx context.Context, inst *provider.Instance, ps []Placement, keys []workload.KeyColumn, ranges KeyRange) error {
+	rls, ok := inst.Engine.(engine.Sharer)
+	if !ok {
+		return fmt.Errorf("instance %s: its engine cannot keep tenants' rows apart in shared tables", inst.Name)
+	}
 	admin, err := connectAdmin(ctx, inst, SharedDatabase)
 	if err != nil {
 		return err
 	}
-	defer admin.Close(context.Background())
+	defer admin.close()
 	keyed := map[string]bool{}
-	var stmts []string
-	group := ident(tenantsGroup)
+	var stmts [][]string
 	for _, k := range keys {
-		t := ident(k.Table)
 		keyed[k.Table] = true
-		stmts = append(stmts,
-			"ALTER TABLE "+t+" ENABLE ROW LEVEL SECURITY",
-			"ALTER TABLE "+t+" FORCE ROW LEVEL SECURITY",
-			"GRANT SELECT, INSERT, UPDATE, DELETE ON "+t+" TO "+group)
+		stmts = append(stmts, rls.ShareRows(k.Table, tenantsGroup))
 	}
-	rows, err := admin.Query(ctx, "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")
+	rows, err := admin.conn.Query(ctx, rls.TablesQuery())
 	if err != nil {
 		return err
 	}
@@ -132,7 +123,7 @@ func (SharedTable) Share(ctx context.Context, inst *provider.Instance, ps []Plac
 	for _, t := range tables {
 		present[t] = true
 		if !keyed[t] {
-			stmts = append(stmts, "GRANT SELECT ON "+ident(t)+" TO "+group)
+			stmts = append(stmts, rls.GrantRead(t, tenantsGroup))
 		}
 	}
 	for _, k := range keys {
@@ -140,7 +131,7 @@ func (SharedTable) Share(ctx context.Context, inst *provider.Instance, ps []Plac
 			return fmt.Errorf("shared-table: the workload keys table %s, which does not exist", k.Table)
 		}
 	}
-	if err := execAll(ctx, admin, stmts...); err != nil {
+	if err := admin.exec(ctx, stmts...); err != nil {
 		return err
 	}
 	// One round trip per tenant: its policies, a statement per table.
@@ -148,11 +139,9 @@ func (SharedTable) Share(ctx context.Context, inst *provider.Instance, ps []Plac
 		lo, hi := ranges(p.Index)
 		var b strings.Builder
 		for _, k := range keys {
-			in := fmt.Sprintf("%s BETWEEN %d AND %d", ident(k.Column), lo, hi)
-			fmt.Fprintf(&b, "CREATE POLICY %s ON %s TO %s USING (%s) WITH CHECK (%s);\n",
-				ident(p.Role), ident(k.Table), ident(p.Role), in, in)
+			b.WriteString(rls.RowPolicy(p.Role, k.Table, k.Column, lo, hi) + ";\n")
 		}
-		if err := admin.PgConn().Exec(ctx, b.String()).Close(); err != nil {
+		if err := admin.conn.PgConn().Exec(ctx, b.String()).Close(); err != nil {
 			return fmt.Errorf("tenant %s: policies: %w", p.Tenant, err)
 		}
 	}

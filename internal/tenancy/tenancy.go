@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -86,71 +87,85 @@ func password() (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-func ident(s string) string { return pgx.Identifier{s}.Sanitize() }
-
-// createRole makes a login role with a fresh password. Utility statements
-// take no bind parameters, so the password goes in as a quoted literal; it
-// is hex, and quoted all the same.
-func createRole(ctx context.Context, admin *pgx.Conn, role string) (string, error) {
-	pw, err := password()
-	if err != nil {
-		return "", err
-	}
-	lit, err := admin.PgConn().EscapeString(pw)
-	if err != nil {
-		return "", err
-	}
-	if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE ROLE %s LOGIN PASSWORD '%s'", ident(role), lit)); err != nil {
-		return "", fmt.Errorf("creating role %s: %w", role, err)
-	}
-	return pw, nil
+// session is a superuser connection to one database of inst, with the
+// admin SQL of inst's engine: the models say what to create, the engine
+// how.
+type session struct {
+	inst *provider.Instance
+	conn *pgx.Conn
+	sql  engine.Admin
 }
 
-// connectAdmin opens a superuser connection to database on inst.
-func connectAdmin(ctx context.Context, inst *provider.Instance, database string) (*pgx.Conn, error) {
+// adminSQL is the admin SQL of inst's engine.
+func adminSQL(inst *provider.Instance) (engine.Admin, error) {
+	a, ok := inst.Engine.(engine.Admin)
+	if !ok || inst.Engine == nil {
+		return nil, fmt.Errorf("instance %s: its engine has no admin SQL to place tenants with", inst.Name)
+	}
+	return a, nil
+}
+
+// connectAdmin opens a superuser session on database of inst; "" is the
+// engine's maintenance database.
+func connectAdmin(ctx context.Context, inst *provider.Instance, database string) (*session, error) {
+	a, err := adminSQL(inst)
+	if err != nil {
+		return nil, err
+	}
+	if database == "" {
+		database = a.MaintenanceDatabase()
+	}
 	conn, err := pgx.Connect(ctx, inst.AdminDSN(database))
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: connecting as superuser: %w", inst.Name, err)
 	}
-	return conn, nil
+	return &session{inst: inst, conn: conn, sql: a}, nil
 }
 
-// lockDown stops every role but the owners from connecting to the
-// maintenance databases, so a tenant's role reaches its own database only.
-func lockDown(ctx context.Context, admin *pgx.Conn) error {
-	for _, db := range []string{"postgres", "template1"} {
-		if _, err := admin.Exec(ctx, "REVOKE CONNECT ON DATABASE "+ident(db)+" FROM PUBLIC"); err != nil {
-			return err
+func (s *session) close() { s.conn.Close(context.Background()) }
+
+// exec runs statements in order, stopping at the first error.
+func (s *session) exec(ctx context.Context, stmts ...[]string) error {
+	for _, list := range stmts {
+		for _, st := range list {
+			if _, err := s.conn.Exec(ctx, st); err != nil {
+				return fmt.Errorf("%s: %w", st, err)
+			}
 		}
 	}
 	return nil
 }
 
-// execAll runs statements in order, stopping at the first error.
-// placeEach creates each tenant's login role on admin's server, runs the
-// model's statements for the tenant and makes its placement (pw is the
-// role's generated password).
-func placeEach(ctx context.Context, admin *pgx.Conn, tenants []string, stmts func(t string) []string,
+// createRole makes a login role with a fresh password.
+func (s *session) createRole(ctx context.Context, role string) (string, error) {
+	pw, err := password()
+	if err != nil {
+		return "", err
+	}
+	for _, st := range s.sql.CreateLogin(role, pw) {
+		if _, err := s.conn.Exec(ctx, st); err != nil {
+			// The statement holds the password: name the role only.
+			return "", fmt.Errorf("creating role %s: %w", role, err)
+		}
+	}
+	return pw, nil
+}
+
+// placeEach creates each tenant's login role on the session's server,
+// runs the model's statements for the tenant and makes its placement (pw
+// is the role's generated password).
+func (s *session) placeEach(ctx context.Context, tenants []string, stmts func(t string) [][]string,
 	place func(i int, t, pw string) Placement) ([]Placement, error) {
 	out := make([]Placement, 0, len(tenants))
 	for i, t := range tenants {
-		pw, err := createRole(ctx, admin, t)
+		pw, err := s.createRole(ctx, t)
 		if err != nil {
 			return nil, err
 		}
-		if err := execAll(ctx, admin, stmts(t)...); err != nil {
+		if err := s.exec(ctx, stmts(t)...); err != nil {
 			return nil, fmt.Errorf("tenant %s: %w", t, err)
 		}
 		out = append(out, place(i, t, pw))
 	}
 	return out, nil
-}
-
-func execAll(ctx context.Context, conn *pgx.Conn, stmts ...string) error {
-	for _, s := range stmts {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			return fmt.Errorf("%s: %w", s, err)
-		}
-	}
-	return nil
 }

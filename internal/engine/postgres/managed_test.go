@@ -1,9 +1,10 @@
-package postgres
+package postgres_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/tenantbench/tenantbench/internal/engine/postgres"
 	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
@@ -12,7 +13,7 @@ import (
 func TestSpecRefusesManaged(t *testing.T) {
 	for _, name := range []string{"port", "unix_socket_directories", "data_directory", "config_file",
 		"hba_file", "ident_file", "external_pid_file", "logging_collector", "log_destination"} {
-		if !Managed(name) {
+		if !postgres.Managed(name) {
 			t.Errorf("%s is not managed", name)
 		}
 		s, problems := spec.Parse([]byte("name: x\nsut: {settings: {" + name + ": 'on'}}\nworkload: {name: tpcb}\n"))

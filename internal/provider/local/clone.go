@@ -12,7 +12,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/tenantbench/tenantbench/internal/cgroup"
 	"github.com/tenantbench/tenantbench/internal/engine/postgres"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
@@ -103,20 +102,20 @@ func (p *Provider) Clone(ctx context.Context, src *provider.Instance, s provider
 		return nil, 0, err
 	}
 	inst = &provider.Instance{
-		Name:       s.Name,
-		Host:       "127.0.0.1",
-		User:       superuser,
-		Password:   src.Password, // the copy's, until replaced below
-		DataDir:    filepath.Join(srv.instDir, "data"),
-		LogFile:    filepath.Join(srv.instDir, "postgres.log"),
-		CgroupMode: string(cgroup.None),
+		Name:     s.Name,
+		Engine:   postgres.Engine{},
+		Host:     "127.0.0.1",
+		User:     superuser,
+		Password: src.Password, // the copy's, until replaced below
+		LogFile:  filepath.Join(srv.instDir, "postgres.log"),
 	}
+	newProcess(inst, filepath.Join(srv.instDir, "data"), s)
 	srv.inst = inst
 	if err := p.makeSocketDir(srv); err != nil {
 		return nil, 0, err
 	}
 	start := time.Now()
-	if err := p.copyDataDir(ctx, src.DataDir, srv); err != nil {
+	if err := p.copyDataDir(ctx, Of(src).DataDir, srv); err != nil {
 		return nil, 0, err
 	}
 	copied = time.Since(start)
@@ -134,7 +133,7 @@ func (p *Provider) Clone(ctx context.Context, src *provider.Instance, s provider
 // copyDataDir copies the data directory from into srv's, as the server
 // user, keeping modes and times.
 func (p *Provider) copyDataDir(ctx context.Context, from string, srv *server) error {
-	cmd := exec.CommandContext(ctx, "cp", "-a", "--", from, srv.inst.DataDir)
+	cmd := exec.CommandContext(ctx, "cp", "-a", "--", from, Of(srv.inst).DataDir)
 	cmd.Dir = srv.instDir
 	cmd.Env = serverEnv()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.account.credential()}
@@ -149,7 +148,7 @@ func (p *Provider) copyDataDir(ctx context.Context, from string, srv *server) er
 	}
 	// A server stopped cleanly leaves no postmaster.pid; one killed
 	// leaves it, and the copy must not look in use.
-	_ = os.Remove(filepath.Join(srv.inst.DataDir, "postmaster.pid"))
+	_ = os.Remove(filepath.Join(Of(srv.inst).DataDir, "postmaster.pid"))
 	return nil
 }
 
@@ -162,11 +161,7 @@ func setSuperuserPassword(ctx context.Context, inst *provider.Instance, pw strin
 		return fmt.Errorf("connecting to the copy as superuser: %w", err)
 	}
 	defer conn.Close(context.Background())
-	lit, err := conn.PgConn().EscapeString(pw)
-	if err != nil {
-		return err
-	}
-	if _, err := conn.Exec(ctx, "ALTER ROLE "+pgx.Identifier{superuser}.Sanitize()+" PASSWORD '"+lit+"'"); err != nil {
+	if _, err := conn.Exec(ctx, postgres.Engine{}.SetPassword(superuser, pw)[0]); err != nil {
 		return fmt.Errorf("setting the copy's superuser password: %w", err)
 	}
 	return nil
@@ -187,8 +182,9 @@ func (p *Provider) Restart(ctx context.Context, inst *provider.Instance) (*provi
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
 	}
-	again := &provider.Instance{Name: inst.Name, Host: inst.Host, User: inst.User, Password: inst.Password,
-		DataDir: inst.DataDir, LogFile: inst.LogFile, SocketDir: inst.SocketDir, CgroupMode: string(cgroup.None)}
+	again := &provider.Instance{Name: inst.Name, Engine: inst.Engine, Host: inst.Host, User: inst.User, Password: inst.Password,
+		LogFile: inst.LogFile, SocketDir: inst.SocketDir}
+	newProcess(again, Of(inst).DataDir, old.spec)
 	srv := &server{instDir: old.instDir, inst: again}
 	if old.ownSocketDir {
 		// Stop removed the socket directory it had made.

@@ -56,7 +56,7 @@ func TestCloneAndRestart(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	if clone.Port == again.Port || clone.DataDir == src.DataDir || clone.Password == src.Password || clone.SocketDir == again.SocketDir {
+	if clone.Port == again.Port || Of(clone).DataDir == Of(src).DataDir || clone.Password == src.Password || clone.SocketDir == again.SocketDir {
 		t.Errorf("the copy shares the original's endpoint, directory or password: %+v vs %+v", clone, again)
 	}
 	for _, inst := range []*provider.Instance{clone, again} {
@@ -82,16 +82,16 @@ func TestCloneAndRestart(t *testing.T) {
 	// The copy's files belong to the servers' user, with the original's
 	// modes.
 	var want, got syscall.Stat_t
-	if err := syscall.Stat(filepath.Join(src.DataDir, "PG_VERSION"), &want); err != nil {
+	if err := syscall.Stat(filepath.Join(Of(src).DataDir, "PG_VERSION"), &want); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Stat(filepath.Join(clone.DataDir, "PG_VERSION"), &got); err != nil {
+	if err := syscall.Stat(filepath.Join(Of(clone).DataDir, "PG_VERSION"), &got); err != nil {
 		t.Fatal(err)
 	}
 	if got.Uid != want.Uid || got.Mode != want.Mode {
 		t.Errorf("copied file: uid %d mode %o, original uid %d mode %o", got.Uid, got.Mode, want.Uid, want.Mode)
 	}
-	if fi, err := os.Stat(clone.DataDir); err != nil || fi.Mode().Perm() != 0o700 {
+	if fi, err := os.Stat(Of(clone).DataDir); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("copied data directory mode %v (%v), want 0700", fi.Mode().Perm(), err)
 	}
 	// A stopped original cannot be restarted twice over, nor a running one.

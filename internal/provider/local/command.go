@@ -32,7 +32,7 @@ func (p *Provider) startProcess(bins postgres.Binaries, srv *server) error {
 		return err
 	}
 
-	args := []string{bins.Postgres(), "-D", srv.inst.DataDir}
+	args := []string{bins.Postgres(), "-D", Of(srv.inst).DataDir}
 	attr := &syscall.SysProcAttr{Setpgid: true, Credential: p.account.credential()}
 	var cmd *exec.Cmd
 	switch {
@@ -64,7 +64,7 @@ func (p *Provider) startProcess(bins postgres.Binaries, srv *server) error {
 	exited := make(chan struct{})
 	srv.cmd = cmd
 	srv.exited = exited
-	srv.inst.Pid = cmd.Process.Pid
+	Of(srv.inst).Pid = cmd.Process.Pid
 	srv.inst.Exited = exited
 	go func() {
 		_ = cmd.Wait()

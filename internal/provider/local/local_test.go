@@ -118,11 +118,11 @@ func processesOn(t *testing.T, dir string) []int {
 // directory, no socket.
 func checkGone(t *testing.T, inst *provider.Instance, group *cgroup.Group) {
 	t.Helper()
-	if alive(inst.Pid) {
-		t.Errorf("postmaster %d still runs", inst.Pid)
+	if alive(Of(inst).Pid) {
+		t.Errorf("postmaster %d still runs", Of(inst).Pid)
 	}
-	if left := processesOn(t, inst.DataDir); len(left) > 0 {
-		t.Errorf("processes %v still run on %s", left, inst.DataDir)
+	if left := processesOn(t, Of(inst).DataDir); len(left) > 0 {
+		t.Errorf("processes %v still run on %s", left, Of(inst).DataDir)
 	}
 	if group != nil {
 		for _, d := range group.Dirs() {
@@ -188,14 +188,14 @@ func TestStartStop(t *testing.T) {
 		t.Error("the password is in the server log")
 	}
 	if p.account != nil {
-		fi, err := os.Stat(inst.DataDir)
+		fi, err := os.Stat(Of(inst).DataDir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if uid := fi.Sys().(*syscall.Stat_t).Uid; int(uid) != p.account.uid {
 			t.Errorf("data directory owned by uid %d, want %d (%s)", uid, p.account.uid, p.account.name)
 		}
-		for _, pid := range serverProcs(inst.Pid) {
+		for _, pid := range serverProcs(Of(inst).Pid) {
 			proc, _ := procfs.NewProc(pid)
 			st, err := proc.NewStatus()
 			if err == nil && int(st.UIDs[1]) != p.account.uid {
@@ -206,12 +206,12 @@ func TestStartStop(t *testing.T) {
 
 	var group *cgroup.Group
 	if p.cgroups.Mode == cgroup.None {
-		if inst.Cgroup != "" || inst.CgroupMode != "none" || inst.LimitsEnforced {
-			t.Errorf("no cgroups, yet Cgroup=%q CgroupMode=%q LimitsEnforced=%v", inst.Cgroup, inst.CgroupMode, inst.LimitsEnforced)
+		if Of(inst).CgroupPath != "" || Of(inst).CgroupMode != "none" || inst.LimitsEnforced {
+			t.Errorf("no cgroups, yet Cgroup=%q CgroupMode=%q LimitsEnforced=%v", Of(inst).CgroupPath, Of(inst).CgroupMode, inst.LimitsEnforced)
 		}
 		t.Logf("cgroup checks skipped: %s", p.cgroups.Reason)
 	} else {
-		group = p.cgroups.Open(inst.Cgroup)
+		group = p.cgroups.Open(Of(inst).CgroupPath)
 		checkLimits(t, group, 50000, 256<<20)
 		checkAllInside(t, inst, group)
 	}
@@ -229,7 +229,7 @@ func TestStartStop(t *testing.T) {
 	if err := p.Stop(ctx, inst); err != nil {
 		t.Errorf("second Stop: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(inst.DataDir, "PG_VERSION")); err != nil {
+	if _, err := os.Stat(filepath.Join(Of(inst).DataDir, "PG_VERSION")); err != nil {
 		t.Errorf("Stop must keep the data directory: %v", err)
 	}
 }
@@ -269,13 +269,13 @@ func checkLimits(t *testing.T, g *cgroup.Group, quota, memory int64) {
 // and workers come and go, so they are compared until they agree.
 func checkAllInside(t *testing.T, inst *provider.Instance, g *cgroup.Group) {
 	t.Helper()
-	if n := len(serverProcs(inst.Pid)); n < 4 {
+	if n := len(serverProcs(Of(inst).Pid)); n < 4 {
 		t.Errorf("only %d server processes: background processes missing?", n)
 	}
 	var diff string
 	for try := 0; try < 50; try++ {
 		diff = ""
-		tree := fmt.Sprint(serverProcs(inst.Pid))
+		tree := fmt.Sprint(serverProcs(Of(inst).Pid))
 		for _, f := range g.ProcsFiles() {
 			b, err := os.ReadFile(f)
 			if err != nil {
@@ -303,10 +303,14 @@ func TestKilledPostmasterClosesExited(t *testing.T) {
 	p := newProvider(t, Options{})
 	inst := start(t, p, provider.InstanceSpec{Name: "victim", WorkDir: testDir(t)})
 	var group *cgroup.Group
-	if inst.Cgroup != "" {
-		group = p.cgroups.Open(inst.Cgroup)
+	if Of(inst).CgroupPath != "" {
+		group = p.cgroups.Open(Of(inst).CgroupPath)
 	}
-	if err := syscall.Kill(inst.Pid, syscall.SIGKILL); err != nil {
+	killer, ok := provider.As[provider.Killer](inst)
+	if !ok {
+		t.Fatal("a local instance cannot be killed")
+	}
+	if err := killer.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -394,8 +398,8 @@ func TestTwoInstancesAtOnce(t *testing.T) {
 			t.Errorf("port %d reaches %q, want %q", inst.Port, got, inst.Name)
 		}
 	}
-	if insts[0].Cgroup != "" && filepath.Dir(insts[0].Cgroup) != filepath.Dir(insts[1].Cgroup) {
-		t.Errorf("instances of one work dir in different run cgroups: %s, %s", insts[0].Cgroup, insts[1].Cgroup)
+	if Of(insts[0]).CgroupPath != "" && filepath.Dir(Of(insts[0]).CgroupPath) != filepath.Dir(Of(insts[1]).CgroupPath) {
+		t.Errorf("instances of one work dir in different run cgroups: %s, %s", Of(insts[0]).CgroupPath, Of(insts[1]).CgroupPath)
 	}
 }
 
@@ -408,8 +412,8 @@ func TestStopRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	var group *cgroup.Group
-	if inst.Cgroup != "" {
-		group = p.cgroups.Open(inst.Cgroup)
+	if Of(inst).CgroupPath != "" {
+		group = p.cgroups.Open(Of(inst).CgroupPath)
 	}
 	conn := connect(t, inst.AdminDSN("postgres")) // a backend to stop too
 	_ = conn
@@ -482,15 +486,15 @@ func TestNoLimitsAsked(t *testing.T) {
 	p := newProvider(t, Options{})
 	inst := start(t, p, provider.InstanceSpec{Name: "unlimited", WorkDir: testDir(t)})
 	if inst.LimitsEnforced {
-		t.Errorf("no limits asked for, yet LimitsEnforced (cgroup %q, %s)", inst.Cgroup, inst.CgroupMode)
+		t.Errorf("no limits asked for, yet LimitsEnforced (cgroup %q, %s)", Of(inst).CgroupPath, Of(inst).CgroupMode)
 	}
 }
 
 func TestNoCgroups(t *testing.T) {
 	p := newProvider(t, Options{Cgroups: &cgroup.System{Mode: cgroup.None, Reason: "test"}})
 	inst := start(t, p, provider.InstanceSpec{Name: "free", WorkDir: testDir(t), CPUs: 1, MemoryBytes: 1 << 30})
-	if inst.Cgroup != "" || inst.CgroupMode != "none" || inst.LimitsEnforced {
-		t.Errorf("Cgroup=%q CgroupMode=%q LimitsEnforced=%v, want \"\", none, false", inst.Cgroup, inst.CgroupMode, inst.LimitsEnforced)
+	if Of(inst).CgroupPath != "" || Of(inst).CgroupMode != "none" || inst.LimitsEnforced {
+		t.Errorf("Cgroup=%q CgroupMode=%q LimitsEnforced=%v, want \"\", none, false", Of(inst).CgroupPath, Of(inst).CgroupMode, inst.LimitsEnforced)
 	}
 }
 
@@ -516,9 +520,9 @@ func TestCgroupV2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	group := v2.Open(inst.Cgroup)
-	if inst.CgroupMode != "v2" {
-		t.Errorf("CgroupMode = %s", inst.CgroupMode)
+	group := v2.Open(Of(inst).CgroupPath)
+	if Of(inst).CgroupMode != "v2" {
+		t.Errorf("CgroupMode = %s", Of(inst).CgroupMode)
 	}
 	checkAllInside(t, inst, group)
 	if err := p.Stop(context.Background(), inst); err != nil {

@@ -76,13 +76,13 @@ func (p *Provider) Start(ctx context.Context, s provider.InstanceSpec) (inst *pr
 	}
 
 	inst = &provider.Instance{
-		Name:       s.Name,
-		Host:       "127.0.0.1",
-		User:       superuser,
-		DataDir:    filepath.Join(srv.instDir, "data"),
-		LogFile:    filepath.Join(srv.instDir, "postgres.log"),
-		CgroupMode: string(cgroup.None),
+		Name:    s.Name,
+		Engine:  postgres.Engine{},
+		Host:    "127.0.0.1",
+		User:    superuser,
+		LogFile: filepath.Join(srv.instDir, "postgres.log"),
 	}
+	newProcess(inst, filepath.Join(srv.instDir, "data"), s)
 	srv.inst = inst
 	if inst.Password, err = password(); err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ func (p *Provider) Start(ctx context.Context, s provider.InstanceSpec) (inst *pr
 	if err := p.initdb(ctx, bins, srv); err != nil {
 		return nil, err
 	}
-	if err := postgres.WriteHBA(inst.DataDir); err != nil {
+	if err := postgres.WriteHBA(Of(inst).DataDir); err != nil {
 		return nil, err
 	}
 	if err := p.run(ctx, bins, srv, workDir, s); err != nil {
@@ -175,7 +175,7 @@ func (p *Provider) initdb(ctx context.Context, bins postgres.Binaries, srv *serv
 		return err
 	}
 	cmd := exec.CommandContext(ctx, bins.Initdb(),
-		"-D", srv.inst.DataDir, "-N", "-E", "UTF8", "--locale=C",
+		"-D", Of(srv.inst).DataDir, "-N", "-E", "UTF8", "--locale=C",
 		"-U", superuser, "--auth=scram-sha-256", "--pwfile="+pwfile)
 	cmd.Dir = srv.instDir // the server user may not enter the caller's directory
 	cmd.Env = serverEnv()
@@ -222,8 +222,8 @@ func (p *Provider) makeCgroup(srv *server, workDir string, s provider.InstanceSp
 			return err
 		}
 	}
-	srv.inst.Cgroup = g.Path()
-	srv.inst.CgroupMode = string(g.Mode())
+	Of(srv.inst).CgroupPath = g.Path()
+	Of(srv.inst).CgroupMode = string(g.Mode())
 	// In force only when asked for: a server without limits runs
 	// unlimited, whatever the cgroup could enforce.
 	srv.inst.LimitsEnforced = g.LimitsEnforced() && (s.CPUs > 0 || s.MemoryBytes > 0)
@@ -254,7 +254,7 @@ func (p *Provider) launch(ctx context.Context, bins postgres.Binaries, srv *serv
 		ClusterName:    s.Name,
 		Settings:       s.Settings,
 	}
-	if err := postgres.WriteConfig(srv.inst.DataDir, conf); err != nil {
+	if err := postgres.WriteConfig(Of(srv.inst).DataDir, conf); err != nil {
 		return err
 	}
 	if err := p.startProcess(bins, srv); err != nil {

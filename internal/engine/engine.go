@@ -1,0 +1,173 @@
+// Package engine is the seam between tenantbench and a DBMS: an Engine
+// says what a spec may set for it, what a server of it needs, how to
+// connect and how to class its errors; optional interfaces (Admin,
+// Sharer, DatabaseCopier, Statistics) give the SQL the tenancy models and
+// the monitor run. PostgreSQL (package postgres) is the first engine.
+//
+// An engine's methods take and return plain Go types only, so that an
+// engine package needs nothing from this one and this one can register
+// it (Builtin).
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tenantbench/tenantbench/internal/engine/postgres"
+)
+
+// Engine is one DBMS.
+type Engine interface {
+	// Name is the engine's name in a spec (sut.engine).
+	Name() string
+	// SettingRule says what a key of sut.settings must be, "" when the
+	// spec may set it: a parameter name of this engine that tenantbench
+	// does not set itself (port, sockets, files, logging).
+	SettingRule(key string) string
+	// ConnectionReserve is the connections a server needs beyond the
+	// tenants' own: those the engine keeps for superusers and
+	// tenantbench's admin connections.
+	ConnectionReserve() int
+	// MinMemory is the least memory limit, in bytes, a server of this
+	// engine runs a benchmark with.
+	MinMemory() int64
+	// DSN is a connection string for user on database at host (a name or
+	// address, or a unix socket directory when it starts with "/") and
+	// port. It holds the password: never log it.
+	DSN(host string, port int, database, user, password string) string
+	// ErrorClass is the class of a server error (PostgreSQL: the
+	// SQLSTATE's first two characters), "" when err is not one.
+	ErrorClass(err error) string
+}
+
+// Admin is the SQL an engine's superuser runs to place tenants. Each
+// method returns the statements to run in order, on one session.
+type Admin interface {
+	// MaintenanceDatabase is the database an admin session opens before
+	// any tenant's exists.
+	MaintenanceDatabase() string
+	CreateLogin(role, password string) []string // a role that logs in
+	CreateGroup(role string) []string           // a role that cannot log in
+	GrantRole(group, member string) []string
+	SetPassword(role, password string) []string
+	// CreateDatabase makes db, owned by owner ("" for the admin), closed
+	// to every role but its owner.
+	CreateDatabase(db, owner string) []string
+	// GrantDatabase lets role connect to db; temporary: and create
+	// temporary tables there.
+	GrantDatabase(db, role string, temporary bool) []string
+	// CreateSchema, run in db, makes schema, owned by owner, the schema
+	// owner's sessions in db use.
+	CreateSchema(db, schema, owner string) []string
+	// CloseDefaultSchema, run in a database, takes every privilege on its
+	// default schema from every role.
+	CloseDefaultSchema() []string
+	// ShareDefaultSchema, run in a database, gives its default schema to
+	// owner and lets group use it only.
+	ShareDefaultSchema(owner, group string) []string
+	// LockDown, run in the maintenance database, closes the maintenance
+	// databases to every role but their owners.
+	LockDown() []string
+	// AssumeRole makes the session act as role.
+	AssumeRole(role string) []string
+	// RenameTenant renames a tenant's role and database (a copied server
+	// handed to another tenant).
+	RenameTenant(fromRole, fromDB, toRole, toDB string) []string
+}
+
+// Sharer is an engine that can keep tenants' rows apart in shared tables.
+type Sharer interface {
+	// TablesQuery lists the default schema's tables by name.
+	TablesQuery() string
+	// ShareRows lets group reach table's rows through policies only.
+	ShareRows(table, group string) []string
+	// GrantRead lets group read table.
+	GrantRead(table, group string) []string
+	// RowPolicy gives role the rows of table whose column is in lo..hi.
+	RowPolicy(role, table, column string, lo, hi int64) string
+}
+
+// DatabaseCopier is an engine that copies a database on its server.
+type DatabaseCopier interface {
+	// VersionQuery returns the server's version as one integer.
+	VersionQuery() string
+	// CopyDatabase makes db a copy of template owned by owner, closed to
+	// every other role; version is VersionQuery's answer.
+	CopyDatabase(db, template, owner string, version int) []string
+	// EndSessionsQuery ends every other session on database $1.
+	EndSessionsQuery() string
+	// InUse says whether err is a refusal because the template is in use.
+	InUse(err error) bool
+	// HandOverQuery lists the statements that give what role $1 owns in
+	// the current database to role $2.
+	HandOverQuery() string
+	// LeftOfQuery counts what of the current database still depends on
+	// role $1.
+	LeftOfQuery() string
+}
+
+// Statistics is an engine whose server the monitor samples over an admin
+// session. The queries' columns are the monitor's contract.
+type Statistics interface {
+	// StatisticsViews are the cumulative statistics views the monitor
+	// snapshots at phase marks, those the server has.
+	StatisticsViews() []string
+	// ActivityQuery lists every server process: pid int4, backend type
+	// text, role oid, database oid, state, wait event type, wait event
+	// (texts).
+	ActivityQuery() string
+	// NamesQuery maps oids to names: is-a-role bool, oid, name text.
+	NamesQuery() string
+	// SharedMemoryQuery is the shared memory the server allocated but its
+	// buffer cache, in bytes (int8).
+	SharedMemoryQuery() string
+}
+
+// Registry is the set of known engines, by name. An explicit value, not a
+// package global: callers build it with Builtin.
+type Registry map[string]Engine
+
+// Builtin returns the engines tenantbench has.
+func Builtin() Registry {
+	r := Registry{}
+	r.Add(postgres.Engine{})
+	return r
+}
+
+// Add registers e, refusing a duplicate name.
+func (r Registry) Add(e Engine) {
+	if _, dup := r[e.Name()]; dup {
+		panic("engine registered twice: " + e.Name())
+	}
+	r[e.Name()] = e
+}
+
+// Names are the registered engines' names, sorted.
+func (r Registry) Names() []string {
+	names := make([]string, 0, len(r))
+	for n := range r {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Get is the engine named name, or an error listing those there are.
+func (r Registry) Get(name string) (Engine, error) {
+	if e, ok := r[name]; ok {
+		return e, nil
+	}
+	return nil, fmt.Errorf("engine %q is not known (known: %s)", name, strings.Join(r.Names(), ", "))
+}
+
+// ErrorClass asks every engine for the class of err: each knows its own
+// driver's error types, so at most one answers. "" when none does.
+func (r Registry) ErrorClass(err error) string {
+	for _, e := range r {
+		if c := e.ErrorClass(err); c != "" {
+			return c
+		}
+	}
+	return ""
+}

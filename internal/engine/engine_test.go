@@ -1,0 +1,34 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+func TestRegistry(t *testing.T) {
+	r := Builtin()
+	if got := strings.Join(r.Names(), ","); got != "postgres" {
+		t.Errorf("builtin engines %s, want postgres", got)
+	}
+	if e, err := r.Get("postgres"); err != nil || e.Name() != "postgres" {
+		t.Errorf("Get(postgres) = %v, %v", e, err)
+	}
+	if _, err := r.Get("mariadb"); err == nil || !strings.Contains(err.Error(), "known: postgres") {
+		t.Errorf("Get(mariadb) error %v, want the known engines", err)
+	}
+	if c := r.ErrorClass(fmt.Errorf("x: %w", &pgconn.PgError{Code: "23505"})); c != "23" {
+		t.Errorf("class %q, want 23", c)
+	}
+	if c := r.ErrorClass(fmt.Errorf("broken pipe")); c != "" {
+		t.Errorf("class of a connection error %q, want empty", c)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a second postgres was registered")
+		}
+	}()
+	r.Add(r["postgres"])
+}

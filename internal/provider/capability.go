@@ -1,0 +1,80 @@
+package provider
+
+import (
+	"context"
+	"time"
+)
+
+// Capabilities: what callers may ask of a provider or an instance beyond
+// connecting. Each is a small interface; a provider implements those it
+// can, and a caller asks (As for an instance's, a type assertion for a
+// provider's) and says what it does without one.
+
+// As returns the instance's capability T, if its provider gave it one.
+func As[T any](i *Instance) (T, bool) {
+	c, ok := i.Control.(T)
+	return c, ok
+}
+
+// ResourceSampler is what the monitor needs to sample a server's
+// resources on this machine.
+type ResourceSampler interface {
+	// ProcessRoot is the server's root process (PostgreSQL: the
+	// postmaster), the parent of every process it starts.
+	ProcessRoot() int
+	// Cgroup is the server's cgroup path below the hierarchy root
+	// ("/tenantbench/<run>/<name>", "" when none could be made) and the
+	// cgroup version ("v1", "v2" or "none").
+	Cgroup() (path, mode string)
+}
+
+// CgroupOf is i's cgroup and its mode, "" and "none" when it has none.
+func CgroupOf(i *Instance) (path, mode string) {
+	if s, ok := As[ResourceSampler](i); ok {
+		return s.Cgroup()
+	}
+	return "", "none"
+}
+
+// Storage is a server whose data on disk can be measured.
+type Storage interface {
+	// StorageBytes is the size of the server's data files.
+	StorageBytes() (int64, error)
+}
+
+// Limits is a server run under resource limits.
+type Limits interface {
+	// Limits are the CPUs (0 = none) and memory bytes (0 = none) the
+	// server was given, and whether they are in force.
+	Limits() (cpus float64, memoryBytes int64, enforced bool)
+}
+
+// Killer is a server that can be killed at once (a crash: the server
+// recovers from its WAL when started again).
+type Killer interface {
+	Kill() error
+}
+
+// Freezer is a server that can be stopped in its tracks and resumed: its
+// processes neither run nor answer meanwhile, as on a stalled host.
+type Freezer interface {
+	Freeze() error
+	Thaw() error
+}
+
+// Cloner is a provider that copies a stopped server: each copy a server
+// of its own on the same data, started as s says.
+type Cloner interface {
+	// Clone starts a new server on a copy of src's data; src must have
+	// been stopped. copied is how long the copy of the data took.
+	Clone(ctx context.Context, src *Instance, s InstanceSpec) (inst *Instance, copied time.Duration, err error)
+	// Restart starts a stopped server again on its data, as a new
+	// Instance.
+	Restart(ctx context.Context, inst *Instance) (*Instance, error)
+}
+
+// Recorder is a server that `tenantbench down` can find again from its
+// Record: it fills in what it needs beyond the name and endpoint.
+type Recorder interface {
+	Record(r *Record)
+}

@@ -1,0 +1,108 @@
+package local
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"syscall"
+
+	"github.com/tenantbench/tenantbench/internal/provider"
+)
+
+// Process is a local server as this machine sees it: the Control of every
+// Instance this provider starts. It gives the monitor the process tree
+// and cgroup to sample, the run the size of the data directory, `down`
+// what it needs to find the server again, and faults their signals.
+type Process struct {
+	Pid        int    // the postmaster; its process group is the server's
+	DataDir    string // the server's data directory
+	CgroupPath string // below the hierarchy root, "" when none could be made
+	CgroupMode string // "v1", "v2" or "none"
+	// CPUs and MemoryBytes are the limits the server was started with
+	// (0 = none); Instance.LimitsEnforced says whether they hold.
+	CPUs        float64
+	MemoryBytes int64
+	enforced    *bool // the instance's LimitsEnforced
+}
+
+var (
+	_ provider.ResourceSampler = (*Process)(nil)
+	_ provider.Storage         = (*Process)(nil)
+	_ provider.Limits          = (*Process)(nil)
+	_ provider.Killer          = (*Process)(nil)
+	_ provider.Freezer         = (*Process)(nil)
+	_ provider.Recorder        = (*Process)(nil)
+	_ provider.Cloner          = (*Provider)(nil)
+)
+
+// Of is the Process of an instance this provider started, nil for any
+// other instance.
+func Of(inst *provider.Instance) *Process {
+	p, _ := inst.Control.(*Process)
+	return p
+}
+
+func (p *Process) ProcessRoot() int            { return p.Pid }
+func (p *Process) Cgroup() (path, mode string) { return p.CgroupPath, p.CgroupMode }
+
+func (p *Process) Limits() (cpus float64, memoryBytes int64, enforced bool) {
+	return p.CPUs, p.MemoryBytes, p.enforced != nil && *p.enforced
+}
+
+// StorageBytes adds up the regular files of the data directory: a local
+// server pays for what it holds.
+func (p *Process) StorageBytes() (int64, error) {
+	var bytes int64
+	err := filepath.WalkDir(p.DataDir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				bytes += fi.Size()
+			}
+		}
+		return nil
+	})
+	return bytes, err
+}
+
+// Kill sends SIGKILL to the postmaster: its backends then end too, and a
+// start afterwards recovers from the WAL (a crash).
+func (p *Process) Kill() error { return syscall.Kill(p.Pid, syscall.SIGKILL) }
+
+// Freeze stops the server's every process (SIGSTOP): the postmaster
+// first, so that it starts no other, then all below it (each backend is
+// in a session of its own: the process group does not reach them).
+func (p *Process) Freeze() error { return p.signalTree(syscall.SIGSTOP) }
+
+// Thaw resumes what Freeze stopped (SIGCONT).
+func (p *Process) Thaw() error { return p.signalTree(syscall.SIGCONT) }
+
+func (p *Process) signalTree(sig syscall.Signal) error {
+	if err := syscall.Kill(p.Pid, sig); err != nil {
+		return err
+	}
+	for _, pid := range descendants(p.Pid) {
+		// A process that ended meanwhile needs no signal.
+		if err := syscall.Kill(pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return err
+		}
+	}
+	return nil
+}
+
+// Record fills in what StopRecord needs beyond the name and endpoint. Its
+// WorkDir is the instance's own directory (the parent of DataDir), which
+// StopRecord removes.
+func (p *Process) Record(r *provider.Record) {
+	r.Pid, r.DataDir, r.Cgroup, r.CgroupMode = p.Pid, p.DataDir, p.CgroupPath, p.CgroupMode
+	r.WorkDir = filepath.Dir(p.DataDir)
+}
+
+// newProcess gives inst its Process, on dataDir, with the limits s asks
+// for; the start fills in the pid and cgroup.
+func newProcess(inst *provider.Instance, dataDir string, s provider.InstanceSpec) {
+	inst.Control = &Process{DataDir: dataDir, CgroupMode: "none", CPUs: s.CPUs, MemoryBytes: s.MemoryBytes,
+		enforced: &inst.LimitsEnforced}
+}

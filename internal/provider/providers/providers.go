@@ -1,0 +1,20 @@
+// Package providers registers the providers tenantbench has. It is apart
+// from package provider, which every provider imports.
+package providers
+
+import (
+	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/provider/local"
+)
+
+// Builtin returns the providers tenantbench has: local (servers as
+// processes on this machine). external and kubernetes are planned.
+func Builtin() provider.Registry {
+	r := provider.Registry{}
+	r.Add(provider.Factory{
+		Name:       "local",
+		New:        func() (provider.Provider, error) { return local.New(local.Options{}) },
+		StopRecord: local.StopRecord,
+	})
+	return r
+}

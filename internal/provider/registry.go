@@ -1,0 +1,58 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Factory makes one kind of provider (sut.provider names it).
+type Factory struct {
+	Name string
+	// New prepares a provider for a run.
+	New func() (Provider, error)
+	// StopRecord stops a server an earlier tenantbench process kept up
+	// (`tenantbench down`); nil when the provider keeps none.
+	StopRecord func(ctx context.Context, r Record) error
+}
+
+// Registry is the set of known providers, by name. An explicit value, not
+// a package global: package providers builds the builtin one.
+type Registry map[string]Factory
+
+// Add registers f, refusing a duplicate name.
+func (r Registry) Add(f Factory) {
+	if _, dup := r[f.Name]; dup {
+		panic("provider registered twice: " + f.Name)
+	}
+	r[f.Name] = f
+}
+
+// Names are the registered providers' names, sorted: what sut.provider
+// may be.
+func (r Registry) Names() []string {
+	names := make([]string, 0, len(r))
+	for n := range r {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Get is the provider named name, or an error listing those there are.
+func (r Registry) Get(name string) (Factory, error) {
+	if f, ok := r[name]; ok {
+		return f, nil
+	}
+	return Factory{}, fmt.Errorf("provider %q is not known (known: %s)", name, strings.Join(r.Names(), ", "))
+}
+
+// New makes the provider named name.
+func (r Registry) New(name string) (Provider, error) {
+	f, err := r.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	return f.New()
+}
