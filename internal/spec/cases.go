@@ -50,7 +50,7 @@ func (d *Decoder) cases(n *yaml.Node, path string, dst *[]Case) {
 				}
 			}},
 			{"scale", func(n *yaml.Node, p string) {
-				if isNull(n) {
+				if IsNull(n) {
 					return
 				}
 				var v float64
@@ -58,7 +58,7 @@ func (d *Decoder) cases(n *yaml.Node, path string, dst *[]Case) {
 				c.Scale = &v
 			}},
 			{"clients", func(n *yaml.Node, p string) {
-				if isNull(n) {
+				if IsNull(n) {
 					return
 				}
 				var v int
@@ -71,7 +71,7 @@ func (d *Decoder) cases(n *yaml.Node, path string, dst *[]Case) {
 		out = append(out, c)
 	})
 
-	if !isNull(n) {
+	if !IsNull(n) {
 		*dst = out
 	}
 }
@@ -162,7 +162,7 @@ func (c *Case) apply(w *Workload, r *Run) {
 	if c.Clients != nil {
 		r.Clients = *c.Clients
 	}
-	if !isNull(&c.Options) {
+	if !IsNull(&c.Options) {
 		r.Options = MergeOptions(&w.Options, &c.Options)
 	}
 }

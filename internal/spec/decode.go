@@ -87,7 +87,7 @@ type Field struct {
 // empty mapping.
 func (d *Decoder) Mapping(n *yaml.Node, path string, fields []Field) {
 	n = resolve(n)
-	if isNull(n) {
+	if IsNull(n) {
 		return
 	}
 	var keys []string
@@ -139,7 +139,7 @@ func (d *Decoder) pairs(n *yaml.Node, path string, each func(key string, kn, vn 
 		if vn := resolve(vn); vn != nil {
 			d.lines[kp] = vn.Line
 		}
-		if !isNull(vn) {
+		if !IsNull(vn) {
 			d.present[kp] = true
 		}
 		each(key, kn, vn)
@@ -175,7 +175,7 @@ func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
 // sequence. null is an empty sequence.
 func (d *Decoder) Seq(n *yaml.Node, path, what string, each func(e *yaml.Node, path string)) {
 	n = resolve(n)
-	if isNull(n) {
+	if IsNull(n) {
 		return
 	}
 	if n.Kind != yaml.SequenceNode {
@@ -217,7 +217,7 @@ func List[T any](d *Decoder, n *yaml.Node, path string, read Reader[T], dst *[]T
 // the default instead, and every mistake of the list should still be
 // reported at once.
 func values[T any](d *Decoder, n *yaml.Node, path string, read Reader[T], rule func(T) string, dst *[]T) bool {
-	if isNull(n) {
+	if IsNull(n) {
 		return false
 	}
 	l, problems := readList(n, path, read)
@@ -290,7 +290,7 @@ func (d *Decoder) sut(n *yaml.Node, path string, s *SUT) {
 // and its readable values have been checked here.
 func (d *Decoder) settings(n *yaml.Node, path string, dst *map[string]Values) {
 	n = resolve(n)
-	if isNull(n) {
+	if IsNull(n) {
 		return
 	}
 	if n.Kind != yaml.MappingNode {
@@ -301,7 +301,7 @@ func (d *Decoder) settings(n *yaml.Node, path string, dst *map[string]Values) {
 	out := map[string]Values{}
 	d.pairs(n, path, func(key string, kn, vn *yaml.Node) {
 		kp := join(path, key)
-		if isNull(vn) {
+		if IsNull(vn) {
 			d.Report(Problem{Path: kp, Line: kn.Line, Allowed: "needs a value; remove the key to keep the server's default"})
 			if msg := settingKeyRule(key); msg != "" {
 				d.problems = append(d.problems, Problem{Path: kp, Line: kn.Line, Allowed: msg})
@@ -351,7 +351,7 @@ func (d *Decoder) workload(n *yaml.Node, path string, w *Workload) {
 // written back) with an alias to nothing.
 func (d *Decoder) options(n *yaml.Node, path string, dst *yaml.Node) {
 	n = resolve(n)
-	if isNull(n) {
+	if IsNull(n) {
 		return // no options, as when the key is absent
 	}
 	inside := map[*yaml.Node]bool{}

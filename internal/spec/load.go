@@ -126,7 +126,7 @@ func (d *Decoder) load(n *yaml.Node, path string, l *LoadShape) {
 // some element cannot be read, dst becomes an empty list: the key was
 // given, and the problem is reported once, at the element.
 func (d *Decoder) levels(n *yaml.Node, path string, dst *Levels) {
-	if isNull(n) {
+	if IsNull(n) {
 		return
 	}
 	var v []float64
@@ -150,13 +150,13 @@ func (d *Decoder) stages(n *yaml.Node, path string, dst *[]Stage) {
 		out = append(out, st)
 	})
 
-	if !isNull(n) {
+	if !IsNull(n) {
 		*dst = out
 	}
 }
 
 func (d *Decoder) sinusoid(n *yaml.Node, path string, dst **Sinusoid) {
-	if isNull(n) {
+	if IsNull(n) {
 		return
 	}
 	s := &Sinusoid{}
@@ -172,7 +172,7 @@ func (d *Decoder) sinusoid(n *yaml.Node, path string, dst **Sinusoid) {
 
 // schedule reads workload.schedule.
 func (d *Decoder) schedule(n *yaml.Node, path string, dst **Schedule) {
-	if isNull(n) {
+	if IsNull(n) {
 		return
 	}
 	s := &Schedule{Slot: defaultSlot}
@@ -199,7 +199,7 @@ func (d *Decoder) schedule(n *yaml.Node, path string, dst **Schedule) {
 				out = append(out, t)
 			})
 
-			if !isNull(n) {
+			if !IsNull(n) {
 				s.Tenants = out
 			}
 		}},
@@ -223,7 +223,7 @@ func (d *Decoder) optDuration(n *yaml.Node, path string, dst **Duration) {
 
 // pattern reads workload.pattern.
 func (d *Decoder) pattern(n *yaml.Node, path string, dst **Pattern) {
-	if isNull(n) {
+	if IsNull(n) {
 		return
 	}
 	p := &Pattern{Slot: defaultSlot, Slots: defaultPatternSlots, Delta: defaultDelta}
@@ -243,7 +243,7 @@ func (d *Decoder) pattern(n *yaml.Node, path string, dst **Pattern) {
 				out = append(out, l)
 			})
 
-			if !isNull(n) {
+			if !IsNull(n) {
 				p.Tenants = out
 			}
 		}},

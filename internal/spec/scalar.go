@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
@@ -21,11 +22,12 @@ type Reader[T any] func(n *yaml.Node) (T, string)
 
 // Where narrows read to the values ok accepts: a value read cannot read,
 // or that ok refuses, is refused with allowed ("must be a whole number
-// from 0 to 100"). The unquoting hint of read is kept.
+// from 0 to 100"). The unquoting hint of read is kept. A nil ok accepts
+// every value read reads: only the message is the caller's.
 func Where[T any](read Reader[T], ok func(T) bool, allowed string) Reader[T] {
 	return func(n *yaml.Node) (T, string) {
 		v, msg := read(n)
-		if msg == "" && ok(v) {
+		if msg == "" && (ok == nil || ok(v)) {
 			return v, ""
 		}
 		var zero T
@@ -34,6 +36,11 @@ func Where[T any](read Reader[T], ok func(T) bool, allowed string) Reader[T] {
 		}
 		return zero, allowed
 	}
+}
+
+// Within is the rule of a value from lo to hi, both included, for Where.
+func Within[T cmp.Ordered](lo, hi T) func(T) bool {
+	return func(v T) bool { return v >= lo && v <= hi }
 }
 
 // resolve follows an alias to the node it names, and takes a document's
@@ -49,7 +56,8 @@ func resolve(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-func isNull(n *yaml.Node) bool {
+// IsNull says whether n is absent or null ("key:", "key: ~"): no value.
+func IsNull(n *yaml.Node) bool {
 	n = resolve(n)
 	return n == nil || n.Kind == 0 || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null")
 }
@@ -176,7 +184,7 @@ func ReadByteSize(n *yaml.Node) (ByteSize, string) {
 // (ok false, no problem) so that "key:" with no value keeps the default.
 func readScalar[T any](n *yaml.Node, path string, read Reader[T]) (v T, ok bool, problems []Problem) {
 	n = resolve(n)
-	if isNull(n) {
+	if IsNull(n) {
 		return v, false, nil
 	}
 	if n.Kind != yaml.ScalarNode {
