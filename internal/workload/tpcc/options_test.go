@@ -23,6 +23,7 @@ func TestParseValid(t *testing.T) {
 		{"absent", "", DefaultOptions()},
 		{"null", "~", DefaultOptions()},
 		{"empty", "{}", DefaultOptions()},
+		{"keys without values keep the defaults", "mix:\nretries: ~\ncheck:", DefaultOptions()},
 		{"all keys", `mix: {new_order: 50, payment: 50}
 all_warehouses: true
 retries: 0
@@ -56,6 +57,8 @@ func TestParseProblems(t *testing.T) {
 		want      []spec.Problem // Allowed matched as a substring
 	}{
 		{"not a mapping", "[1]", []spec.Problem{{Path: "workload.options", Allowed: "must be a mapping with the keys mix, all_warehouses"}}},
+		{"typo", "retires: 3", []spec.Problem{{Path: "workload.options.retires", Allowed: "did you mean retries?"}}},
+		{"quoted number", "retries: '3'", []spec.Problem{{Path: "workload.options.retries", Value: "3", Allowed: "from 0 to 100, written without quotes"}}},
 		{"unknown key", "warehouses: 3", []spec.Problem{{Path: "workload.options.warehouses", Allowed: "unknown key; allowed here: mix, all_warehouses"}}},
 		{"mix sum", "mix: {new_order: 45, payment: 43, order_status: 4, delivery: 4}",
 			[]spec.Problem{{Path: "workload.options.mix", Allowed: "sum to 96"}}},
