@@ -27,12 +27,12 @@ type Case struct {
 }
 
 // caseKeys are the keys a case accepts.
-func (d *decoder) cases(n *yaml.Node, path string, dst *[]Case) {
+func (d *Decoder) cases(n *yaml.Node, path string, dst *[]Case) {
 	out := []Case{}
-	d.seq(n, path, "cases ({name: small, settings: {...}, scale: 5, clients: 5, options: {...}})", func(e *yaml.Node, p string) {
+	d.Seq(n, path, "cases ({name: small, settings: {...}, scale: 5, clients: 5, options: {...}})", func(e *yaml.Node, p string) {
 		var c Case
-		d.mapping(e, p, []field{
-			{"name", func(n *yaml.Node, p string) { scalar(d, n, p, readText, &c.Name) }},
+		d.Mapping(e, p, []Field{
+			{"name", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &c.Name) }},
 			{"settings", func(n *yaml.Node, p string) {
 				var m map[string]Values
 				d.settings(n, p, &m)
@@ -42,7 +42,7 @@ func (d *decoder) cases(n *yaml.Node, path string, dst *[]Case) {
 				c.Settings = map[string]string{}
 				for _, k := range sortedKeys(m) {
 					if len(m[k]) != 1 {
-						d.report(Problem{Path: join(p, k), Line: d.lines[join(p, k)], Value: strings.Join(m[k], ", "),
+						d.Report(Problem{Path: join(p, k), Line: d.lines[join(p, k)], Value: strings.Join(m[k], ", "),
 							Allowed: "a case sets one value of a setting; make another case for another value"})
 						continue
 					}
@@ -50,26 +50,28 @@ func (d *decoder) cases(n *yaml.Node, path string, dst *[]Case) {
 				}
 			}},
 			{"scale", func(n *yaml.Node, p string) {
-				if isNull(n) {
+				if IsNull(n) {
 					return
 				}
 				var v float64
-				scalar(d, n, p, readFloat, &v)
+				Scalar(d, n, p, ReadFloat, &v)
 				c.Scale = &v
 			}},
 			{"clients", func(n *yaml.Node, p string) {
-				if isNull(n) {
+				if IsNull(n) {
 					return
 				}
 				var v int
-				scalar(d, n, p, readInt, &v)
+				Scalar(d, n, p, ReadInt, &v)
 				c.Clients = &v
 			}},
 			{"options", func(n *yaml.Node, p string) { d.options(n, p, &c.Options) }},
 		})
+
 		out = append(out, c)
 	})
-	if !isNull(n) {
+
+	if !IsNull(n) {
 		*dst = out
 	}
 }
@@ -160,7 +162,7 @@ func (c *Case) apply(w *Workload, r *Run) {
 	if c.Clients != nil {
 		r.Clients = *c.Clients
 	}
-	if !isNull(&c.Options) {
+	if !IsNull(&c.Options) {
 		r.Options = MergeOptions(&w.Options, &c.Options)
 	}
 }

@@ -9,9 +9,15 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// decoder walks the YAML tree of a spec into a Spec that starts from the
-// defaults, collecting every problem with its path.
-type decoder struct {
+// Decoder reads YAML strictly into Go values: every key must be known and
+// written once, every value of the type and range its reader allows, and
+// every problem is collected (never only the first) with its path and line.
+// Parse uses it for the spec; a workload uses it for workload.options.
+//
+// A reader is given a field's value node and its path; it reads the value
+// with Scalar, List, Mapping or Seq, which report what they cannot read,
+// and reports any other problem with Report or Refuse.
+type Decoder struct {
 	problems []Problem
 	lines    map[string]int  // path -> line where it is written
 	single   map[string]bool // list keys written as one value, not a list
@@ -19,17 +25,43 @@ type decoder struct {
 	present  map[string]bool // keys written with a non-null value
 }
 
-func (d *decoder) report(problems ...Problem) {
+// NewDecoder is a decoder with no problems yet.
+func NewDecoder() *Decoder {
+	return &Decoder{
+		lines:   map[string]int{},
+		single:  map[string]bool{},
+		failed:  map[string]bool{},
+		present: map[string]bool{},
+	}
+}
+
+// Problems are the problems found so far, in the order they were found;
+// nil when there are none.
+func (d *Decoder) Problems() []Problem { return d.problems }
+
+// Report adds problems as they are.
+func (d *Decoder) Report(problems ...Problem) {
 	for _, p := range problems {
 		d.problems = append(d.problems, p)
 		d.failed[p.Path] = true
 	}
 }
 
+// Refuse reports that the value n at path is not allowed, naming the value
+// as written and its line.
+func (d *Decoder) Refuse(n *yaml.Node, path, allowed string) {
+	n = resolve(n)
+	p := Problem{Path: orRoot(path), Allowed: allowed}
+	if n != nil {
+		p.Value, p.Line = valueOf(n), n.Line
+	}
+	d.Report(p)
+}
+
 // place gives a validation problem the line it is written on, and the path
 // as written: "workload.clients", not "workload.clients[0]", when the list
 // was written as one value.
-func (d *decoder) place(p Problem) Problem {
+func (d *Decoder) place(p Problem) Problem {
 	if strings.HasSuffix(p.Path, "[0]") {
 		if list := strings.TrimSuffix(p.Path, "[0]"); d.single[list] {
 			p.Path = list
@@ -41,32 +73,36 @@ func (d *decoder) place(p Problem) Problem {
 	return p
 }
 
-// field is one key a mapping of the schema accepts.
-type field struct {
-	key  string
-	read func(n *yaml.Node, path string)
+// Field is one key a mapping accepts: Read reads the key's value, at the
+// key's path. Read is called for every key written, even with no value
+// ("key:" or "key: ~"): Scalar, List and Mapping then keep the default.
+type Field struct {
+	Key  string
+	Read func(n *yaml.Node, path string)
 }
 
-// mapping checks n is a mapping of known keys, each written once, and
-// reads each value with its field's reader. null is an empty mapping.
-func (d *decoder) mapping(n *yaml.Node, path string, fields []field) {
+// Mapping checks n is a mapping of the keys of fields, each written once,
+// and reads each value with its field's Read. An unknown key is refused
+// with the allowed keys and the nearest one ("did you mean"). null is an
+// empty mapping.
+func (d *Decoder) Mapping(n *yaml.Node, path string, fields []Field) {
 	n = resolve(n)
-	if isNull(n) {
+	if IsNull(n) {
 		return
 	}
 	var keys []string
 	for _, f := range fields {
-		keys = append(keys, f.key)
+		keys = append(keys, f.Key)
 	}
 	if n.Kind != yaml.MappingNode {
-		d.report(Problem{Path: orRoot(path), Line: n.Line, Value: valueOf(n),
+		d.Report(Problem{Path: orRoot(path), Line: n.Line, Value: valueOf(n),
 			Allowed: "must be a mapping with the keys " + strings.Join(keys, ", ") + ", not " + kindWord(n)})
 		return
 	}
 	d.pairs(n, path, func(key string, kn, vn *yaml.Node) {
 		for _, f := range fields {
-			if f.key == key {
-				f.read(vn, join(path, key))
+			if f.Key == key {
+				f.Read(vn, join(path, key))
 				return
 			}
 		}
@@ -74,36 +110,36 @@ func (d *decoder) mapping(n *yaml.Node, path string, fields []field) {
 		if near := nearest(key, keys); near != "" {
 			allowed = "unknown key; did you mean " + near + "? allowed here: " + strings.Join(keys, ", ")
 		}
-		d.report(Problem{Path: join(path, key), Line: kn.Line, Allowed: allowed})
+		d.Report(Problem{Path: join(path, key), Line: kn.Line, Allowed: allowed})
 	})
 }
 
 // pairs calls each for every key of mapping n, after checking the key is a
 // plain scalar written once. Merge keys ("<<") are refused: they would make
 // "written twice" ambiguous and specs are short enough to write out.
-func (d *decoder) pairs(n *yaml.Node, path string, each func(key string, kn, vn *yaml.Node)) {
+func (d *Decoder) pairs(n *yaml.Node, path string, each func(key string, kn, vn *yaml.Node)) {
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := resolve(n.Content[i]), n.Content[i+1]
 		if kn.Kind != yaml.ScalarNode {
-			d.report(Problem{Path: orRoot(path), Line: kn.Line, Allowed: "keys must be plain names, not " + kindWord(kn)})
+			d.Report(Problem{Path: orRoot(path), Line: kn.Line, Allowed: "keys must be plain names, not " + kindWord(kn)})
 			continue
 		}
 		key := kn.Value
 		kp := join(path, key)
 		if kn.ShortTag() == "!!merge" {
-			d.report(Problem{Path: kp, Line: kn.Line, Allowed: "merge keys (<<) are not supported; write the keys out"})
+			d.Report(Problem{Path: kp, Line: kn.Line, Allowed: "merge keys (<<) are not supported; write the keys out"})
 			continue
 		}
 		if first, dup := seen[key]; dup {
-			d.report(Problem{Path: kp, Line: kn.Line, Allowed: fmt.Sprintf("written twice (first on line %d); keep one", first)})
+			d.Report(Problem{Path: kp, Line: kn.Line, Allowed: fmt.Sprintf("written twice (first on line %d); keep one", first)})
 			continue
 		}
 		seen[key] = kn.Line
 		if vn := resolve(vn); vn != nil {
 			d.lines[kp] = vn.Line
 		}
-		if !isNull(vn) {
+		if !IsNull(vn) {
 			d.present[kp] = true
 		}
 		each(key, kn, vn)
@@ -134,13 +170,45 @@ func join(path, key string) string {
 
 func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
 
-// scalar reads one value into dst; on a problem dst keeps its default.
-func scalar[T any](d *decoder, n *yaml.Node, path string, read readOne[T], dst *T) {
+// Seq calls each for every element of the sequence n, at its path
+// ("path[i]"); what names the elements for the problem when n is not a
+// sequence. null is an empty sequence.
+func (d *Decoder) Seq(n *yaml.Node, path, what string, each func(e *yaml.Node, path string)) {
+	n = resolve(n)
+	if IsNull(n) {
+		return
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.Report(Problem{Path: path, Line: n.Line, Value: valueOf(n), Allowed: "must be a list of " + what + ", not " + kindWord(n)})
+		return
+	}
+	for i, e := range n.Content {
+		ep := index(path, i)
+		if r := resolve(e); r != nil {
+			d.lines[ep] = r.Line
+		}
+		each(e, ep)
+	}
+}
+
+// Scalar reads one value into dst with read and says whether it did. null
+// keeps dst as it is, with no problem ("key:" keeps the default); a value
+// read cannot read is reported and keeps dst as it is.
+func Scalar[T any](d *Decoder, n *yaml.Node, path string, read Reader[T], dst *T) bool {
 	v, ok, problems := readScalar(n, path, read)
-	d.report(problems...)
+	d.Report(problems...)
 	if ok {
 		*dst = v
 	}
+	return ok
+}
+
+// List reads a value or a list of values into dst with read and says
+// whether it did: a single value is a list of one ("clients: 4" is [4]).
+// null keeps dst as it is; when an element cannot be read, each such
+// element is reported at its index and dst keeps its value.
+func List[T any](d *Decoder, n *yaml.Node, path string, read Reader[T], dst *[]T) bool {
+	return values(d, n, path, read, nil, dst)
 }
 
 // values reads a value or a list into dst and says whether it did. When
@@ -148,12 +216,12 @@ func scalar[T any](d *decoder, n *yaml.Node, path string, read readOne[T], dst *
 // here to the elements that could, at their own index: Validate will see
 // the default instead, and every mistake of the list should still be
 // reported at once.
-func values[T any](d *decoder, n *yaml.Node, path string, read readOne[T], rule func(T) string, dst *[]T) bool {
-	if isNull(n) {
+func values[T any](d *Decoder, n *yaml.Node, path string, read Reader[T], rule func(T) string, dst *[]T) bool {
+	if IsNull(n) {
 		return false
 	}
 	l, problems := readList(n, path, read)
-	d.report(problems...)
+	d.Report(problems...)
 	if l.single {
 		d.single[path] = true
 	}
@@ -178,66 +246,70 @@ func values[T any](d *decoder, n *yaml.Node, path string, read readOne[T], rule 
 	return false
 }
 
-func (d *decoder) spec(root *yaml.Node, s *Spec) {
-	d.mapping(root, "", []field{
-		{"name", func(n *yaml.Node, p string) { scalar(d, n, p, readText, &s.Name) }},
-		{"seed", func(n *yaml.Node, p string) { scalar(d, n, p, readInt64, &s.Seed) }},
-		{"repeat", func(n *yaml.Node, p string) { scalar(d, n, p, readInt, &s.Repeat) }},
-		{"progress", func(n *yaml.Node, p string) { scalar(d, n, p, readDuration, &s.Progress) }},
+func (d *Decoder) spec(root *yaml.Node, s *Spec) {
+	d.Mapping(root, "", []Field{
+		{"name", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &s.Name) }},
+		{"seed", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadInt64, &s.Seed) }},
+		{"repeat", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadInt, &s.Repeat) }},
+		{"progress", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadDuration, &s.Progress) }},
 		{"sut", func(n *yaml.Node, p string) { d.sut(n, p, &s.SUT) }},
 		{"tenancy", func(n *yaml.Node, p string) { d.tenancy(n, p, &s.Tenancy) }},
 		{"workload", func(n *yaml.Node, p string) { d.workload(n, p, &s.Workload) }},
 		{"cost", func(n *yaml.Node, p string) {
-			d.mapping(n, p, []field{
-				{"cpu_vcore_hour", func(n *yaml.Node, p string) { scalar(d, n, p, readFloat, &s.Cost.CPUVCoreHour) }},
-				{"memory_gb_hour", func(n *yaml.Node, p string) { scalar(d, n, p, readFloat, &s.Cost.MemoryGBHour) }},
+			d.Mapping(n, p, []Field{
+				{"cpu_vcore_hour", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadFloat, &s.Cost.CPUVCoreHour) }},
+				{"memory_gb_hour", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadFloat, &s.Cost.MemoryGBHour) }},
 			})
+
 		}},
 	})
+
 }
 
-func (d *decoder) sut(n *yaml.Node, path string, s *SUT) {
-	d.mapping(n, path, []field{
-		{"engine", func(n *yaml.Node, p string) { scalar(d, n, p, readText, &s.Engine) }},
-		{"provider", func(n *yaml.Node, p string) { scalar(d, n, p, readText, &s.Provider) }},
-		{"version", func(n *yaml.Node, p string) { scalar(d, n, p, readText, &s.Version) }},
-		{"transport", func(n *yaml.Node, p string) { scalar(d, n, p, readText, &s.Transport) }},
+func (d *Decoder) sut(n *yaml.Node, path string, s *SUT) {
+	d.Mapping(n, path, []Field{
+		{"engine", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &s.Engine) }},
+		{"provider", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &s.Provider) }},
+		{"version", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &s.Version) }},
+		{"transport", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &s.Transport) }},
 		{"settings", func(n *yaml.Node, p string) { d.settings(n, p, &s.Settings) }},
 		{"resources", func(n *yaml.Node, p string) {
-			d.mapping(n, p, []field{
-				{"cpus", func(n *yaml.Node, p string) { scalar(d, n, p, readFloat, &s.Resources.CPUs) }},
-				{"memory", func(n *yaml.Node, p string) { scalar(d, n, p, readByteSize, &s.Resources.Memory) }},
-				{"divide", func(n *yaml.Node, p string) { scalar(d, n, p, readBool, &s.Resources.Divide) }},
+			d.Mapping(n, p, []Field{
+				{"cpus", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadFloat, &s.Resources.CPUs) }},
+				{"memory", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadByteSize, &s.Resources.Memory) }},
+				{"divide", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadBool, &s.Resources.Divide) }},
 			})
+
 		}},
 	})
+
 }
 
 // settings reads sut.settings: parameter name -> value or list of values.
 // A setting whose value cannot be read is left out of dst, after its name
 // and its readable values have been checked here.
-func (d *decoder) settings(n *yaml.Node, path string, dst *map[string]Values) {
+func (d *Decoder) settings(n *yaml.Node, path string, dst *map[string]Values) {
 	n = resolve(n)
-	if isNull(n) {
+	if IsNull(n) {
 		return
 	}
 	if n.Kind != yaml.MappingNode {
-		d.report(Problem{Path: path, Line: n.Line, Value: valueOf(n),
+		d.Report(Problem{Path: path, Line: n.Line, Value: valueOf(n),
 			Allowed: "must be a mapping of PostgreSQL parameter names to values, not " + kindWord(n)})
 		return
 	}
 	out := map[string]Values{}
 	d.pairs(n, path, func(key string, kn, vn *yaml.Node) {
 		kp := join(path, key)
-		if isNull(vn) {
-			d.report(Problem{Path: kp, Line: kn.Line, Allowed: "needs a value; remove the key to keep the server's default"})
+		if IsNull(vn) {
+			d.Report(Problem{Path: kp, Line: kn.Line, Allowed: "needs a value; remove the key to keep the server's default"})
 			if msg := settingKeyRule(key); msg != "" {
 				d.problems = append(d.problems, Problem{Path: kp, Line: kn.Line, Allowed: msg})
 			}
 			return
 		}
 		var v []string
-		if !values(d, vn, kp, readText, settingValueRule, &v) {
+		if !values(d, vn, kp, ReadText, settingValueRule, &v) {
 			if msg := settingKeyRule(key); msg != "" {
 				d.problems = append(d.problems, Problem{Path: kp, Line: kn.Line, Allowed: msg})
 			}
@@ -248,36 +320,38 @@ func (d *decoder) settings(n *yaml.Node, path string, dst *map[string]Values) {
 	*dst = out
 }
 
-func (d *decoder) tenancy(n *yaml.Node, path string, t *Tenancy) {
-	d.mapping(n, path, []field{
-		{"model", func(n *yaml.Node, p string) { values(d, n, p, readText, modelRule, (*[]string)(&t.Model)) }},
-		{"tenants", func(n *yaml.Node, p string) { values(d, n, p, readInt, tenantsRule, (*[]int)(&t.Tenants)) }},
+func (d *Decoder) tenancy(n *yaml.Node, path string, t *Tenancy) {
+	d.Mapping(n, path, []Field{
+		{"model", func(n *yaml.Node, p string) { values(d, n, p, ReadText, modelRule, (*[]string)(&t.Model)) }},
+		{"tenants", func(n *yaml.Node, p string) { values(d, n, p, ReadInt, tenantsRule, (*[]int)(&t.Tenants)) }},
 	})
+
 }
 
-func (d *decoder) workload(n *yaml.Node, path string, w *Workload) {
-	d.mapping(n, path, []field{
-		{"name", func(n *yaml.Node, p string) { scalar(d, n, p, readText, &w.Name) }},
-		{"scale", func(n *yaml.Node, p string) { values(d, n, p, readFloat, scaleRule, (*[]float64)(&w.Scale)) }},
-		{"clients", func(n *yaml.Node, p string) { values(d, n, p, readInt, clientsRule, (*[]int)(&w.Clients)) }},
-		{"duration", func(n *yaml.Node, p string) { scalar(d, n, p, readDuration, &w.Duration) }},
-		{"warmup", func(n *yaml.Node, p string) { scalar(d, n, p, readDuration, &w.Warmup) }},
-		{"provision", func(n *yaml.Node, p string) { scalar(d, n, p, readText, &w.Provision) }},
+func (d *Decoder) workload(n *yaml.Node, path string, w *Workload) {
+	d.Mapping(n, path, []Field{
+		{"name", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &w.Name) }},
+		{"scale", func(n *yaml.Node, p string) { values(d, n, p, ReadFloat, scaleRule, (*[]float64)(&w.Scale)) }},
+		{"clients", func(n *yaml.Node, p string) { values(d, n, p, ReadInt, clientsRule, (*[]int)(&w.Clients)) }},
+		{"duration", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadDuration, &w.Duration) }},
+		{"warmup", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadDuration, &w.Warmup) }},
+		{"provision", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &w.Provision) }},
 		{"options", func(n *yaml.Node, p string) { d.options(n, p, &w.Options) }},
 		{"cases", func(n *yaml.Node, p string) { d.cases(n, p, &w.Cases) }},
 		{"load", func(n *yaml.Node, p string) { d.load(n, p, &w.Load) }},
 		{"schedule", func(n *yaml.Node, p string) { d.schedule(n, p, &w.Schedule) }},
 		{"pattern", func(n *yaml.Node, p string) { d.pattern(n, p, &w.Pattern) }},
 	})
+
 }
 
 // options keeps workload.options as written, for the workload to decode.
 // Its contents are not checked here, with one exception: an alias inside it
 // to an anchor outside it would leave the workload (and the resolved spec
 // written back) with an alias to nothing.
-func (d *decoder) options(n *yaml.Node, path string, dst *yaml.Node) {
+func (d *Decoder) options(n *yaml.Node, path string, dst *yaml.Node) {
 	n = resolve(n)
-	if isNull(n) {
+	if IsNull(n) {
 		return // no options, as when the key is absent
 	}
 	inside := map[*yaml.Node]bool{}
@@ -291,7 +365,7 @@ func (d *decoder) options(n *yaml.Node, path string, dst *yaml.Node) {
 	walk(n)
 	for x := range inside {
 		if x.Kind == yaml.AliasNode && !inside[x.Alias] {
-			d.report(Problem{Path: path, Line: x.Line, Value: "*" + x.Value,
+			d.Report(Problem{Path: path, Line: x.Line, Value: "*" + x.Value,
 				Allowed: "an alias inside workload.options must name an anchor inside it; write the value out"})
 			return
 		}

@@ -10,7 +10,7 @@ import "time"
 // own: on the line of the spec file its path is written on, with the path
 // as written (a list given as one value loses its "[0]"). The zero Placer
 // leaves problems as they are.
-type Placer struct{ d *decoder }
+type Placer struct{ d *Decoder }
 
 // Place places p.
 func (pl Placer) Place(p Problem) Problem {

@@ -136,14 +136,14 @@ func (t *TenantSchedule) values() bool { return t.Slots != nil || t.Stages != ni
 const defaultSlot = Duration(60 * time.Second) // seed 004: "we specify a minute as a time slot"
 
 // load reads workload.load.
-func (d *decoder) load(n *yaml.Node, path string, l *LoadShape) {
-	d.mapping(n, path, []field{
-		{"shape", func(n *yaml.Node, p string) { scalar(d, n, p, readText, &l.Shape) }},
-		{"think", func(n *yaml.Node, p string) { scalar(d, n, p, readDuration, &l.Think) }},
-		{"rate", func(n *yaml.Node, p string) { values(d, n, p, readFloat, load.RateRule, (*[]float64)(&l.Rate)) }},
-		{"arrivals", func(n *yaml.Node, p string) { scalar(d, n, p, readText, &l.Arrivals) }},
-		{"pool", func(n *yaml.Node, p string) { scalar(d, n, p, readInt, &l.Pool) }},
-		{"on_full", func(n *yaml.Node, p string) { scalar(d, n, p, readText, &l.OnFull) }},
+func (d *Decoder) load(n *yaml.Node, path string, l *LoadShape) {
+	d.Mapping(n, path, []Field{
+		{"shape", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &l.Shape) }},
+		{"think", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadDuration, &l.Think) }},
+		{"rate", func(n *yaml.Node, p string) { values(d, n, p, ReadFloat, load.RateRule, (*[]float64)(&l.Rate)) }},
+		{"arrivals", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &l.Arrivals) }},
+		{"pool", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadInt, &l.Pool) }},
+		{"on_full", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &l.OnFull) }},
 	})
 	if sh, ok := load.ShapeOf(l.Shape); ok {
 		st := l.settings()
@@ -155,12 +155,12 @@ func (d *decoder) load(n *yaml.Node, path string, l *LoadShape) {
 // levels reads a list of numbers; a single number is a list of one. When
 // some element cannot be read, dst becomes an empty list: the key was
 // given, and the problem is reported once, at the element.
-func (d *decoder) levels(n *yaml.Node, path string, dst *Levels) {
-	if isNull(n) {
+func (d *Decoder) levels(n *yaml.Node, path string, dst *Levels) {
+	if IsNull(n) {
 		return
 	}
 	var v []float64
-	if values(d, n, path, readFloat, levelRule, &v) {
+	if values(d, n, path, ReadFloat, levelRule, &v) {
 		*dst = v
 		return
 	}
@@ -168,94 +168,81 @@ func (d *decoder) levels(n *yaml.Node, path string, dst *Levels) {
 	d.failed[path] = true
 }
 
-// seq calls each for every element of a YAML sequence.
-func (d *decoder) seq(n *yaml.Node, path, what string, each func(e *yaml.Node, path string)) {
-	n = resolve(n)
-	if isNull(n) {
-		return
-	}
-	if n.Kind != yaml.SequenceNode {
-		d.report(Problem{Path: path, Line: n.Line, Value: valueOf(n), Allowed: "must be a list of " + what + ", not " + kindWord(n)})
-		return
-	}
-	for i, e := range n.Content {
-		ep := index(path, i)
-		if r := resolve(e); r != nil {
-			d.lines[ep] = r.Line
-		}
-		each(e, ep)
-	}
-}
-
-func (d *decoder) stages(n *yaml.Node, path string, dst *[]Stage) {
+func (d *Decoder) stages(n *yaml.Node, path string, dst *[]Stage) {
 	out := []Stage{}
-	d.seq(n, path, "stages ({duration: 30s, target: 10})", func(e *yaml.Node, p string) {
+	d.Seq(n, path, "stages ({duration: 30s, target: 10})", func(e *yaml.Node, p string) {
 		var st Stage
-		d.mapping(e, p, []field{
-			{"duration", func(n *yaml.Node, p string) { scalar(d, n, p, readDuration, &st.Duration) }},
-			{"target", func(n *yaml.Node, p string) { scalar(d, n, p, readFloat, &st.Target) }},
+		d.Mapping(e, p, []Field{
+			{"duration", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadDuration, &st.Duration) }},
+			{"target", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadFloat, &st.Target) }},
 		})
+
 		out = append(out, st)
 	})
-	if !isNull(n) {
+
+	if !IsNull(n) {
 		*dst = out
 	}
 }
 
-func (d *decoder) sinusoid(n *yaml.Node, path string, dst **Sinusoid) {
-	if isNull(n) {
+func (d *Decoder) sinusoid(n *yaml.Node, path string, dst **Sinusoid) {
+	if IsNull(n) {
 		return
 	}
 	s := &Sinusoid{}
-	d.mapping(n, path, []field{
-		{"mean", func(n *yaml.Node, p string) { scalar(d, n, p, readFloat, &s.Mean) }},
-		{"amplitude", func(n *yaml.Node, p string) { scalar(d, n, p, readFloat, &s.Amplitude) }},
-		{"period", func(n *yaml.Node, p string) { scalar(d, n, p, readDuration, &s.Period) }},
-		{"shift", func(n *yaml.Node, p string) { scalar(d, n, p, readDuration, &s.Shift) }},
+	d.Mapping(n, path, []Field{
+		{"mean", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadFloat, &s.Mean) }},
+		{"amplitude", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadFloat, &s.Amplitude) }},
+		{"period", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadDuration, &s.Period) }},
+		{"shift", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadDuration, &s.Shift) }},
 	})
+
 	*dst = s
 }
 
 // schedule reads workload.schedule.
-func (d *decoder) schedule(n *yaml.Node, path string, dst **Schedule) {
-	if isNull(n) {
+func (d *Decoder) schedule(n *yaml.Node, path string, dst **Schedule) {
+	if IsNull(n) {
 		return
 	}
 	s := &Schedule{Slot: defaultSlot}
-	d.mapping(n, path, []field{
-		{"slot", func(n *yaml.Node, p string) { scalar(d, n, p, readDuration, &s.Slot) }},
+	d.Mapping(n, path, []Field{
+		{"slot", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadDuration, &s.Slot) }},
 		{"slots", func(n *yaml.Node, p string) { d.levels(n, p, &s.Slots) }},
 		{"stages", func(n *yaml.Node, p string) { d.stages(n, p, &s.Stages) }},
 		{"sinusoid", func(n *yaml.Node, p string) { d.sinusoid(n, p, &s.Sinusoid) }},
-		{"start", func(n *yaml.Node, p string) { scalar(d, n, p, readDuration, &s.Start) }},
-		{"stop", func(n *yaml.Node, p string) { scalar(d, n, p, readDuration, &s.Stop) }},
-		{"stagger", func(n *yaml.Node, p string) { scalar(d, n, p, readDuration, &s.Stagger) }},
+		{"start", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadDuration, &s.Start) }},
+		{"stop", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadDuration, &s.Stop) }},
+		{"stagger", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadDuration, &s.Stagger) }},
 		{"tenants", func(n *yaml.Node, p string) {
 			out := []TenantSchedule{}
-			d.seq(n, p, "per-tenant schedules", func(e *yaml.Node, p string) {
+			d.Seq(n, p, "per-tenant schedules", func(e *yaml.Node, p string) {
 				var t TenantSchedule
-				d.mapping(e, p, []field{
+				d.Mapping(e, p, []Field{
 					{"slots", func(n *yaml.Node, p string) { d.levels(n, p, &t.Slots) }},
 					{"stages", func(n *yaml.Node, p string) { d.stages(n, p, &t.Stages) }},
 					{"sinusoid", func(n *yaml.Node, p string) { d.sinusoid(n, p, &t.Sinusoid) }},
 					{"start", func(n *yaml.Node, p string) { d.optDuration(n, p, &t.Start) }},
 					{"stop", func(n *yaml.Node, p string) { d.optDuration(n, p, &t.Stop) }},
 				})
+
 				out = append(out, t)
 			})
-			if !isNull(n) {
+
+			if !IsNull(n) {
 				s.Tenants = out
 			}
 		}},
 	})
+
 	*dst = s
 }
 
-func (d *decoder) optDuration(n *yaml.Node, path string, dst **Duration) {
+func (d *Decoder) optDuration(n *yaml.Node, path string, dst **Duration) {
 	var v Duration
 	ok := false
-	scalar(d, n, path, func(n *yaml.Node) (Duration, string) {
-		x, msg := readDuration(n)
+	Scalar(d, n, path, func(n *yaml.Node) (Duration, string) {
+		x, msg := ReadDuration(n)
 		ok = msg == ""
 		return x, msg
 	}, &v)
@@ -265,30 +252,32 @@ func (d *decoder) optDuration(n *yaml.Node, path string, dst **Duration) {
 }
 
 // pattern reads workload.pattern.
-func (d *decoder) pattern(n *yaml.Node, path string, dst **Pattern) {
-	if isNull(n) {
+func (d *Decoder) pattern(n *yaml.Node, path string, dst **Pattern) {
+	if IsNull(n) {
 		return
 	}
 	p := &Pattern{Slot: defaultSlot, Slots: defaultPatternSlots, Delta: defaultDelta}
-	d.mapping(n, path, []field{
-		{"name", func(n *yaml.Node, q string) { values(d, n, q, readText, patternRule, (*[]string)(&p.Name)) }},
-		{"tau", func(n *yaml.Node, q string) { scalar(d, n, q, readFloat, &p.Tau) }},
-		{"slot", func(n *yaml.Node, q string) { scalar(d, n, q, readDuration, &p.Slot) }},
-		{"slots", func(n *yaml.Node, q string) { scalar(d, n, q, readInt, &p.Slots) }},
-		{"delta", func(n *yaml.Node, q string) { scalar(d, n, q, readFloat, &p.Delta) }},
+	d.Mapping(n, path, []Field{
+		{"name", func(n *yaml.Node, q string) { values(d, n, q, ReadText, patternRule, (*[]string)(&p.Name)) }},
+		{"tau", func(n *yaml.Node, q string) { Scalar(d, n, q, ReadFloat, &p.Tau) }},
+		{"slot", func(n *yaml.Node, q string) { Scalar(d, n, q, ReadDuration, &p.Slot) }},
+		{"slots", func(n *yaml.Node, q string) { Scalar(d, n, q, ReadInt, &p.Slots) }},
+		{"delta", func(n *yaml.Node, q string) { Scalar(d, n, q, ReadFloat, &p.Delta) }},
 		{"shares", func(n *yaml.Node, q string) { d.levels(n, q, &p.Shares) }},
 		{"levels", func(n *yaml.Node, q string) { d.levels(n, q, &p.Levels) }},
 		{"tenants", func(n *yaml.Node, q string) {
 			out := []Levels{}
-			d.seq(n, q, "lists of levels (one list per tenant)", func(e *yaml.Node, q string) {
+			d.Seq(n, q, "lists of levels (one list per tenant)", func(e *yaml.Node, q string) {
 				var l Levels
 				d.levels(e, q, &l)
 				out = append(out, l)
 			})
-			if !isNull(n) {
+
+			if !IsNull(n) {
 				p.Tenants = out
 			}
 		}},
 	})
+
 	*dst = p
 }

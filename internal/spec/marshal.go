@@ -78,7 +78,7 @@ func Marshal(s *Spec) ([]byte, error) {
 		out.SUT.Settings = map[string]Values{} // "settings: {}" says there are none
 	}
 	out.Workload.Cases = s.Workload.Cases
-	if !isNull(&s.Workload.Options) {
+	if !IsNull(&s.Workload.Options) {
 		o := s.Workload.Options
 		out.Workload.Options = &o
 	}

@@ -78,12 +78,7 @@ func parse(data []byte, defaultName string) (*Spec, Placer, []Problem) {
 	if problem != nil {
 		return nil, Placer{}, []Problem{*problem}
 	}
-	d := &decoder{
-		lines:   map[string]int{},
-		single:  map[string]bool{},
-		failed:  map[string]bool{},
-		present: map[string]bool{},
-	}
+	d := NewDecoder()
 	s := defaults()
 	d.spec(root, s)
 	named := !d.present["name"] && !d.failed["name"] && defaultName != ""

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
@@ -14,20 +15,49 @@ import (
 // serve the path-aware walker of Parse and the UnmarshalYAML methods, so a
 // value means the same whichever way a spec is decoded.
 
-// readOne reads one scalar node; it returns the value or, when the node
-// cannot be read, what is allowed.
-type readOne[T any] func(n *yaml.Node) (T, string)
+// Reader reads one scalar node; it returns the value or, when the node
+// cannot be read, what is allowed ("must be a whole number"). The Read
+// functions below are the readers of the spec's own types.
+type Reader[T any] func(n *yaml.Node) (T, string)
 
-// resolve follows an alias to the node it names. An alias names an
-// anchored node, never another alias, so one step is enough.
+// Where narrows read to the values ok accepts: a value read cannot read,
+// or that ok refuses, is refused with allowed ("must be a whole number
+// from 0 to 100"). The unquoting hint of read is kept. A nil ok accepts
+// every value read reads: only the message is the caller's.
+func Where[T any](read Reader[T], ok func(T) bool, allowed string) Reader[T] {
+	return func(n *yaml.Node) (T, string) {
+		v, msg := read(n)
+		if msg == "" && (ok == nil || ok(v)) {
+			return v, ""
+		}
+		var zero T
+		if strings.HasSuffix(msg, quotedHint) {
+			return zero, allowed + quotedHint
+		}
+		return zero, allowed
+	}
+}
+
+// Within is the rule of a value from lo to hi, both included, for Where.
+func Within[T cmp.Ordered](lo, hi T) func(T) bool {
+	return func(v T) bool { return v >= lo && v <= hi }
+}
+
+// resolve follows an alias to the node it names, and takes a document's
+// value out of it (a node of yaml.Unmarshal into a yaml.Node). An alias
+// names an anchored node, never another alias, so one step is enough.
 func resolve(n *yaml.Node) *yaml.Node {
+	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
 	if n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
 		return n.Alias
 	}
 	return n
 }
 
-func isNull(n *yaml.Node) bool {
+// IsNull says whether n is absent or null ("key:", "key: ~"): no value.
+func IsNull(n *yaml.Node) bool {
 	n = resolve(n)
 	return n == nil || n.Kind == 0 || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null")
 }
@@ -66,20 +96,25 @@ func valueOf(n *yaml.Node) string {
 	return ""
 }
 
-func readText(n *yaml.Node) (string, string) {
+// ReadText reads any scalar as text.
+func ReadText(n *yaml.Node) (string, string) {
 	// Any scalar is text: "version: 16" is written unquoted and means "16".
 	return n.Value, ""
 }
 
+// quotedHint is unquoted's hint.
+const quotedHint = ", written without quotes"
+
 // unquoted hints at the likely slip when a number or boolean was quoted.
 func unquoted(n *yaml.Node) string {
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-		return ", written without quotes"
+		return quotedHint
 	}
 	return ""
 }
 
-func readInt64(n *yaml.Node) (int64, string) {
+// ReadInt64 reads a YAML integer (not 1.5, not "3").
+func ReadInt64(n *yaml.Node) (int64, string) {
 	// Only YAML integers: yaml.v3 would truncate 1.5 to 1 for an int field.
 	if n.ShortTag() != "!!int" {
 		return 0, "must be a whole number" + unquoted(n)
@@ -91,8 +126,9 @@ func readInt64(n *yaml.Node) (int64, string) {
 	return v, ""
 }
 
-func readInt(n *yaml.Node) (int, string) {
-	v, msg := readInt64(n)
+// ReadInt reads a YAML integer that fits in an int.
+func ReadInt(n *yaml.Node) (int, string) {
+	v, msg := ReadInt64(n)
 	if msg != "" {
 		return 0, msg
 	}
@@ -102,7 +138,8 @@ func readInt(n *yaml.Node) (int, string) {
 	return int(v), ""
 }
 
-func readFloat(n *yaml.Node) (float64, string) {
+// ReadFloat reads a YAML integer or float (.inf and .nan included).
+func ReadFloat(n *yaml.Node) (float64, string) {
 	if tag := n.ShortTag(); tag != "!!int" && tag != "!!float" {
 		return 0, "must be a number" + unquoted(n)
 	}
@@ -113,7 +150,8 @@ func readFloat(n *yaml.Node) (float64, string) {
 	return v, ""
 }
 
-func readBool(n *yaml.Node) (bool, string) {
+// ReadBool reads a YAML boolean.
+func ReadBool(n *yaml.Node) (bool, string) {
 	if n.ShortTag() != "!!bool" {
 		return false, "must be true or false" + unquoted(n)
 	}
@@ -124,7 +162,8 @@ func readBool(n *yaml.Node) (bool, string) {
 	return v, ""
 }
 
-func readDuration(n *yaml.Node) (Duration, string) {
+// ReadDuration reads a duration as ParseDuration does ("30s", "5m").
+func ReadDuration(n *yaml.Node) (Duration, string) {
 	d, err := ParseDuration(n.Value)
 	if err != nil {
 		return 0, err.Error()
@@ -132,7 +171,8 @@ func readDuration(n *yaml.Node) (Duration, string) {
 	return d, ""
 }
 
-func readByteSize(n *yaml.Node) (ByteSize, string) {
+// ReadByteSize reads a size as ParseByteSize does ("512MiB").
+func ReadByteSize(n *yaml.Node) (ByteSize, string) {
 	b, err := ParseByteSize(n.Value)
 	if err != nil {
 		return 0, err.Error()
@@ -142,9 +182,9 @@ func readByteSize(n *yaml.Node) (ByteSize, string) {
 
 // readScalar reads one non-null scalar with read; null counts as missing
 // (ok false, no problem) so that "key:" with no value keeps the default.
-func readScalar[T any](n *yaml.Node, path string, read readOne[T]) (v T, ok bool, problems []Problem) {
+func readScalar[T any](n *yaml.Node, path string, read Reader[T]) (v T, ok bool, problems []Problem) {
 	n = resolve(n)
-	if isNull(n) {
+	if IsNull(n) {
 		return v, false, nil
 	}
 	if n.Kind != yaml.ScalarNode {
@@ -168,7 +208,7 @@ type list[T any] struct {
 
 // readList reads a scalar or a sequence of scalars. Every element that
 // cannot be read is a problem at path[i].
-func readList[T any](n *yaml.Node, path string, read readOne[T]) (l list[T], problems []Problem) {
+func readList[T any](n *yaml.Node, path string, read Reader[T]) (l list[T], problems []Problem) {
 	n = resolve(n)
 	switch {
 	case n.Kind == yaml.ScalarNode:
@@ -211,7 +251,7 @@ func asError(problems []Problem) error {
 	return errors.Join(errs...)
 }
 
-func unmarshalList[T any](n *yaml.Node, read readOne[T]) ([]T, error) {
+func unmarshalList[T any](n *yaml.Node, read Reader[T]) ([]T, error) {
 	l, problems := readList(n, "", read)
 	if len(problems) > 0 {
 		return nil, asError(problems)
@@ -224,7 +264,7 @@ func unmarshalList[T any](n *yaml.Node, read readOne[T]) ([]T, error) {
 
 // UnmarshalYAML reads a string or a list of strings.
 func (v *Strings) UnmarshalYAML(n *yaml.Node) error {
-	l, err := unmarshalList(n, readText)
+	l, err := unmarshalList(n, ReadText)
 	if err == nil {
 		*v = l
 	}
@@ -233,7 +273,7 @@ func (v *Strings) UnmarshalYAML(n *yaml.Node) error {
 
 // UnmarshalYAML reads a whole number or a list of them.
 func (v *Ints) UnmarshalYAML(n *yaml.Node) error {
-	l, err := unmarshalList(n, readInt)
+	l, err := unmarshalList(n, ReadInt)
 	if err == nil {
 		*v = l
 	}
@@ -242,7 +282,7 @@ func (v *Ints) UnmarshalYAML(n *yaml.Node) error {
 
 // UnmarshalYAML reads a number or a list of numbers.
 func (v *Floats) UnmarshalYAML(n *yaml.Node) error {
-	l, err := unmarshalList(n, readFloat)
+	l, err := unmarshalList(n, ReadFloat)
 	if err == nil {
 		*v = l
 	}
@@ -252,7 +292,7 @@ func (v *Floats) UnmarshalYAML(n *yaml.Node) error {
 // UnmarshalYAML reads a setting value or a list of them, each as written
 // ("on", "128MB", "0.9").
 func (v *Values) UnmarshalYAML(n *yaml.Node) error {
-	l, err := unmarshalList(n, readText)
+	l, err := unmarshalList(n, ReadText)
 	if err == nil {
 		*v = l
 	}
@@ -261,7 +301,7 @@ func (v *Values) UnmarshalYAML(n *yaml.Node) error {
 
 // UnmarshalYAML reads a duration such as "30s".
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	v, ok, problems := readScalar(n, "", readDuration)
+	v, ok, problems := readScalar(n, "", ReadDuration)
 	if len(problems) > 0 {
 		return asError(problems)
 	}
@@ -273,7 +313,7 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 
 // UnmarshalYAML reads a size such as "512MiB" or a number of bytes.
 func (b *ByteSize) UnmarshalYAML(n *yaml.Node) error {
-	v, ok, problems := readScalar(n, "", readByteSize)
+	v, ok, problems := readScalar(n, "", ReadByteSize)
 	if len(problems) > 0 {
 		return asError(problems)
 	}

@@ -2,7 +2,6 @@ package workload
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -33,7 +32,7 @@ func (t CopyTable) Rows() int64 { return max(t.Last-t.First+1, 0) }
 // not nil, is called with the number of rows sent since its last call.
 func CopyFreeze(ctx context.Context, pg *pgconn.PgConn, t CopyTable, report func(rows int64)) error {
 	sql := "copy " + t.Name + " from stdin with (format binary, freeze on)"
-	if _, err := pg.CopyFrom(ctx, NewCopyReader(t, report), sql); err != nil {
+	if _, err := pg.CopyFrom(ctx, t.Reader(report), sql); err != nil {
 		return fmt.Errorf("copy %s: %w", t.Name, err)
 	}
 	return nil
@@ -47,22 +46,53 @@ const CopyProgressEvery = 10000
 // length, both 0.
 const CopyHeader = "PGCOPY\n\xff\r\n\x00" + "\x00\x00\x00\x00" + "\x00\x00\x00\x00"
 
-// CopyReader produces a CopyTable's rows in COPY binary format, header and
-// trailer included, encoding them straight into the buffer each Read is
-// given.
-type CopyReader struct {
-	t               CopyTable
-	next            int64 // next row to encode
-	header, trailer bool  // written
-	sinceReport     int64
-	report          func(int64)
-	pending         []byte // an encoded piece that did not fit in p
-	scratch         []byte
+// RowSource produces a table's rows in COPY binary format, one per call:
+// the field count, then each field (see fields.go).
+type RowSource interface {
+	// AppendRow appends the next row to buf; false, with buf as it was,
+	// when there are no more rows.
+	AppendRow(buf []byte) ([]byte, bool)
 }
 
-// NewCopyReader reads t's rows; report is as in CopyFreeze.
-func NewCopyReader(t CopyTable, report func(rows int64)) *CopyReader {
-	return &CopyReader{t: t, next: t.First, report: report, scratch: make([]byte, 0, max(t.MaxRow, len(CopyHeader)))}
+// tableRows is a CopyTable's rows, from First to Last.
+type tableRows struct {
+	t    *CopyTable
+	next int64
+}
+
+func (r *tableRows) AppendRow(buf []byte) ([]byte, bool) {
+	if r.next > r.t.Last {
+		return buf, false
+	}
+	r.next++
+	return r.t.Encode(buf, r.next-1), true
+}
+
+// Reader is t's rows as COPY binary data; report is as in CopyFreeze.
+func (t CopyTable) Reader(report func(rows int64)) *CopyReader {
+	return NewCopyReader(&tableRows{t: &t, next: t.First}, t.MaxRow, report)
+}
+
+// CopyReader is the io.Reader that pgconn's CopyFrom reads: the header,
+// the rows of its source encoded straight into the buffer each Read is
+// given, the trailer.
+type CopyReader struct {
+	src                  RowSource
+	maxRow               int
+	header, rows, closed bool // header written; rows exhausted; trailer written
+	pending              []byte
+	scratch              []byte
+	sinceReport          int64
+	report               func(int64)
+}
+
+// NewCopyReader reads src's rows. maxRow bounds one encoded row: a row is
+// encoded straight into Read's buffer when that much room is left in it,
+// else into a buffer of its own. report, if not nil, is called with the
+// number of rows encoded since its last call, every CopyProgressEvery
+// rows and after the last.
+func NewCopyReader(src RowSource, maxRow int, report func(rows int64)) *CopyReader {
+	return &CopyReader{src: src, maxRow: maxRow, report: report, scratch: make([]byte, 0, max(maxRow, len(CopyHeader)))}
 }
 
 func (r *CopyReader) Read(p []byte) (int, error) {
@@ -78,21 +108,36 @@ func (r *CopyReader) Read(p []byte) (int, error) {
 		case !r.header:
 			r.header = true
 			r.pending = append(r.scratch[:0], CopyHeader...)
-		case r.next <= r.t.Last:
-			if len(p)-n >= r.t.MaxRow {
-				row := r.t.Encode(p[n:n:len(p)], r.next)
-				if len(row) > len(p)-n { // append left p: the row was lost
-					panic("workload: a row of " + r.t.Name + " is longer than its CopyTable.MaxRow")
+		case !r.rows:
+			var out []byte
+			var ok bool
+			if len(p)-n >= r.maxRow {
+				out, ok = r.src.AppendRow(p[n:n:len(p)])
+				if ok && len(out) > 0 && &out[0] != &p[n] {
+					// Longer than maxRow: append moved it out of p. Send
+					// it from where it is rather than lose it.
+					r.pending = out
+					r.count()
+					continue
 				}
-				n += len(row)
+				if ok {
+					n += len(out)
+				}
 			} else {
-				r.pending = r.t.Encode(r.scratch[:0], r.next)
+				out, ok = r.src.AppendRow(r.scratch[:0])
+				if ok {
+					r.pending = out
+				}
 			}
-			r.advance()
-		case !r.trailer:
-			r.trailer = true
-			r.flushReport()
-			r.pending = append(r.scratch[:0], 0xff, 0xff) // a tuple of -1 fields ends the data
+			if !ok {
+				r.rows = true
+				r.flush()
+				continue
+			}
+			r.count()
+		case !r.closed:
+			r.closed = true
+			r.pending = append(r.scratch[:0], 0xff, 0xff) // a field count of -1 ends the data
 		default:
 			if n == 0 {
 				return 0, io.EOF
@@ -103,46 +148,18 @@ func (r *CopyReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (r *CopyReader) advance() {
-	r.next++
+func (r *CopyReader) count() {
 	r.sinceReport++
 	if r.sinceReport == CopyProgressEvery {
-		r.flushReport()
+		r.flush()
 	}
 }
 
-func (r *CopyReader) flushReport() {
+func (r *CopyReader) flush() {
 	if r.sinceReport > 0 && r.report != nil {
 		r.report(r.sinceReport)
 	}
 	r.sinceReport = 0
-}
-
-// COPY binary field encoders: a field is its length (int32, -1 for NULL)
-// followed by its bytes, big-endian for integers.
-
-// AppendFieldCount starts a row of n fields.
-func AppendFieldCount(buf []byte, n int) []byte { return binary.BigEndian.AppendUint16(buf, uint16(n)) }
-
-// AppendInt4 appends an int (int4) field.
-func AppendInt4(buf []byte, v int64) []byte {
-	buf = binary.BigEndian.AppendUint32(buf, 4)
-	return binary.BigEndian.AppendUint32(buf, uint32(int32(v)))
-}
-
-// AppendInt8 appends a bigint (int8) field.
-func AppendInt8(buf []byte, v int64) []byte {
-	buf = binary.BigEndian.AppendUint32(buf, 8)
-	return binary.BigEndian.AppendUint64(buf, uint64(v))
-}
-
-// AppendNull appends a NULL field.
-func AppendNull(buf []byte) []byte { return binary.BigEndian.AppendUint32(buf, 0xffffffff) }
-
-// AppendText appends a text or varchar field: its UTF-8 bytes.
-func AppendText(buf []byte, s string) []byte {
-	buf = binary.BigEndian.AppendUint32(buf, uint32(len(s)))
-	return append(buf, s...)
 }
 
 // LoadFrozen loads tables in one transaction on one connection: truncate

@@ -44,11 +44,10 @@ const unpaid = "UNPAID"
 func (g *generator) encodeCustomer(buf []byte, c int64) []byte {
 	buf = workload.AppendFieldCount(buf, 4)
 	buf = workload.AppendInt4(buf, c)
-	at := len(buf)
-	buf = appendCustomerName(append(buf, 0, 0, 0, 0), c)
-	putLength(buf, at)
+	buf, at := workload.BeginField(buf)
+	buf = workload.EndField(appendCustomerName(buf, c), at)
 	buf = workload.AppendNumericField(buf, g.credit(c), 2)
-	return workload.AppendInt8(buf, epoch)
+	return workload.AppendTimestamp(buf, epoch)
 }
 
 // encodeOrder appends order o: o_id, o_c_id, o_date, o_status,
@@ -58,10 +57,10 @@ func (g *generator) encodeOrder(buf []byte, o int64) []byte {
 	buf = workload.AppendFieldCount(buf, 6)
 	buf = workload.AppendInt4(buf, o)
 	buf = workload.AppendInt4(buf, g.orderCustomer(o))
-	buf = workload.AppendInt8(buf, date)
+	buf = workload.AppendTimestamp(buf, date)
 	buf = workload.AppendText(buf, unpaid)
 	buf = workload.AppendNumericField(buf, g.orderTotal(o), 2)
-	return workload.AppendInt8(buf, date)
+	return workload.AppendTimestamp(buf, date)
 }
 
 // encodeLine appends order line l: ol_id, ol_o_id, ol_p_id, ol_quantity,

@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/tenantbench/tenantbench/internal/spec"
-	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 // Options are the sales keys of workload.options.
@@ -115,76 +113,34 @@ func (o Options) weights() ([numTxns]float64, error) {
 
 const optionsPath = "workload.options"
 
-// optionKeys are the keys sales accepts in workload.options.
-func optionKeys() []string { return []string{"preset", "mix", "distribution", "k", "seed"} }
-
 // Parse decodes workload.options strictly and reports every problem at
 // once, each with its path below workload.options. A missing or empty node
 // gives DefaultOptions. Parse only reads node.
 func Parse(node *yaml.Node) (any, []spec.Problem) {
 	opts := DefaultOptions()
-	m, problems := workload.OptionsMapping(node, optionsPath, optionKeys())
-	if m == nil {
-		if problems != nil {
-			return nil, problems
-		}
-		return opts, nil
+	d := spec.NewDecoder()
+	preset := spec.Where(spec.ReadText, func(s string) bool { return presetMix(s) != nil },
+		"must be one of "+strings.Join(presetNames(), ", "))
+	distribution := spec.Where(spec.ReadText, func(s string) bool { return s == Uniform || s == Latest },
+		"must be "+Uniform+" or "+Latest+" (with k)")
+	k := spec.Where(spec.ReadInt64, spec.Within[int64](1, maxK),
+		fmt.Sprintf("must be an integer from 1 to %d: the newest orders T2 and T3 choose from", maxK))
+	seed := spec.Where(spec.ReadInt64, nil, "must be an integer: the seed of the generated data")
+	var presetNode, mixNode, kNode *yaml.Node // the keys written, for the checks across keys
+	d.Mapping(node, optionsPath, []spec.Field{
+		{Key: "preset", Read: func(n *yaml.Node, p string) { presetNode = n; spec.Scalar(d, n, p, preset, &opts.Preset) }},
+		{Key: "mix", Read: func(n *yaml.Node, p string) { mixNode = n; readMix(d, n, p, &opts.Mix) }},
+		{Key: "distribution", Read: func(n *yaml.Node, p string) { spec.Scalar(d, n, p, distribution, &opts.Distribution) }},
+		{Key: "k", Read: func(n *yaml.Node, p string) { kNode = n; spec.Scalar(d, n, p, k, &opts.K) }},
+		{Key: "seed", Read: func(n *yaml.Node, p string) { spec.Scalar(d, n, p, seed, &opts.Seed) }},
+	})
+	if !spec.IsNull(mixNode) && !spec.IsNull(presetNode) {
+		d.Refuse(presetNode, optionsPath+".preset", "give either mix or preset, not both")
 	}
-	node = m
-	bad := func(path string, n *yaml.Node, allowed string) {
-		problems = append(problems, spec.Problem{Path: path, Value: workload.Describe(n), Allowed: allowed})
+	if !spec.IsNull(kNode) && opts.Distribution != Latest {
+		d.Refuse(kNode, optionsPath+".k", "applies to distribution: "+Latest+" only")
 	}
-	vals := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(node.Content); i += 2 {
-		key, val := node.Content[i].Value, workload.Deref(node.Content[i+1])
-		path := optionsPath + "." + key
-		if _, dup := vals[key]; dup {
-			bad(path, val, "the key is given twice; give it once")
-			continue
-		}
-		vals[key] = val
-		switch key {
-		case "preset":
-			if val.Kind != yaml.ScalarNode || presetMix(val.Value) == nil {
-				bad(path, val, "must be one of "+strings.Join(presetNames(), ", "))
-				continue
-			}
-			opts.Preset = val.Value
-		case "mix":
-			mix, ps := parseMix(path, val)
-			problems = append(problems, ps...)
-			opts.Mix = mix
-		case "distribution":
-			if val.Kind != yaml.ScalarNode || (val.Value != Uniform && val.Value != Latest) {
-				bad(path, val, "must be "+Uniform+" or "+Latest+" (with k)")
-				continue
-			}
-			opts.Distribution = val.Value
-		case "k":
-			n, ok := workload.IntValue(val)
-			if !ok || n < 1 || n > maxK {
-				bad(path, val, fmt.Sprintf("must be an integer from 1 to %d: the newest orders T2 and T3 choose from", maxK))
-				continue
-			}
-			opts.K = n
-		case "seed":
-			n, ok := workload.IntValue(val)
-			if !ok {
-				bad(path, val, "must be an integer: the seed of the generated data")
-				continue
-			}
-			opts.Seed = n
-		default:
-			bad(path, val, "unknown key; the sales options are "+strings.Join(optionKeys(), ", "))
-		}
-	}
-	if vals["mix"] != nil && vals["preset"] != nil {
-		bad(optionsPath+".preset", vals["preset"], "give either mix or preset, not both")
-	}
-	if vals["k"] != nil && opts.Distribution != Latest {
-		bad(optionsPath+".k", vals["k"], "applies to distribution: "+Latest+" only")
-	}
-	if problems != nil {
+	if problems := d.Problems(); problems != nil {
 		return nil, problems
 	}
 	if opts.Mix != nil {
@@ -196,57 +152,34 @@ func Parse(node *yaml.Node) (any, []spec.Problem) {
 	return opts, nil
 }
 
-// parseMix reads the mix mapping: transaction name -> non-negative weight,
-// at least one above 0.
-func parseMix(path string, node *yaml.Node) (map[string]float64, []spec.Problem) {
-	if node.Kind != yaml.MappingNode || len(node.Content) == 0 {
-		return nil, []spec.Problem{{Path: path, Value: workload.Describe(node),
-			Allowed: "must be a mapping of transaction name to weight, e.g. {new_orderline: 15, order_payment: 5, order_status: 80}; transactions are " +
-				strings.Join(txnNames(), ", ")}}
+// readMix reads the mix mapping: transaction name -> weight, a finite
+// number >= 0, at least one above 0. null keeps dst.
+func readMix(d *spec.Decoder, n *yaml.Node, path string, dst *map[string]float64) {
+	if spec.IsNull(n) {
+		return
 	}
-	var problems []spec.Problem
+	weight := spec.Where(spec.ReadFloat, func(f float64) bool { return f >= 0 && !math.IsInf(f, 0) },
+		"must be a number >= 0 (a weight: ratios such as 15 : 5 : 80 or percentages)")
 	mix := map[string]float64{}
 	total := 0.0
-	for i := 0; i+1 < len(node.Content); i += 2 {
-		name, val := node.Content[i].Value, workload.Deref(node.Content[i+1])
-		p := path + "." + name
-		if txnIndex(name) < 0 {
-			problems = append(problems, spec.Problem{Path: p, Value: fmt.Sprintf("%q", name),
-				Allowed: "must be one of the transactions " + strings.Join(txnNames(), ", ")})
-			continue
-		}
-		if _, dup := mix[name]; dup {
-			problems = append(problems, spec.Problem{Path: p, Value: workload.Describe(val), Allowed: "the transaction is given twice; give it once"})
-			continue
-		}
-		mix[name] = 0
-		f, ok := weightValue(val)
-		if !ok {
-			problems = append(problems, spec.Problem{Path: p, Value: workload.Describe(val),
-				Allowed: "must be a number >= 0 (a weight: ratios such as 15 : 5 : 80 or percentages)"})
-			continue
-		}
-		mix[name] = f
-		total += f
+	var fields []spec.Field
+	for _, name := range txnNames() {
+		fields = append(fields, spec.Field{Key: name, Read: func(n *yaml.Node, p string) {
+			var w float64
+			if spec.Scalar(d, n, p, weight, &w) {
+				mix[name] = w
+				total += w
+			}
+		}})
 	}
-	if problems == nil && !(total > 0 && !math.IsInf(total, 0)) {
-		problems = append(problems, spec.Problem{Path: path, Value: workload.Describe(node),
-			Allowed: "at least one weight must be greater than 0 (and their sum finite)"})
+	before := len(d.Problems())
+	d.Mapping(n, path, fields)
+	if len(d.Problems()) > before {
+		return
 	}
-	if problems != nil {
-		return nil, problems
+	if !(total > 0 && !math.IsInf(total, 0)) {
+		d.Refuse(n, path, "at least one weight must be greater than 0 (and their sum finite); the transactions are "+strings.Join(txnNames(), ", "))
+		return
 	}
-	return mix, nil
-}
-
-// weightValue is node's value when it is a finite number >= 0.
-func weightValue(node *yaml.Node) (float64, bool) {
-	if node.Kind != yaml.ScalarNode || !slices.Contains([]string{"!!int", "!!float"}, node.Tag) {
-		return 0, false
-	}
-	var f float64
-	if node.Decode(&f) != nil || !(f >= 0) || math.IsInf(f, 0) {
-		return 0, false
-	}
-	return f, true
+	*dst = mix
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"time"
+
+	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 // T2, Order Payment, of Table II ("read-write"):
@@ -67,7 +69,7 @@ func (c *Client) orderPayment() error {
 // now is the time T2 stamps its updates with, in timestamptz's binary
 // format. The client binds it, as Table II's placeholders ask, rather than
 // leaving it to the server's clock.
-func now() int64 { return pgMicros(time.Now()) }
+func now() int64 { return workload.PGMicros(time.Now()) }
 
 // orderRow is the row of T2's SELECT: o_id, o_c_id, o_totalamount (kept in
 // numeric's binary format) and o_updateddate.

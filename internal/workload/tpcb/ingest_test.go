@@ -63,7 +63,7 @@ func TestCopyRows(t *testing.T) {
 	w := mustNew(t, 2, nil)
 	for _, tb := range w.tables() {
 		var reported, calls int64
-		r := workload.NewCopyReader(tb, func(n int64) { reported += n; calls++ })
+		r := tb.Reader(func(n int64) { reported += n; calls++ })
 		data, err := readAll(r, 65536)
 		if err != nil {
 			t.Fatal(err)
@@ -102,7 +102,7 @@ func TestCopyReadSizes(t *testing.T) {
 	var want []byte
 	for _, size := range []int{65536, 1, 7, 63, 64, 65, 1000} {
 		tb.First = 99990
-		got, err := readAll(workload.NewCopyReader(tb, nil), size)
+		got, err := readAll(tb.Reader(nil), size)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func TestCopyBigAccounts(t *testing.T) {
 	w := &Workload{scale: scale32BitThreshold, opts: DefaultOptions()}
 	tb := w.tables()[2]
 	tb.First, tb.Last = 2000000000, 2000000001
-	data, err := readAll(workload.NewCopyReader(tb, nil), 4096)
+	data, err := readAll(tb.Reader(nil), 4096)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/tenantbench/tenantbench/internal/spec"
-	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 // Options are the tpcb keys of workload.options.
@@ -39,101 +38,53 @@ const (
 	maxWeight = math.MaxInt32
 )
 
-// optionKeys are the keys tpcb accepts in workload.options.
-func optionKeys() []string { return []string{"scripts", "fillfactor", "foreign_keys"} }
-
 // Parse decodes workload.options strictly and reports every problem at once.
 // A missing or empty node gives DefaultOptions. Parse only reads node.
 func Parse(node *yaml.Node) (any, []spec.Problem) {
 	opts := DefaultOptions()
-	m, problems := workload.OptionsMapping(node, optionsPath, optionKeys())
-	if m == nil {
-		if problems != nil {
-			return nil, problems
-		}
-		return opts, nil
-	}
-	node = m
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(node.Content); i += 2 {
-		key, val := node.Content[i].Value, workload.Deref(node.Content[i+1])
-		path := optionsPath + "." + key
-		if seen[key] {
-			problems = append(problems, spec.Problem{Path: path, Value: workload.Describe(val), Allowed: "the key is given twice; give it once"})
-			continue
-		}
-		seen[key] = true
-		switch key {
-		case "scripts":
-			scripts, ps := parseScripts(path, val)
-			problems = append(problems, ps...)
-			if ps == nil {
-				opts.Scripts = scripts
-			}
-		case "fillfactor":
-			n, ok := workload.IntValue(val)
-			if !ok || n < minFillfactor || n > maxFillfactor {
-				problems = append(problems, spec.Problem{Path: path, Value: workload.Describe(val),
-					Allowed: fmt.Sprintf("must be an integer from %d to %d (pgbench -F)", minFillfactor, maxFillfactor)})
-				continue
-			}
-			opts.Fillfactor = int(n)
-		case "foreign_keys":
-			var b bool
-			if val.Kind != yaml.ScalarNode || val.Tag != "!!bool" || val.Decode(&b) != nil {
-				problems = append(problems, spec.Problem{Path: path, Value: workload.Describe(val), Allowed: "must be true or false"})
-				continue
-			}
-			opts.ForeignKeys = b
-		default:
-			problems = append(problems, spec.Problem{Path: path, Value: workload.Describe(val),
-				Allowed: "unknown key; the tpcb options are " + strings.Join(optionKeys(), ", ")})
-		}
-	}
-	if problems != nil {
+	d := spec.NewDecoder()
+	fillfactor := spec.Where(spec.ReadInt, spec.Within(minFillfactor, maxFillfactor),
+		fmt.Sprintf("must be an integer from %d to %d (pgbench -F)", minFillfactor, maxFillfactor))
+	d.Mapping(node, optionsPath, []spec.Field{
+		{Key: "scripts", Read: func(n *yaml.Node, p string) { readScripts(d, n, p, &opts.Scripts) }},
+		{Key: "fillfactor", Read: func(n *yaml.Node, p string) { spec.Scalar(d, n, p, fillfactor, &opts.Fillfactor) }},
+		{Key: "foreign_keys", Read: func(n *yaml.Node, p string) { spec.Scalar(d, n, p, spec.ReadBool, &opts.ForeignKeys) }},
+	})
+	if problems := d.Problems(); problems != nil {
 		return nil, problems
 	}
 	return opts, nil
 }
 
-// parseScripts reads the scripts mapping: built-in name -> weight, like
-// pgbench's "-b name@weight" (weights 0..INT_MAX, their sum > 0).
-func parseScripts(path string, node *yaml.Node) (map[string]int, []spec.Problem) {
-	node = workload.Deref(node)
-	allowedNames := "must be one of the built-in scripts " + strings.Join(scriptNames(), ", ")
-	if node.Kind != yaml.MappingNode || len(node.Content) == 0 {
-		return nil, []spec.Problem{{Path: path, Value: workload.Describe(node),
-			Allowed: "must be a mapping of script name to weight, e.g. {tpcb-like: 1}; scripts are " + strings.Join(scriptNames(), ", ")}}
+// readScripts reads the scripts mapping: built-in name -> weight, like
+// pgbench's "-b name@weight" (weights 0..INT_MAX, their sum > 0). null
+// keeps dst.
+func readScripts(d *spec.Decoder, n *yaml.Node, path string, dst *map[string]int) {
+	if spec.IsNull(n) {
+		return
 	}
-	var problems []spec.Problem
+	weight := spec.Where(spec.ReadInt64, spec.Within[int64](0, maxWeight),
+		fmt.Sprintf("must be an integer weight from 0 to %d (pgbench -b name@weight)", maxWeight))
 	scripts := map[string]int{}
 	var total int64
-	for i := 0; i+1 < len(node.Content); i += 2 {
-		name, val := node.Content[i].Value, workload.Deref(node.Content[i+1])
-		p := path + "." + name
-		if scriptIndex(name) < 0 {
-			problems = append(problems, spec.Problem{Path: p, Value: fmt.Sprintf("%q", name), Allowed: allowedNames})
-			continue
-		}
-		if _, dup := scripts[name]; dup {
-			problems = append(problems, spec.Problem{Path: p, Value: workload.Describe(val), Allowed: "the script is given twice; give it once"})
-			continue
-		}
-		w, ok := workload.IntValue(val)
-		if !ok || w < 0 || w > maxWeight {
-			problems = append(problems, spec.Problem{Path: p, Value: workload.Describe(val),
-				Allowed: fmt.Sprintf("must be an integer weight from 0 to %d (pgbench -b name@weight)", maxWeight)})
-			scripts[name] = 0
-			continue
-		}
-		scripts[name] = int(w)
-		total += w
+	var fields []spec.Field
+	for _, name := range scriptNames() {
+		fields = append(fields, spec.Field{Key: name, Read: func(n *yaml.Node, p string) {
+			var w int64
+			if spec.Scalar(d, n, p, weight, &w) {
+				scripts[name] = int(w)
+				total += w
+			}
+		}})
 	}
-	if problems == nil && total == 0 {
-		problems = append(problems, spec.Problem{Path: path, Value: workload.Describe(node), Allowed: "at least one weight must be greater than 0"})
+	before := len(d.Problems())
+	d.Mapping(n, path, fields)
+	if len(d.Problems()) > before {
+		return
 	}
-	if problems != nil {
-		return nil, problems
+	if total == 0 {
+		d.Refuse(n, path, "at least one weight must be greater than 0; the scripts are "+strings.Join(scriptNames(), ", "))
+		return
 	}
-	return scripts, nil
+	*dst = scripts
 }

@@ -66,12 +66,12 @@ type generator struct {
 }
 
 func newGenerator(seed uint64, k constants, now time.Time) *generator {
-	return &generator{seed: seed, cLoad: k.cLoad, now: pgTimestamp(now)}
+	return &generator{seed: seed, cLoad: k.cLoad, now: workload.PGMicros(now)}
 }
 
 // source is the rows of table t of warehouse w (w is ignored for ITEM),
 // numbered w + first.
-func (g *generator) source(t table, w int) source {
+func (g *generator) source(t table, w int) workload.RowSource {
 	r := streamRNG(g.seed, t, w)
 	id := w + g.first
 	switch t {
@@ -117,7 +117,7 @@ type itemRows struct {
 	orig bitset
 }
 
-func (s *itemRows) row(b []byte) ([]byte, bool) {
+func (s *itemRows) AppendRow(b []byte) ([]byte, bool) {
 	if s.i == items {
 		return b, false
 	}
@@ -139,7 +139,7 @@ type warehouseRows struct {
 	done bool
 }
 
-func (s *warehouseRows) row(b []byte) ([]byte, bool) {
+func (s *warehouseRows) AppendRow(b []byte) ([]byte, bool) {
 	if s.done {
 		return b, false
 	}
@@ -161,7 +161,7 @@ type districtRows struct {
 	d int
 }
 
-func (s *districtRows) row(b []byte) ([]byte, bool) {
+func (s *districtRows) AppendRow(b []byte) ([]byte, bool) {
 	if s.d == districtsPerW {
 		return b, false
 	}
@@ -193,7 +193,7 @@ type customerRows struct {
 	bad   bitset // the customers of district d with bad credit
 }
 
-func (s *customerRows) row(b []byte) ([]byte, bool) {
+func (s *customerRows) AppendRow(b []byte) ([]byte, bool) {
 	if s.c == customersPerD || s.d == 0 {
 		if s.d == districtsPerW {
 			return b, false
@@ -215,7 +215,7 @@ func (s *customerRows) row(b []byte) ([]byte, bool) {
 	b = workload.AppendText(b, lastNames[name])
 	b = s.r.putAddress(b)
 	b = s.r.putDigits(b, 16)
-	b = putTimestamp(b, s.now)
+	b = workload.AppendTimestamp(b, s.now)
 	if s.bad.has(s.c - 1) {
 		b = workload.AppendText(b, "BC")
 	} else {
@@ -241,7 +241,7 @@ type historyRows struct {
 	now  int64
 }
 
-func (s *historyRows) row(b []byte) ([]byte, bool) {
+func (s *historyRows) AppendRow(b []byte) ([]byte, bool) {
 	if s.c == customersPerD || s.d == 0 {
 		if s.d == districtsPerW {
 			return b, false
@@ -255,7 +255,7 @@ func (s *historyRows) row(b []byte) ([]byte, bool) {
 	b = workload.AppendInt4(b, int64(s.w))
 	b = workload.AppendInt4(b, int64(s.d))
 	b = workload.AppendInt4(b, int64(s.w))
-	b = putTimestamp(b, s.now)
+	b = workload.AppendTimestamp(b, s.now)
 	b = workload.AppendNumericField(b, initialHistoryAmount, 2)
 	b = s.r.putAlnum(b, 12, 24)
 	return b, true
@@ -273,7 +273,7 @@ type orderRows struct {
 	perm      [ordersPerD]int32
 }
 
-func (s *orderRows) row(b []byte) ([]byte, bool) {
+func (s *orderRows) AppendRow(b []byte) ([]byte, bool) {
 	if s.o == ordersPerD || s.d == 0 {
 		if s.d == districtsPerW {
 			return b, false
@@ -287,7 +287,7 @@ func (s *orderRows) row(b []byte) ([]byte, bool) {
 	b = workload.AppendInt4(b, int64(s.d))
 	b = workload.AppendInt4(b, int64(s.w))
 	b = workload.AppendInt4(b, int64(int(s.perm[s.o-1])))
-	b = putTimestamp(b, s.now)
+	b = workload.AppendTimestamp(b, s.now)
 	if s.o < deliveredBelowOrder {
 		b = workload.AppendInt4(b, int64(s.r.rand(1, 10)))
 	} else {
@@ -303,7 +303,7 @@ type newOrderRows struct {
 	w, d, o int
 }
 
-func (s *newOrderRows) row(b []byte) ([]byte, bool) {
+func (s *newOrderRows) AppendRow(b []byte) ([]byte, bool) {
 	if s.o == ordersPerD || s.d == 0 {
 		if s.d == districtsPerW {
 			return b, false
@@ -329,7 +329,7 @@ type orderLineRows struct {
 	now       int64
 }
 
-func (s *orderLineRows) row(b []byte) ([]byte, bool) {
+func (s *orderLineRows) AppendRow(b []byte) ([]byte, bool) {
 	for s.n == s.lines {
 		if s.o == ordersPerD || s.d == 0 {
 			if s.d == districtsPerW {
@@ -350,7 +350,7 @@ func (s *orderLineRows) row(b []byte) ([]byte, bool) {
 	b = workload.AppendInt4(b, int64(s.r.rand(1, items)))
 	b = workload.AppendInt4(b, int64(s.w))
 	if delivered {
-		b = putTimestamp(b, s.now)
+		b = workload.AppendTimestamp(b, s.now)
 	} else {
 		b = workload.AppendNull(b)
 	}
@@ -374,7 +374,7 @@ type stockRows struct {
 	orig bitset
 }
 
-func (s *stockRows) row(b []byte) ([]byte, bool) {
+func (s *stockRows) AppendRow(b []byte) ([]byte, bool) {
 	if s.i == stockPerW {
 		return b, false
 	}

@@ -18,7 +18,7 @@ var loadTime = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 func copyBytes(t testing.TB, g *generator, tb table, w int) []byte {
 	t.Helper()
 	var rows int64
-	data, err := io.ReadAll(newCopyReader(g.source(tb, w), func(n int64) { rows += n }))
+	data, err := io.ReadAll(workload.NewCopyReader(g.source(tb, w), maxRow, func(n int64) { rows += n }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,10 +31,10 @@ func copyBytes(t testing.TB, g *generator, tb table, w int) []byte {
 // decodeCopy parses COPY binary data into rows of fields (nil for NULL).
 func decodeCopy(t testing.TB, data []byte) [][][]byte {
 	t.Helper()
-	if !bytes.HasPrefix(data, []byte(copyHeader)) {
+	if !bytes.HasPrefix(data, []byte(workload.CopyHeader)) {
 		t.Fatal("no COPY binary header")
 	}
-	data = data[len(copyHeader):]
+	data = data[len(workload.CopyHeader):]
 	var rows [][][]byte
 	for {
 		n := int16(binary.BigEndian.Uint16(data))
@@ -323,7 +323,7 @@ func TestCopyReadSizes(t *testing.T) {
 	g := newGenerator(w.seed, w.k, loadTime)
 	want := copyBytes(t, g, tCustomer, 1)
 	for _, size := range []int{1, 7, 1023, 1024, 1025, 4096, 65536} {
-		r := newCopyReader(g.source(tCustomer, 1), nil)
+		r := workload.NewCopyReader(g.source(tCustomer, 1), maxRow, nil)
 		buf := make([]byte, size)
 		var got []byte
 		for {
@@ -358,7 +358,7 @@ func BenchmarkGenerateWarehouse(b *testing.B) {
 	var bytes int64
 	for b.Loop() {
 		for _, tb := range warehouseTables {
-			r := newCopyReader(g.source(tb, 1), nil)
+			r := workload.NewCopyReader(g.source(tb, 1), maxRow, nil)
 			for {
 				n, err := r.Read(buf)
 				bytes += int64(n)

@@ -139,7 +139,7 @@ func (w *Workload) load(ctx context.Context, conn *pgx.Conn, gen *generator, u u
 	first, last := u.span(w.warehouses)
 	if !w.opts.Freeze {
 		sql := "copy " + name + " from stdin with (format binary)"
-		_, err := conn.PgConn().CopyFrom(ctx, newCopyReader(gen.source(u.t, first), report), sql)
+		_, err := conn.PgConn().CopyFrom(ctx, workload.NewCopyReader(gen.source(u.t, first), maxRow, report), sql)
 		return err
 	}
 	tx, err := conn.Begin(ctx)
@@ -152,7 +152,7 @@ func (w *Workload) load(ctx context.Context, conn *pgx.Conn, gen *generator, u u
 	}
 	sql := "copy " + name + " from stdin with (format binary, freeze)"
 	for wid := first; wid <= last; wid++ {
-		if _, err := conn.PgConn().CopyFrom(ctx, newCopyReader(gen.source(u.t, wid), report), sql); err != nil {
+		if _, err := conn.PgConn().CopyFrom(ctx, workload.NewCopyReader(gen.source(u.t, wid), maxRow, report), sql); err != nil {
 			if wid > 0 {
 				return fmt.Errorf("warehouse %d: %w", wid, err)
 			}

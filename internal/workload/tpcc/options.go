@@ -2,12 +2,10 @@ package tpcc
 
 import (
 	"fmt"
-	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/tenantbench/tenantbench/internal/spec"
-	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 // Options are the tpcc keys of workload.options.
@@ -80,171 +78,67 @@ const (
 	maxLoadConnections = 64
 )
 
-// optionKeys are the keys tpcc accepts in workload.options.
-func optionKeys() []string {
-	return []string{"mix", "all_warehouses", "retries", "check", "isolation", "seed", "load_connections", "freeze", "keying_and_think_time"}
-}
-
 // Parse decodes workload.options strictly and reports every problem at
 // once, each with its path below workload.options. A missing or empty node
 // gives DefaultOptions. Parse only reads node.
 func Parse(node *yaml.Node) (any, []spec.Problem) {
 	opts := DefaultOptions()
-	m, problems := workload.OptionsMapping(node, optionsPath, optionKeys())
-	if m == nil {
-		if problems != nil {
-			return nil, problems
-		}
-		return opts, nil
+	d := spec.NewDecoder()
+	boolean := func(dst *bool) func(*yaml.Node, string) {
+		return func(n *yaml.Node, p string) { spec.Scalar(d, n, p, spec.ReadBool, dst) }
 	}
-	node = m
-	bad := func(path string, n *yaml.Node, allowed string) {
-		problems = append(problems, workload.Problem(path, n, allowed))
-	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(node.Content); i += 2 {
-		keyNode, val := node.Content[i], workload.Deref(node.Content[i+1])
-		key := keyNode.Value
-		path := optionsPath + "." + key
-		if seen[key] {
-			bad(path, keyNode, "the key is given twice; give it once")
-			continue
-		}
-		seen[key] = true
-		switch key {
-		case "mix":
-			mix, ps := parseMix(path, val)
-			problems = append(problems, ps...)
-			if ps == nil {
-				opts.Mix = mix
-			}
-		case "all_warehouses":
-			b, ok := boolValue(val)
-			if !ok {
-				bad(path, val, "must be true or false")
-				continue
-			}
-			opts.AllWarehouses = b
-		case "retries":
-			n, ok := workload.IntValue(val)
-			if !ok || n < 0 || n > maxRetries {
-				bad(path, val, fmt.Sprintf("must be an integer from 0 to %d", maxRetries))
-				continue
-			}
-			opts.Retries = int(n)
-		case "check":
-			s, ok := oneOf(val, CheckBasic, CheckFull)
-			if !ok {
-				bad(path, val, "must be basic (conditions 3.3.2.1-3.3.2.4) or full (3.3.2.1-3.3.2.12)")
-				continue
-			}
-			opts.Check = s
-		case "isolation":
-			s, ok := oneOf(val, IsolationReadCommitted, IsolationRepeatableRead, IsolationSerializable)
-			if !ok {
-				bad(path, val, "must be one of read_committed, repeatable_read, serializable")
-				continue
-			}
-			opts.Isolation = s
-		case "seed":
-			n, ok := workload.IntValue(val)
-			if !ok {
-				bad(path, val, "must be a whole number")
-				continue
-			}
-			opts.Seed = n
-		case "load_connections":
-			n, ok := workload.IntValue(val)
-			if !ok || n < 0 || n > maxLoadConnections {
-				bad(path, val, fmt.Sprintf("must be an integer from 0 (automatic) to %d", maxLoadConnections))
-				continue
-			}
-			opts.LoadConnections = int(n)
-		case "freeze":
-			b, ok := boolValue(val)
-			if !ok {
-				bad(path, val, "must be true or false")
-				continue
-			}
-			opts.Freeze = b
-		case "keying_and_think_time":
-			b, ok := boolValue(val)
-			if !ok {
-				bad(path, val, "must be true or false")
-				continue
-			}
-			opts.KeyingAndThinkTime = b
-		default:
-			bad(path, keyNode, "unknown key; the tpcc options are "+strings.Join(optionKeys(), ", "))
-		}
-	}
-	if problems != nil {
+	retries := spec.Where(spec.ReadInt, spec.Within(0, maxRetries),
+		fmt.Sprintf("must be an integer from 0 to %d", maxRetries))
+	loadConnections := spec.Where(spec.ReadInt, spec.Within(0, maxLoadConnections),
+		fmt.Sprintf("must be an integer from 0 (automatic) to %d", maxLoadConnections))
+	check := spec.Where(spec.ReadText, func(s string) bool { return s == CheckBasic || s == CheckFull },
+		"must be basic (conditions 3.3.2.1-3.3.2.4) or full (3.3.2.1-3.3.2.12)")
+	isolation := spec.Where(spec.ReadText, func(s string) bool {
+		return s == IsolationReadCommitted || s == IsolationRepeatableRead || s == IsolationSerializable
+	}, "must be one of read_committed, repeatable_read, serializable")
+	d.Mapping(node, optionsPath, []spec.Field{
+		{Key: "mix", Read: func(n *yaml.Node, p string) { readMix(d, n, p, &opts.Mix) }},
+		{Key: "all_warehouses", Read: boolean(&opts.AllWarehouses)},
+		{Key: "retries", Read: func(n *yaml.Node, p string) { spec.Scalar(d, n, p, retries, &opts.Retries) }},
+		{Key: "check", Read: func(n *yaml.Node, p string) { spec.Scalar(d, n, p, check, &opts.Check) }},
+		{Key: "isolation", Read: func(n *yaml.Node, p string) { spec.Scalar(d, n, p, isolation, &opts.Isolation) }},
+		{Key: "seed", Read: func(n *yaml.Node, p string) { spec.Scalar(d, n, p, spec.ReadInt64, &opts.Seed) }},
+		{Key: "load_connections", Read: func(n *yaml.Node, p string) { spec.Scalar(d, n, p, loadConnections, &opts.LoadConnections) }},
+		{Key: "freeze", Read: boolean(&opts.Freeze)},
+		{Key: "keying_and_think_time", Read: boolean(&opts.KeyingAndThinkTime)},
+	})
+	if problems := d.Problems(); problems != nil {
 		return nil, problems
 	}
 	return opts, nil
 }
 
-// parseMix reads the mix: transaction name -> percentage, each from 0 to
-// 100, summing to 100. Names not given are 0.
-func parseMix(path string, node *yaml.Node) ([numTxns]int, []spec.Problem) {
+// readMix reads the mix: transaction name -> percentage, each from 0 to
+// 100, summing to 100. Names not given are 0; null keeps dst.
+func readMix(d *spec.Decoder, n *yaml.Node, path string, dst *[numTxns]int) {
+	if spec.IsNull(n) {
+		return
+	}
+	percentage := spec.Where(spec.ReadInt, spec.Within(0, 100), "must be a whole percentage from 0 to 100")
 	var mix [numTxns]int
-	names := strings.Join(txnNames[:], ", ")
-	if node.Kind != yaml.MappingNode || len(node.Content) == 0 {
-		return mix, []spec.Problem{workload.Problem(path, node,
-			"must be a mapping of transaction name to percentage, summing to 100; the names are "+names)}
+	fields := make([]spec.Field, numTxns)
+	for t := range fields {
+		fields[t] = spec.Field{Key: txnNames[t], Read: func(n *yaml.Node, p string) { spec.Scalar(d, n, p, percentage, &mix[t]) }}
 	}
-	var problems []spec.Problem
-	seen := map[string]bool{}
+	before := len(d.Problems())
+	d.Mapping(n, path, fields)
+	if len(d.Problems()) > before {
+		return
+	}
 	sum := 0
-	for i := 0; i+1 < len(node.Content); i += 2 {
-		keyNode, val := node.Content[i], workload.Deref(node.Content[i+1])
-		name := keyNode.Value
-		p := path + "." + name
-		t := txnIndex(name)
-		switch {
-		case t < 0:
-			problems = append(problems, workload.Problem(p, keyNode, "unknown transaction; the names are "+names))
-			continue
-		case seen[name]:
-			problems = append(problems, workload.Problem(p, keyNode, "the transaction is given twice; give it once"))
-			continue
-		}
-		seen[name] = true
-		n, ok := workload.IntValue(val)
-		if !ok || n < 0 || n > 100 {
-			problems = append(problems, workload.Problem(p, val, "must be a whole percentage from 0 to 100"))
-			continue
-		}
-		mix[t] = int(n)
-		sum += int(n)
+	for _, p := range mix {
+		sum += p
 	}
-	if problems == nil && sum != 100 {
-		problems = append(problems, workload.Problem(path, node,
-			fmt.Sprintf("the percentages sum to %d; they must sum to 100", sum)))
+	if sum != 100 {
+		d.Refuse(n, path, fmt.Sprintf("the percentages sum to %d; they must sum to 100", sum))
+		return
 	}
-	return mix, problems
-}
-
-// boolValue is node's value when it is a YAML boolean.
-func boolValue(node *yaml.Node) (bool, bool) {
-	var b bool
-	if node.Kind != yaml.ScalarNode || node.Tag != "!!bool" || node.Decode(&b) != nil {
-		return false, false
-	}
-	return b, true
-}
-
-// oneOf is node's value when it is a string among allowed.
-func oneOf(node *yaml.Node, allowed ...string) (string, bool) {
-	if node.Kind != yaml.ScalarNode || node.Tag != "!!str" {
-		return "", false
-	}
-	for _, a := range allowed {
-		if node.Value == a {
-			return a, true
-		}
-	}
-	return "", false
+	*dst = mix
 }
 
 // validate checks options that did not come through Parse (a caller that

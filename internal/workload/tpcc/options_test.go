@@ -23,6 +23,7 @@ func TestParseValid(t *testing.T) {
 		{"absent", "", DefaultOptions()},
 		{"null", "~", DefaultOptions()},
 		{"empty", "{}", DefaultOptions()},
+		{"keys without values keep the defaults", "mix:\nretries: ~\ncheck:", DefaultOptions()},
 		{"all keys", `mix: {new_order: 50, payment: 50}
 all_warehouses: true
 retries: 0
@@ -55,17 +56,19 @@ func TestParseProblems(t *testing.T) {
 		name, src string
 		want      []spec.Problem // Allowed matched as a substring
 	}{
-		{"not a mapping", "[1]", []spec.Problem{{Path: "workload.options", Value: "a list", Allowed: "must be a mapping"}}},
-		{"unknown key", "warehouses: 3", []spec.Problem{{Path: "workload.options.warehouses", Value: "warehouses", Allowed: "unknown key"}}},
+		{"not a mapping", "[1]", []spec.Problem{{Path: "workload.options", Allowed: "must be a mapping with the keys mix, all_warehouses"}}},
+		{"typo", "retires: 3", []spec.Problem{{Path: "workload.options.retires", Allowed: "did you mean retries?"}}},
+		{"quoted number", "retries: '3'", []spec.Problem{{Path: "workload.options.retries", Value: "3", Allowed: "from 0 to 100, written without quotes"}}},
+		{"unknown key", "warehouses: 3", []spec.Problem{{Path: "workload.options.warehouses", Allowed: "unknown key; allowed here: mix, all_warehouses"}}},
 		{"mix sum", "mix: {new_order: 45, payment: 43, order_status: 4, delivery: 4}",
-			[]spec.Problem{{Path: "workload.options.mix", Value: "a mapping", Allowed: "sum to 96"}}},
+			[]spec.Problem{{Path: "workload.options.mix", Allowed: "sum to 96"}}},
 		{"mix entries", "mix: {new_order: 101, payment: -1, neworder: 3, delivery: 1.5}", []spec.Problem{
 			{Path: "workload.options.mix.new_order", Value: "101", Allowed: "percentage from 0 to 100"},
 			{Path: "workload.options.mix.payment", Value: "-1", Allowed: "percentage from 0 to 100"},
-			{Path: "workload.options.mix.neworder", Value: "neworder", Allowed: "unknown transaction; the names are new_order, payment"},
+			{Path: "workload.options.mix.neworder", Allowed: "did you mean new_order? allowed here: new_order, payment"},
 			{Path: "workload.options.mix.delivery", Value: "1.5", Allowed: "percentage"},
 		}},
-		{"mix not a mapping", "mix: 45", []spec.Problem{{Path: "workload.options.mix", Value: "45", Allowed: "mapping of transaction name"}}},
+		{"mix not a mapping", "mix: 45", []spec.Problem{{Path: "workload.options.mix", Value: "45", Allowed: "mapping with the keys new_order, payment"}}},
 		{"everything wrong", `all_warehouses: yes please
 retries: 101
 check: some
@@ -79,7 +82,7 @@ retries: 2`, []spec.Problem{
 			{Path: "workload.options.isolation", Value: "snapshot", Allowed: "read_committed"},
 			{Path: "workload.options.seed", Value: "1.5", Allowed: "whole number"},
 			{Path: "workload.options.load_connections", Value: "65", Allowed: "to 64"},
-			{Path: "workload.options.retries", Value: "retries", Allowed: "given twice"},
+			{Path: "workload.options.retries", Allowed: "written twice (first on line 2)"},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

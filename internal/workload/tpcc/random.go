@@ -1,8 +1,10 @@
 package tpcc
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 )
 
 // rng is a PCG generator with the draws of the specification: random(x, y)
@@ -220,4 +222,74 @@ func (r *rng) permute(p []int32) {
 		j := r.rand(0, i)
 		p[i], p[j] = p[j], p[i]
 	}
+}
+
+// maxRow bounds an encoded row (a CUSTOMER row, the widest, is under 900
+// bytes).
+const maxRow = 1024
+
+// grow extends b by n bytes and returns b and the new bytes.
+func grow(b []byte, n int) ([]byte, []byte) {
+	b = slices.Grow(b, n)
+	l := len(b)
+	return b[:l+n], b[l : l+n]
+}
+
+// putAlnum appends a random a-string of random length in [lo .. hi]
+// (clause 4.3.2.2).
+func (r *rng) putAlnum(b []byte, lo, hi int) []byte {
+	n := r.rand(lo, hi)
+	b = binary.BigEndian.AppendUint32(b, uint32(n))
+	b, s := grow(b, n)
+	r.fillAlnum(s)
+	return b
+}
+
+// putData appends an a-string of length [26 .. 50]; when orig, "ORIGINAL"
+// at a random position in it (I_DATA and S_DATA, clause 4.3.3.1).
+func (r *rng) putData(b []byte, orig bool) []byte {
+	n := r.rand(26, 50)
+	b = binary.BigEndian.AppendUint32(b, uint32(n))
+	b, s := grow(b, n)
+	r.fillAlnum(s)
+	if orig {
+		copy(s[r.rand(0, n-len(original)):], original)
+	}
+	return b
+}
+
+// putDigits appends a random n-string of n digits.
+func (r *rng) putDigits(b []byte, n int) []byte {
+	b = binary.BigEndian.AppendUint32(b, uint32(n))
+	b, s := grow(b, n)
+	r.fillDigits(s)
+	return b
+}
+
+// putState appends two random letters.
+func (r *rng) putState(b []byte) []byte {
+	b = binary.BigEndian.AppendUint32(b, 2)
+	b, s := grow(b, 2)
+	r.fillLetters(s)
+	return b
+}
+
+// putZip appends a zip code: a random n-string of 4 digits and "11111"
+// (clause 4.3.2.7).
+func (r *rng) putZip(b []byte) []byte {
+	b = binary.BigEndian.AppendUint32(b, 9)
+	b, s := grow(b, 9)
+	r.fillDigits(s[:4])
+	copy(s[4:], "11111")
+	return b
+}
+
+// putAddress appends street 1, street 2, city, state and zip (clause
+// 4.3.3.1: a-strings [10 .. 20], 2 letters, a zip of clause 4.3.2.7).
+func (r *rng) putAddress(b []byte) []byte {
+	b = r.putAlnum(b, 10, 20)
+	b = r.putAlnum(b, 10, 20)
+	b = r.putAlnum(b, 10, 20)
+	b = r.putState(b)
+	return r.putZip(b)
 }

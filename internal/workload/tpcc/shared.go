@@ -116,7 +116,7 @@ func (w *Workload) loadStaged(ctx context.Context, conn *pgx.Conn, gen *generato
 	}
 	first, _ := u.span(w.warehouses)
 	sql := "copy " + stage + " from stdin with (format binary)"
-	if _, err := conn.PgConn().CopyFrom(ctx, newCopyReader(gen.source(u.t, first), report), sql); err != nil {
+	if _, err := conn.PgConn().CopyFrom(ctx, workload.NewCopyReader(gen.source(u.t, first), maxRow, report), sql); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, "insert into "+name+" select * from "+stage); err != nil {

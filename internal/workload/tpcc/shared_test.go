@@ -55,10 +55,10 @@ func TestKeyRanges(t *testing.T) {
 // copyRows splits COPY binary data into rows of fields.
 func copyRows(t *testing.T, data []byte) [][][]byte {
 	t.Helper()
-	if !bytes.HasPrefix(data, []byte(copyHeader)) {
+	if !bytes.HasPrefix(data, []byte(workload.CopyHeader)) {
 		t.Fatal("no COPY header")
 	}
-	data = data[len(copyHeader):]
+	data = data[len(workload.CopyHeader):]
 	var rows [][][]byte
 	for {
 		n := int16(binary.BigEndian.Uint16(data))

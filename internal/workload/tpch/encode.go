@@ -1,42 +1,21 @@
 package tpch
 
-import (
-	"encoding/binary"
-
-	"github.com/tenantbench/tenantbench/internal/workload"
-)
+import "github.com/tenantbench/tenantbench/internal/workload"
 
 // Rows in COPY's binary format, straight from the generators: numeric
 // and date written by hand into the COPY buffer, so that a row allocates
 // nothing.
 
-// beginField reserves a field's length; endField writes it.
-func beginField(buf []byte) ([]byte, int) { return append(buf, 0, 0, 0, 0), len(buf) }
-
-func endField(buf []byte, at int) []byte {
-	binary.BigEndian.PutUint32(buf[at:], uint32(len(buf)-at-4))
-	return buf
-}
-
-// appendBytes appends a text field.
-func appendBytes(buf, v []byte) []byte {
-	buf = binary.BigEndian.AppendUint32(buf, uint32(len(v)))
-	return append(buf, v...)
-}
-
 // appendNamed appends a text field prefix followed by n on width digits
 // ("Customer#000000001").
 func appendNamed(buf []byte, prefix string, n int64, width int) []byte {
-	buf, at := beginField(buf)
+	buf, at := workload.BeginField(buf)
 	buf = appendPadded(append(buf, prefix...), n, width)
-	return endField(buf, at)
+	return workload.EndField(buf, at)
 }
 
 // appendDate appends a date field: day d from 1992-01-01.
-func appendDate(buf []byte, d int64) []byte {
-	buf = binary.BigEndian.AppendUint32(buf, 4)
-	return binary.BigEndian.AppendUint32(buf, uint32(int32(d+pgDayOffset)))
-}
+func appendDate(buf []byte, d int64) []byte { return workload.AppendDate(buf, d+pgDayOffset) }
 
 // appendKey appends an order key, int4 or int8 as the schema has it.
 func appendKey(buf []byte, k int64, big bool) []byte {
@@ -50,14 +29,14 @@ func appendKey(buf []byte, k int64, big bool) []byte {
 func encodePart(buf []byte, r *partRow) []byte {
 	buf = workload.AppendFieldCount(buf, 9)
 	buf = workload.AppendInt4(buf, r.key)
-	buf = appendBytes(buf, r.name)
+	buf = workload.AppendBytes(buf, r.name)
 	buf = appendNamed(buf, "Manufacturer#", r.mfgr, 1)
 	buf = appendNamed(buf, "Brand#", r.brand, 2)
 	buf = workload.AppendText(buf, partTypes.words[r.typ])
 	buf = workload.AppendInt4(buf, r.size)
 	buf = workload.AppendText(buf, containers.words[r.container])
 	buf = workload.AppendNumericField(buf, r.price, 2)
-	return appendBytes(buf, r.comment)
+	return workload.AppendBytes(buf, r.comment)
 }
 
 // encodePartsupp appends part r's four partsupp rows.
@@ -69,7 +48,7 @@ func encodePartsupp(buf []byte, r *partRow) []byte {
 		buf = workload.AppendInt4(buf, s.supp)
 		buf = workload.AppendInt4(buf, s.qty)
 		buf = workload.AppendNumericField(buf, s.cost, 2)
-		buf = appendBytes(buf, s.comment)
+		buf = workload.AppendBytes(buf, s.comment)
 	}
 	return buf
 }
@@ -79,11 +58,11 @@ func encodeSupplier(buf []byte, r *supplierRow) []byte {
 	buf = workload.AppendFieldCount(buf, 7)
 	buf = workload.AppendInt4(buf, r.key)
 	buf = appendNamed(buf, "Supplier#", r.key, 9)
-	buf = appendBytes(buf, r.address)
+	buf = workload.AppendBytes(buf, r.address)
 	buf = workload.AppendInt4(buf, r.nation)
-	buf = appendBytes(buf, r.phone)
+	buf = workload.AppendBytes(buf, r.phone)
 	buf = workload.AppendNumericField(buf, r.acctbal, 2)
-	return appendBytes(buf, r.comment)
+	return workload.AppendBytes(buf, r.comment)
 }
 
 // encodeCustomer appends customer r.
@@ -91,12 +70,12 @@ func encodeCustomer(buf []byte, r *customerRow) []byte {
 	buf = workload.AppendFieldCount(buf, 8)
 	buf = workload.AppendInt4(buf, r.key)
 	buf = appendNamed(buf, "Customer#", r.key, 9)
-	buf = appendBytes(buf, r.address)
+	buf = workload.AppendBytes(buf, r.address)
 	buf = workload.AppendInt4(buf, r.nation)
-	buf = appendBytes(buf, r.phone)
+	buf = workload.AppendBytes(buf, r.phone)
 	buf = workload.AppendNumericField(buf, r.acctbal, 2)
 	buf = workload.AppendText(buf, segments.words[r.segment])
-	return appendBytes(buf, r.comment)
+	return workload.AppendBytes(buf, r.comment)
 }
 
 // encodeOrder appends order r.
@@ -104,13 +83,13 @@ func encodeOrder(buf []byte, r *orderRow, big bool) []byte {
 	buf = workload.AppendFieldCount(buf, 9)
 	buf = appendKey(buf, r.key, big)
 	buf = workload.AppendInt4(buf, r.cust)
-	buf = appendBytes(buf, []byte{r.status})
+	buf = workload.AppendBytes(buf, []byte{r.status})
 	buf = workload.AppendNumericField(buf, r.total, 2)
 	buf = appendDate(buf, r.date)
 	buf = workload.AppendText(buf, priorities.words[r.priority])
 	buf = appendNamed(buf, "Clerk#", r.clerk, 9)
 	buf = workload.AppendInt4(buf, 0) // o_shippriority
-	return appendBytes(buf, r.comment)
+	return workload.AppendBytes(buf, r.comment)
 }
 
 // encodeLines appends order r's lineitem rows.
@@ -126,14 +105,14 @@ func encodeLines(buf []byte, r *orderRow, big bool) []byte {
 		buf = workload.AppendNumericField(buf, l.price, 2)
 		buf = workload.AppendNumericField(buf, l.discount, 2)
 		buf = workload.AppendNumericField(buf, l.tax, 2)
-		buf = appendBytes(buf, []byte{l.returnFlag})
-		buf = appendBytes(buf, []byte{l.status})
+		buf = workload.AppendBytes(buf, []byte{l.returnFlag})
+		buf = workload.AppendBytes(buf, []byte{l.status})
 		buf = appendDate(buf, l.ship)
 		buf = appendDate(buf, l.commit)
 		buf = appendDate(buf, l.receipt)
 		buf = workload.AppendText(buf, instructions.words[l.instruct])
 		buf = workload.AppendText(buf, shipModes.words[l.mode])
-		buf = appendBytes(buf, l.comment)
+		buf = workload.AppendBytes(buf, l.comment)
 	}
 	return buf
 }
@@ -144,7 +123,7 @@ func encodeNation(buf []byte, g *nationGen, n int64) []byte {
 	buf = workload.AppendInt4(buf, n)
 	buf = workload.AppendText(buf, nations[n].name)
 	buf = workload.AppendInt4(buf, int64(nations[n].region))
-	return appendBytes(buf, g.nationComment(n))
+	return workload.AppendBytes(buf, g.nationComment(n))
 }
 
 // encodeRegion appends region r.
@@ -152,5 +131,5 @@ func encodeRegion(buf []byte, g *nationGen, r int64) []byte {
 	buf = workload.AppendFieldCount(buf, 3)
 	buf = workload.AppendInt4(buf, r)
 	buf = workload.AppendText(buf, regions[r])
-	return appendBytes(buf, g.regionComment(r))
+	return workload.AppendBytes(buf, g.regionComment(r))
 }

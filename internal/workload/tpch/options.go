@@ -2,13 +2,11 @@ package tpch
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/tenantbench/tenantbench/internal/spec"
-	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 // Options are the tpch keys of workload.options.
@@ -49,124 +47,74 @@ const (
 
 const optionsPath = "workload.options"
 
-func optionKeys() []string {
-	return []string{"repeat_queries", "queries", "query_timeout", "seed", "first_stream", "load_connections", "refresh"}
-}
-
 // Parse decodes workload.options strictly and reports every problem at
 // once, each with its path below workload.options. Parse only reads node.
 func Parse(node *yaml.Node) (any, []spec.Problem) {
 	opts := DefaultOptions()
-	m, problems := workload.OptionsMapping(node, optionsPath, optionKeys())
-	if m == nil {
-		if problems != nil {
-			return nil, problems
-		}
-		return opts, nil
+	d := spec.NewDecoder()
+	intIn := func(lo, hi int, what string) spec.Reader[int] {
+		return spec.Where(spec.ReadInt, spec.Within(lo, hi), fmt.Sprintf("must be a whole number from %d to %d: %s", lo, hi, what))
 	}
-	node = m
-	bad := func(path string, n *yaml.Node, allowed string) {
-		problems = append(problems, spec.Problem{Path: path, Value: workload.Describe(n), Allowed: allowed})
-	}
-	intIn := func(path string, n *yaml.Node, lo, hi int64, what string) (int64, bool) {
-		v, ok := workload.IntValue(n)
-		if !ok || v < lo || v > hi {
-			bad(path, n, fmt.Sprintf("must be a whole number from %d to %d: %s", lo, hi, what))
-			return 0, false
-		}
-		return v, true
-	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(node.Content); i += 2 {
-		key, val := node.Content[i].Value, workload.Deref(node.Content[i+1])
-		path := optionsPath + "." + key
-		if seen[key] {
-			bad(path, val, "the key is given twice; give it once")
-			continue
-		}
-		seen[key] = true
-		switch key {
-		case "repeat_queries":
-			if v, ok := intIn(path, val, 1, maxRepeat, "how many times each query runs in a row (seed 000: 10)"); ok {
-				opts.RepeatQueries = int(v)
+	repeat := intIn(1, maxRepeat, "how many times each query runs in a row (Erdelt and Rabl 2026: 10)")
+	seed := spec.Where(spec.ReadInt64, spec.Within[int64](1, rngM-1-maxStream),
+		fmt.Sprintf("must be a whole number from 1 to %d: qgen's -r seed of stream 0; stream s uses seed + s", rngM-1-maxStream))
+	firstStream := intIn(0, maxStream, "the stream number of the first tenant (0 is the power test's query order, 1 to 40 the throughput streams')")
+	loadConnections := intIn(1, maxLoadConnections, "how many connections load the tables")
+	timeout := spec.Where(spec.ReadDuration, spec.Within[spec.Duration](1, spec.Duration(maxTimeout)),
+		"must be a duration above 0 and at most 168h, such as 90s or 10m: how long one query may run")
+	refresh := spec.Where(spec.ReadBool, nil, "must be true or false: whether each stream runs RF1 before its queries and RF2 after them")
+	d.Mapping(node, optionsPath, []spec.Field{
+		{Key: "repeat_queries", Read: func(n *yaml.Node, p string) { spec.Scalar(d, n, p, repeat, &opts.RepeatQueries) }},
+		{Key: "queries", Read: func(n *yaml.Node, p string) { readQueries(d, n, p, &opts.Queries) }},
+		{Key: "query_timeout", Read: func(n *yaml.Node, p string) {
+			var t spec.Duration
+			if spec.Scalar(d, n, p, timeout, &t) {
+				opts.QueryTimeout = t.D()
 			}
-		case "queries":
-			qs, ps := parseQueries(path, val)
-			problems = append(problems, ps...)
-			opts.Queries = qs
-		case "query_timeout":
-			d, ok := durationValue(val)
-			if !ok || d <= 0 || d > maxTimeout {
-				bad(path, val, "must be a duration above 0 and at most 168h, such as 90s or 10m: how long one query may run")
-				continue
-			}
-			opts.QueryTimeout = d
-		case "seed":
-			if v, ok := intIn(path, val, 1, rngM-1-maxStream, "qgen's -r seed of stream 0; stream s uses seed + s"); ok {
-				opts.Seed = v
-			}
-		case "first_stream":
-			if v, ok := intIn(path, val, 0, maxStream, "the stream number of the first tenant (0 is the power test's query order, 1 to 40 the throughput streams')"); ok {
-				opts.FirstStream = int(v)
-			}
-		case "load_connections":
-			if v, ok := intIn(path, val, 1, maxLoadConnections, "how many connections load the tables"); ok {
-				opts.LoadConnections = int(v)
-			}
-		case "refresh":
-			if val.Kind != yaml.ScalarNode || val.Tag != "!!bool" {
-				bad(path, val, "must be true or false: whether each stream runs RF1 before its queries and RF2 after them")
-				continue
-			}
-			opts.Refresh = val.Value == "true"
-		default:
-			bad(path, val, "unknown key; the tpch options are "+strings.Join(optionKeys(), ", "))
-		}
-	}
-	if problems != nil {
+		}},
+		{Key: "seed", Read: func(n *yaml.Node, p string) { spec.Scalar(d, n, p, seed, &opts.Seed) }},
+		{Key: "first_stream", Read: func(n *yaml.Node, p string) { spec.Scalar(d, n, p, firstStream, &opts.FirstStream) }},
+		{Key: "load_connections", Read: func(n *yaml.Node, p string) { spec.Scalar(d, n, p, loadConnections, &opts.LoadConnections) }},
+		{Key: "refresh", Read: func(n *yaml.Node, p string) { spec.Scalar(d, n, p, refresh, &opts.Refresh) }},
+	})
+	if problems := d.Problems(); problems != nil {
 		return nil, problems
 	}
 	return opts, nil
 }
 
-// parseQueries reads a list of distinct query numbers 1..22.
-func parseQueries(path string, node *yaml.Node) ([]int, []spec.Problem) {
-	if node.Kind != yaml.SequenceNode || len(node.Content) == 0 {
-		return nil, []spec.Problem{{Path: path, Value: workload.Describe(node),
-			Allowed: "must be a list of query numbers from 1 to 22, such as [1, 3, 6]"}}
+// readQueries reads a list of distinct query numbers 1..22. null keeps
+// dst.
+func readQueries(d *spec.Decoder, n *yaml.Node, path string, dst *[]int) {
+	if spec.IsNull(n) {
+		return
 	}
-	var problems []spec.Problem
+	const what = "query numbers from 1 to 22, such as [1, 3, 6]"
+	query := spec.Where(spec.ReadInt, spec.Within(1, numQueries), "must be a TPC-H query number from 1 to 22")
+	before := len(d.Problems())
 	var qs []int
-	seen := map[int64]bool{}
-	for i, n := range node.Content {
-		n = workload.Deref(n)
-		p := fmt.Sprintf("%s[%d]", path, i)
-		v, ok := workload.IntValue(n)
+	seen := map[int]bool{}
+	d.Seq(n, path, what, func(e *yaml.Node, p string) {
+		var q int
 		switch {
-		case !ok || v < 1 || v > numQueries:
-			problems = append(problems, spec.Problem{Path: p, Value: workload.Describe(n),
-				Allowed: "must be a TPC-H query number from 1 to 22"})
-		case seen[v]:
-			problems = append(problems, spec.Problem{Path: p, Value: workload.Describe(n),
-				Allowed: "the query is listed twice; list it once (repeat_queries repeats)"})
+		case spec.IsNull(e):
+			d.Refuse(e, p, "must be a TPC-H query number from 1 to 22")
+		case !spec.Scalar(d, e, p, query, &q):
+		case seen[q]:
+			d.Refuse(e, p, "the query is listed twice; list it once (repeat_queries repeats)")
 		default:
-			seen[v] = true
-			qs = append(qs, int(v))
+			seen[q] = true
+			qs = append(qs, q)
 		}
+	})
+	if len(d.Problems()) > before {
+		return
 	}
-	if problems != nil {
-		return nil, problems
+	if len(qs) == 0 {
+		d.Refuse(n, path, "must be a list of "+what+"; leave the key out for all 22")
+		return
 	}
-	return qs, nil
-}
-
-// durationValue is node's value when it is a duration such as "90s".
-func durationValue(node *yaml.Node) (time.Duration, bool) {
-	if node.Kind != yaml.ScalarNode || node.Tag != "!!str" {
-		return 0, false
-	}
-	d, err := time.ParseDuration(node.Value)
-	return d, err == nil
+	*dst = qs
 }
 
 // CheckStreams says whether tenants x clients streams, numbered from

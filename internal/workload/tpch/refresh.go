@@ -99,7 +99,7 @@ func (w *Workload) rf1(ctx context.Context, pg *pgconn.PgConn, k int64) error {
 	return inTransaction(ctx, pg, func() error {
 		for _, t := range tables {
 			sql := "copy " + t.Name + " from stdin with (format binary)"
-			if _, err := pg.CopyFrom(ctx, workload.NewCopyReader(t, nil), sql); err != nil {
+			if _, err := pg.CopyFrom(ctx, t.Reader(nil), sql); err != nil {
 				return fmt.Errorf("tpch: rf1: copy %s: %w", t.Name, err)
 			}
 		}
