@@ -41,7 +41,7 @@ func registry() workload.Registry {
 }
 
 // load reads, validates and expands a spec, reporting every problem at
-// once as bad input (issue 2 point 10).
+// once as bad input (exit status 2).
 func load(path string) ([]byte, *spec.Plan, error) {
 	s, problems := spec.Load(path)
 	if s != nil {

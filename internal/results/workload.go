@@ -50,10 +50,10 @@ func newOrders(t driver.TenantResult) (int64, bool) {
 
 // WriteTenants writes runs/<id>/tenants.csv: a row per tenant and
 // transaction type, and an "all" row per tenant. The open-load columns
-// (issue 5 point 1) are filled in the "all" row of an open load, empty
-// otherwise. tpm is per row; nopm is on the new_order and "all" rows of
-// workloads with New-Order; cpu_s, from tenantCPU (the monitor's
-// attribution, nil when unmonitored), on the "all" row.
+// (target_rate, arrivals, dropped, achieved_rate) are filled in the "all" row
+// of an open load, empty otherwise. tpm is per row; nopm is on the new_order
+// and "all" rows of workloads with New-Order; cpu_s, from tenantCPU (the
+// monitor's attribution, nil when unmonitored), on the "all" row.
 func (d *Dir) WriteTenants(id string, res *driver.Result, tenantCPU map[string]float64) error {
 	secs := res.Duration.Seconds()
 	var rows [][]string
@@ -121,7 +121,7 @@ func (d *Dir) WriteSeries(id string, res *driver.Result) error {
 
 // WriteSlots writes runs/<id>/slots.csv: a row per tenant and slot of the
 // run's schedule, with what the schedule asked for (target) and what was
-// measured (issue 5 point 6; seed 004 changes the load once per slot).
+// measured (Zhang et al. (2025) change the load once per slot).
 func (d *Dir) WriteSlots(id string, res *driver.Result) error {
 	open := false
 	for _, t := range res.Tenants {

@@ -70,16 +70,16 @@ func CalibrationRun(s *spec.Spec, clients int) spec.Run {
 	return r
 }
 
-// Calibrate finds tau, seed 004's "concurrency number where a tested
+// Calibrate finds tau, Zhang et al.'s (2025) "concurrency number where a tested
 // database reaches the resource limit" (section II-C), for the spec
-// (issue 5 point 4): it provisions the run CalibrationRun describes, sets
-// up and loads its tenant as a run would (provision, setup, ingest,
-// post-ingest), then measures a closed loop of more and more clients, step
-// by step, as o.Steps decides, until throughput stops growing or p99
-// latency passes the bound. Every step is printed to o.Log as it ends.
-// The server and the work directory are removed before Calibrate returns,
-// also when ctx is cancelled (Ctrl-C) or a step fails; the result so far is
-// returned with the error.
+// (`tenantbench calibrate`): it provisions the run CalibrationRun describes,
+// sets up and loads its tenant as a run would (provision, setup, ingest,
+// post-ingest), then measures a closed loop of more and more clients, step by
+// step, as o.Steps decides, until throughput stops growing or p99 latency
+// passes the bound. Every step is printed to o.Log as it ends. The server and
+// the work directory are removed before Calibrate returns, also when ctx is
+// cancelled (Ctrl-C) or a step fails; the result so far is returned with the
+// error.
 func Calibrate(ctx context.Context, s *spec.Spec, o CalibrateOptions) (cal *Calibrated, err error) {
 	if o.WorkRoot == "" {
 		o.WorkRoot = os.TempDir()

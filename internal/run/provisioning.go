@@ -80,7 +80,8 @@ func (e *execution) instanceSpecs() []provider.InstanceSpec {
 	cpus, mem := res.CPUs, int64(res.Memory)
 	if res.Divide && n > 1 {
 		// Equal total resources across models: S servers get 1/S each
-		// (seed 000 section 4.1 gave each of S containers 480/S GB).
+		// (Erdelt and Rabl 2026, section 4.1, gave each of S containers 480/S
+		// GB).
 		cpus, mem = cpus/float64(n), mem/int64(n)
 	}
 	tenants := tenancy.TenantNames(r.Tenants)
