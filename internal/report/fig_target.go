@@ -19,10 +19,10 @@ import (
 	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
-// The load a run's schedule or pattern asked for (issue 5 point 6), drawn
-// over its throughput in the throughput-time figure, as seed 004 draws its
-// patterns (Fig. 3-4): the target summed over the run's tenants, a step
-// per change.
+// The load a run's schedule or pattern asked for (slots.csv), drawn
+// over its throughput in the throughput-time figure, as Zhang et al. (2025)
+// draw their patterns (Fig. 3-4): the target summed over the run's tenants, a
+// step per change.
 
 // slotsFile is the per-slot file of a run with a schedule or pattern
 // (docs/results.md); the report reads its start_s, end_s and target
@@ -36,7 +36,7 @@ type loadTarget struct {
 	values []float64 // the target from starts[i] to starts[i+1] (or end)
 	end    float64   // the phase's end
 	open   bool      // arrivals per second; else clients of a closed load
-	// pattern is the seed 004 pattern's name and tau its tau; "" and 0
+	// pattern is the CloudyBench pattern's name and tau its tau; "" and 0
 	// for a schedule.
 	pattern string
 	tau     float64
@@ -107,7 +107,7 @@ func (e *experiment) planRun(id string) *spec.Run {
 	return nil
 }
 
-// patternOf is the seed 004 pattern run r ran, "" for none or unknown.
+// patternOf is the CloudyBench pattern run r ran, "" for none or unknown.
 func (e *experiment) patternOf(r *run) string {
 	if pr := e.planRun(r.row.RunID); pr != nil {
 		return pr.Pattern
@@ -143,7 +143,7 @@ func (e *experiment) targetFromSpec(r *run) *loadTarget {
 	t := &loadTarget{end: phase.Seconds(), open: lp.Shape == loadshape.ShapeOpen, source: "spec.yaml"}
 	if p := w.Pattern; p != nil {
 		t.pattern, t.tau = pr.Pattern, p.Tau
-		t.what = fmt.Sprintf("seed 004 pattern %s (tau %s, slots of %s)", pr.Pattern, fmtTau(p.Tau), p.Slot)
+		t.what = fmt.Sprintf("CloudyBench pattern %s (tau %s, slots of %s)", pr.Pattern, fmtTau(p.Tau), p.Slot)
 	} else {
 		t.what = scheduleWords(w.Schedule)
 	}
@@ -212,7 +212,7 @@ func (e *experiment) targetFromSlots(r *run) *loadTarget {
 	t := &loadTarget{open: open, source: "runs/<id>/" + slotsFile + " (the mean of each slot)", what: "schedule"}
 	if e.spec != nil && e.spec.Workload.Pattern != nil {
 		t.pattern, t.tau = e.patternOf(r), e.spec.Workload.Pattern.Tau
-		t.what = "seed 004 pattern " + t.pattern
+		t.what = "CloudyBench pattern " + t.pattern
 	}
 	for _, k := range order {
 		s := bySlot[k]

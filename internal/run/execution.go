@@ -29,9 +29,9 @@ const teardownTimeout = 60 * time.Second
 type workloadResult struct{ Result *driver.Result }
 
 // execution is one run of the plan: provision -> setup -> ingest ->
-// post-ingest -> workload -> check -> teardown (seed 000 section 4.2). Every tenant
-// enters each phase together: a phase starts when the previous one has
-// ended for all tenants.
+// post-ingest -> workload -> check -> teardown (Erdelt and Rabl 2026,
+// section 4.2). Every tenant enters each phase together: a phase starts when
+// the previous one has ended for all tenants.
 type execution struct {
 	opts    Options
 	spec    *spec.Spec
@@ -160,9 +160,9 @@ func (e *execution) do(ctx context.Context) *results.Summary {
 	return sum
 }
 
-// price adds seed 004's resource unit cost and its P- and T-Score to the
-// summary: the instances' limits, else what the monitor measured, at the
-// spec's prices (results.PricedResources).
+// price adds Zhang et al.'s (2025) resource unit cost and its P- and T-Score
+// to the summary: the instances' limits, else what the monitor measured, at
+// the spec's prices (results.PricedResources).
 func (e *execution) price(sum *results.Summary) {
 	a := &sum.Provider
 	p, ok := results.PricedResources(sum.Instances, a.CPUS, a.MemPeakMB, e.result.Result.Duration.Seconds())
@@ -183,9 +183,9 @@ func (e *execution) price(sum *results.Summary) {
 	a.Price(p, prices, tps)
 }
 
-// storageGB is the size of the run's data directories, priced as seed
-// 004's storage (a local server is given no storage package: it pays for
-// what it holds). Not ok when a directory cannot be read.
+// storageGB is the size of the run's data directories, priced as Zhang et
+// al. (2025) price storage (a local server is given no storage package: it
+// pays for what it holds). Not ok when a directory cannot be read.
 func (e *execution) storageGB() (float64, bool) {
 	var bytes int64
 	for _, inst := range e.instances {
@@ -420,7 +420,7 @@ func (e *execution) postIngest(ctx context.Context) error {
 }
 
 func (e *execution) workload(ctx context.Context) error {
-	lp := e.spec.LoadPlan(e.run) // the load shape and each tenant's schedule (issue 5)
+	lp := e.spec.LoadPlan(e.run) // the load shape and each tenant's schedule
 	var ts []driver.Tenant
 	for i, p := range e.placements {
 		t := driver.Tenant{Name: p.Tenant, Connect: e.connect(i), Workload: e.workloads[i],
@@ -455,9 +455,9 @@ func (e *execution) workload(ctx context.Context) error {
 	return err
 }
 
-// startMonitor starts sampling the run's instances (issue 4 points 1-3).
-// Monitoring is an observer: if it cannot start, the run goes on
-// unmonitored and says so.
+// startMonitor starts sampling the run's instances: resources, DBMS
+// statistics, wait events. Monitoring is an observer: if it cannot start, the
+// run goes on unmonitored and says so.
 func (e *execution) startMonitor(ctx context.Context) error {
 	if !e.opts.Monitor {
 		return nil

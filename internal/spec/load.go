@@ -6,7 +6,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// LoadShape is workload.load: the load shape (issue 5 point 1). The keys of
+// LoadShape is workload.load: the load shape. The keys of
 // one shape are refused with the other.
 type LoadShape struct {
 	Shape string `yaml:"shape"` // closed (default) or open
@@ -20,7 +20,7 @@ type LoadShape struct {
 }
 
 // Schedule is workload.schedule: how each tenant's target (clients or
-// rate) varies over the workload phase (issue 5 point 2). At most one of
+// rate) varies over the workload phase. At most one of
 // Slots, Stages and Sinusoid; without any, the target is workload.clients
 // (closed) or workload.load.rate (open) and only Start, Stop and Stagger
 // apply.
@@ -42,7 +42,7 @@ type Stage struct {
 }
 
 // Sinusoid is Mean + Amplitude sin(2 pi (t - i Shift) / Period) for tenant
-// i (from 0): seed 002 Test 4's shifted sinus curves.
+// i (from 0): the shifted sinus curves of Oracle 2014, Test 4.
 type Sinusoid struct {
 	Mean      float64  `yaml:"mean"`
 	Amplitude float64  `yaml:"amplitude"`
@@ -60,8 +60,8 @@ type TenantSchedule struct {
 	Stop     *Duration `yaml:"stop,omitempty"`
 }
 
-// Pattern is workload.pattern: a seed 004 pattern built from tau (issue 5
-// point 3). Name may be a list: a dimension of the plan.
+// Pattern is workload.pattern: a CloudyBench pattern built from tau.
+// Name may be a list: a dimension of the plan.
 type Pattern struct {
 	Name    Strings  `yaml:"name"`
 	Tau     float64  `yaml:"tau"`
@@ -98,7 +98,7 @@ func (t *TenantSchedule) values() bool { return t.Slots != nil || t.Stages != ni
 const (
 	defaultArrivals = "poisson"
 	defaultOnFull   = "queue"
-	defaultSlot     = Duration(60 * time.Second) // seed 004: "we specify a minute as a time slot"
+	defaultSlot     = Duration(60 * time.Second) // Zhang et al. 2025: "we specify a minute as a time slot"
 )
 
 // load reads workload.load.

@@ -11,7 +11,7 @@ import (
 )
 
 // Validation of workload.load, workload.schedule and workload.pattern
-// (issue 5 points 1-3 and 8): every mistake before anything starts.
+// (docs/spec.md): every mistake before anything starts.
 
 const (
 	defaultPatternSlots = load.DefaultSlots
@@ -290,7 +290,7 @@ func (v *validator) pattern(s *Spec) {
 	p := w.Pattern
 	oneOf(v, "workload.pattern.name", p.Name, patternRule)
 	if !(p.Tau > 0) || math.IsInf(p.Tau, 0) {
-		what := "the concurrency at which the system reaches its resource limit (seed 004: tau = 110); `tenantbench calibrate` finds it"
+		what := "the concurrency at which the system reaches its resource limit (Zhang et al. 2025: tau = 110); `tenantbench calibrate` finds it"
 		if w.open() {
 			what = "the arrival rate at which the system reaches its resource limit"
 		}

@@ -39,7 +39,7 @@ func (s *Spec) loadPlan(r *Run, n int) *load.Plan {
 			lp.Open.OnFull = defaultOnFull
 		}
 		if lp.Open.Pool == 0 {
-			// seed 002: a pool "twice as large as the average number of
+			// Oracle 2014: a pool "twice as large as the average number of
 			// connections actually needed"; workload.clients is that number.
 			lp.Open.Pool = r.Clients
 		}
@@ -319,7 +319,7 @@ func (w *Workload) describe() string {
 		}
 	}
 	if p := w.Pattern; p != nil {
-		parts = append(parts, fmt.Sprintf("seed 004 pattern, tau %g, slots of %s", p.Tau, p.Slot))
+		parts = append(parts, fmt.Sprintf("CloudyBench pattern, tau %g, slots of %s", p.Tau, p.Slot))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -14,7 +14,8 @@ import (
 // Options are the tpch keys of workload.options.
 type Options struct {
 	// RepeatQueries is how many times a stream runs each query in a row,
-	// with the same parameters (seed 000's n, 10 there). 0 means 1.
+	// with the same parameters (Erdelt and Rabl's (2026) n, 10 there). 0
+	// means 1.
 	RepeatQueries int
 	// Queries are the query numbers a stream runs (1..22), in the
 	// stream's order; nil means all 22.
@@ -87,7 +88,7 @@ func Parse(node *yaml.Node) (any, []spec.Problem) {
 		seen[key] = true
 		switch key {
 		case "repeat_queries":
-			if v, ok := intIn(path, val, 1, maxRepeat, "how many times each query runs in a row (seed 000: 10)"); ok {
+			if v, ok := intIn(path, val, 1, maxRepeat, "how many times each query runs in a row (Erdelt and Rabl 2026: 10)"); ok {
 				opts.RepeatQueries = int(v)
 			}
 		case "queries":
