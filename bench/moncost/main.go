@@ -1,12 +1,12 @@
 // Command moncost measures what monitoring costs tenantbench's throughput
-// (issue 4's benchmark: tpcb select-only, monitoring on vs off, target
-// under 2 %). One driver run goes on without a break while the monitor is
-// started and stopped in turn every -segment, so that the two conditions
+// (BENCHMARKS.md, "Monitoring cost": tpcb select-only, monitoring on vs off,
+// target under 2 %). One driver run goes on without a break while the monitor
+// is started and stopped in turn every -segment, so that the two conditions
 // alternate every few seconds and a shared machine's slow drifts hit both
 // alike (rounds of half a minute each, as bench/tpcbcmp -monitor runs them,
-// differ by +-20 % when other test suites load the machine). The first
-// second of every segment is left out: it holds the monitor's Start or
-// Stop, which a run pays once, not every second.
+// differ by +-20 % when other test suites load the machine). The first second
+// of every segment is left out: it holds the monitor's Start or Stop, which a
+// run pays once, not every second.
 //
 //	go run ./bench/moncost -scale 10 -clients 8 -segment 10s -pairs 20
 //

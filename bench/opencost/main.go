@@ -1,12 +1,12 @@
-// Command opencost measures the open-loop scheduler's own cost (issue 5's
-// benchmark): tpcb select-only on one server, alternating the closed loop
-// (clients back to back) and the open loop at a fixed arrival rate, and
-// reports for each the throughput, the achieved rate against the target,
-// latency and service time, and the driver's CPU seconds per 1000
-// transactions. Each round also runs the peer the same two ways on the
-// same server, pgbench with one thread: closed (-c clients) and throttled
-// to the rate (-R rate -c pool), so that what running below saturation
-// costs any client is measured beside what tenantbench's open loop costs.
+// Command opencost measures the open-loop scheduler's own cost (the
+// open-loop benchmark of BENCHMARKS.md): tpcb select-only on one server,
+// alternating the closed loop (clients back to back) and the open loop at a
+// fixed arrival rate, and reports for each the throughput, the achieved rate
+// against the target, latency and service time, and the driver's CPU seconds
+// per 1000 transactions. Each round also runs the peer the same two ways on
+// the same server, pgbench with one thread: closed (-c clients) and throttled
+// to the rate (-R rate -c pool), so that what running below saturation costs
+// any client is measured beside what tenantbench's open loop costs.
 //
 //	go run ./bench/opencost -rate 20000 -pool 16 -clients 8 -duration 20s -rounds 3
 package main

@@ -1,5 +1,5 @@
 // Command tpcbcmp measures tenantbench's driver against pgbench on the same
-// server, alternating the two (issue 2's benchmark): select-only TPS and
+// server, alternating the two (BENCHMARKS.md): select-only TPS and
 // the client's CPU seconds per 1000 transactions.
 //
 //	go run ./bench/tpcbcmp -scale 10 -clients 8 -duration 30s -rounds 3
@@ -127,8 +127,8 @@ func run(scale, clients, threads int, d time.Duration, rounds int, script, trans
 	var tb, pg []measure
 	if withMonitor {
 		// tenantbench against itself with the monitor sampling the
-		// instance and its tenant, as a monitored run does (issue 4's
-		// benchmark: monitoring's TPS cost).
+		// instance and its tenant, as a monitored run does
+		// (BENCHMARKS.md: monitoring's TPS cost).
 		var costs []float64
 		for r := 0; r < rounds; r++ {
 			first := "unmonitored"

@@ -1,5 +1,5 @@
 // Command tpcccmp measures tenantbench's TPC-C against go-tpc on the same
-// server, alternating the two (issue 3's benchmarks), and cloned against
+// server, alternating the two (BENCHMARKS.md), and cloned against
 // loaded provisioning:
 //
 //	(a) -what load:  load time of W warehouses: tenantbench's setup, ingest

@@ -1,6 +1,6 @@
 // Command tpchload measures tenantbench's TPC-H generation and load against
 // go-tpc's (`go-tpc tpch prepare`) on the same PostgreSQL server,
-// alternating the two, each into a fresh database (issue 6's benchmark).
+// alternating the two, each into a fresh database (BENCHMARKS.md).
 // go-tpc is not part of tenantbench: build it elsewhere and give its path.
 //
 //	go run ./bench/tpchload -gotpc /path/to/go-tpc -sf 1 -rounds 3

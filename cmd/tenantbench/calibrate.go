@@ -24,9 +24,9 @@ import (
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 )
 
-// calibrateCmd is `tenantbench calibrate SPEC` (issue 5 point 4): it finds
+// calibrateCmd is `tenantbench calibrate SPEC`: it finds
 // tau, the concurrency at which the spec's system reaches its limit, from
-// which the seed 004 patterns of workload.pattern are built.
+// which the CloudyBench patterns of workload.pattern are built.
 func calibrateCmd() *cobra.Command {
 	var out string
 	var start, step, most, procs int
@@ -38,7 +38,7 @@ func calibrateCmd() *cobra.Command {
 		Long: "calibrate starts one server with one tenant of SPEC's first model, scale and settings,\n" +
 			"loads the workload, then measures a closed loop of more and more clients (1, 2, 4, ...\n" +
 			"or --step more each time) until throughput grows by less than --min-gain % or p99\n" +
-			"latency passes --max-p99. tau is the last concurrency before that knee (seed 004,\n" +
+			"latency passes --max-p99. tau is the last concurrency before that knee (Zhang et al. 2025,\n" +
 			"section II-C). It prints a row per step and tau, and writes tau to --out as YAML.\n" +
 			"Everything it starts is stopped before it exits, also on Ctrl-C. Exit status: 0 done,\n" +
 			"1 failed or interrupted, 2 bad input (nothing was started).",

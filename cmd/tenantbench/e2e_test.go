@@ -82,7 +82,7 @@ func num(t *testing.T, s string) float64 {
 }
 
 // TestQuickstart runs examples/quickstart.yaml through the CLI and checks
-// every file the issue names.
+// every file docs/results.md describes.
 func TestQuickstart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the quickstart takes about two minutes")
@@ -114,16 +114,16 @@ func TestQuickstart(t *testing.T) {
 		if r["model"] != model || r["tenants"] != "2" || r["status"] != "ok" {
 			t.Errorf("row %d = %v", i, r)
 		}
-		// monitored by default: the system's CPU and memory, seed 000's
-		// efficiencies, fairness
+		// monitored by default: the system's CPU and memory,
+		// Erdelt and Rabl's (2026) efficiencies, fairness
 		if num(t, r["cpu_s"]) <= 0 || num(t, r["mem_peak_mb"]) <= 0 || num(t, r["e_tpx"]) <= 0 ||
 			num(t, r["fairness_jain"]) < 0.5 || num(t, r["tpm"]) <= 0 {
 			t.Errorf("row %d monitored figures implausible: %v", i, r)
 		}
-		// Seed 002's memory footprint and seed 004's cost, priced from
-		// what was measured (no limits): P-Score x cost is the throughput;
-		// the tenants' geometric mean is at most their mean, so the
-		// T-Score is at most half the P-Score with 2 tenants.
+		// Oracle's (2014) memory footprint and Zhang et al.'s (2025) cost,
+		// priced from what was measured (no limits): P-Score x cost is the
+		// throughput; the tenants' geometric mean is at most their mean, so
+		// the T-Score is at most half the P-Score with 2 tenants.
 		fp, ruc, ps, ts := num(t, r["mem_footprint_per_tenant_mb"]), num(t, r["ruc_usd_per_min"]), num(t, r["p_score"]), num(t, r["t_score"])
 		if tps := num(t, r["throughput_tps"]); fp <= 0 || ruc <= 0 || ts <= 0 || ts > ps/2*1.001 || ps*ruc < 0.99*tps || ps*ruc > 1.01*tps {
 			t.Errorf("row %d footprint %v MB, cost %v $/min, P-Score %v, T-Score %v, %v TPS", i, fp, ruc, ps, ts, tps)
@@ -177,7 +177,8 @@ func TestQuickstart(t *testing.T) {
 		}
 	}
 	// A server per tenant brings its own background processes and shared
-	// memory (seed 002 Table 2: 1702 MB per non-CDB against 208 MB per PDB).
+	// memory (Oracle 2014, Table 2: 1702 MB per non-CDB against 208 MB per
+	// PDB).
 	if footprint["instance"] < 1.3*footprint["schema"] {
 		t.Errorf("memory footprint per tenant: instance model %v MB, schema model %v MB", footprint["instance"], footprint["schema"])
 	}
@@ -363,8 +364,9 @@ cost: {cpu_vcore_hour: 0.6, memory_gb_hour: 0.06}
 	if err != nil {
 		t.Fatalf("run --keep: %v\n%s", err, b)
 	}
-	// Seed 004's cost of the package the server was given, at the spec's
-	// prices: (1 vCore x $0.6 + 0.5 GB x $0.06) / 60 = $0.0105 a minute.
+	// Zhang et al.'s (2025) cost of the package the server was given, at the
+	// spec's prices: (1 vCore x $0.6 + 0.5 GB x $0.06) / 60 = $0.0105 a
+	// minute.
 	var s results.Summary
 	sb, err := os.ReadFile(filepath.Join(out, "runs", "001", "summary.json"))
 	if err != nil || json.Unmarshal(sb, &s) != nil || len(s.Instances) != 1 {

@@ -13,7 +13,7 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-// Exit codes (issue 2 point 1).
+// Exit codes: 0 all runs ok, 1 a run failed, 2 bad input.
 const (
 	exitOK       = 0
 	exitFailed   = 1 // a run failed, or the experiment could not be done

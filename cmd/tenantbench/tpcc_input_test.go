@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestTPCCBadInput: bad tpcc input (issue 3 point 8) is refused by plan
+// TestTPCCBadInput: bad tpcc input is refused by plan
 // with exit status 2, naming the field, the value and what is allowed.
 func TestTPCCBadInput(t *testing.T) {
 	const head = "name: bad\ntenancy: {model: schema, tenants: 1}\nworkload:\n  name: tpcc\n"

@@ -28,8 +28,8 @@ func TestExamplesPlan(t *testing.T) {
 
 // TestTPCHRun runs a tiny TPC-H experiment through the CLI: two tenants,
 // each a query stream with the refresh functions that ends the run when
-// done, long before the duration; results.csv has seed 000's TPC-H
-// figures, queries.csv and streams.csv the query and refresh times, and
+// done, long before the duration; results.csv has Erdelt and Rabl's (2026)
+// TPC-H figures, queries.csv and streams.csv the query and refresh times, and
 // the check phase finds the loaded row counts (RF2 deleted what RF1
 // inserted).
 func TestTPCHRun(t *testing.T) {

@@ -81,7 +81,7 @@ func TestCollectorTotals(t *testing.T) {
 }
 
 // TestRecorderNoAllocs: recording must not allocate per transaction once
-// the buckets exist (issue 2 point 7).
+// the buckets exist.
 func TestRecorderNoAllocs(t *testing.T) {
 	start := time.Now()
 	c := NewCollector(start, 0, []string{"t01"}, []string{"a"}, 1, nil, 0, "")

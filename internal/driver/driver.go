@@ -1,6 +1,6 @@
 // Package driver runs every tenant's workload at once under its load shape
 // (closed loop: closed.go; open loop: open.go) and schedule, and records
-// what happens (issue 2 point 7, issue 5 points 1, 2 and 6).
+// what happens: per tenant, transaction type, second and slot.
 package driver
 
 import (
@@ -59,8 +59,8 @@ const connectTxn = -1
 // Run connects every client of every tenant, then runs them all for
 // warmup+duration and returns the measurements. All clients connect before
 // the clock starts, so every tenant starts loaded (the workload barrier of
-// seed 000 section 4.2). A cancelled ctx stops the clients at once; the
-// result so far is returned with ctx's error.
+// Erdelt and Rabl 2026, section 4.2). A cancelled ctx stops the clients at
+// once; the result so far is returned with ctx's error.
 func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	if o.Grace == 0 {
 		o.Grace = 10 * time.Second

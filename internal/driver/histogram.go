@@ -7,8 +7,8 @@ import (
 )
 
 // Latencies are recorded in microseconds from 1 us to 60 s with 3
-// significant digits (issue 2 point 7; DESIGN principle 6 asks for >= 3,
-// where go-tpc and cockroach use 1).
+// significant digits (measurement comes first: at least 3, where go-tpc
+// and cockroach use 1).
 const (
 	minLatencyUs = 1
 	maxLatencyUs = 60_000_000

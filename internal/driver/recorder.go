@@ -9,7 +9,7 @@ import (
 // bucket is one client's measurements of one second of the workload phase.
 // A client owns its current bucket alone and hands it to the collector when
 // the second changes, so recording takes no lock and, once buckets are
-// recycled, allocates nothing (issue 2 point 7).
+// recycled, allocates nothing.
 type bucket struct {
 	tenant int
 	second int64

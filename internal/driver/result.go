@@ -16,7 +16,7 @@ type Result struct {
 	Tenants  []TenantResult
 	Series   []results.SecondRow
 	// Slots are the per-slot measurements of a run with a schedule
-	// (issue 5 point 6), by tenant then slot; nil without one.
+	// by tenant then slot; nil without one.
 	Slots []results.SlotRow
 }
 
@@ -34,7 +34,7 @@ type TenantResult struct {
 }
 
 // OpenResult counts an open load's arrivals whose intended start is after
-// the warmup (seed 002's open workload model; issue 5 point 1).
+// the warmup (Oracle's (2014) open workload model).
 type OpenResult struct {
 	// TargetRate is the mean rate the schedule asked for over the measured
 	// part, per second.

@@ -122,8 +122,8 @@ func openRun(t *testing.T, tn Tenant, rate float64, d time.Duration, pool int, p
 	return res
 }
 
-// Issue 5: "open loop at 200/s for 10 s against real PostgreSQL below
-// saturation delivers 2,000 +- 2 % arrivals".
+// Arrival accuracy: an open loop at 200/s for 10 s against real PostgreSQL
+// below saturation delivers 2,000 +- 2 % arrivals.
 func testArrivalAccuracy(t *testing.T, tn Tenant) {
 	res := openRun(t, tn, 200, 10*time.Second, 8, load.ArrivalsUniform, nil)
 	tr := res.Tenants[0]
@@ -156,9 +156,9 @@ func testPoissonDelivered(t *testing.T, tn Tenant) {
 	}
 }
 
-// Issue 5: "pause the server process for 1 s (SIGSTOP / SIGCONT) during an
-// open-loop run and show that the p99 latency covers the pause, while
-// service time alone does not". Every process of the instance is stopped:
+// Coordinated omission: pause the server process for 1 s (SIGSTOP /
+// SIGCONT) during an open-loop run; the p99 latency covers the pause,
+// while service time alone does not. Every process of the instance is stopped:
 // the postmaster and all its children (backends, checkpointer, ...).
 func testCoordinatedOmission(t *testing.T, tn Tenant, inst *provider.Instance) {
 	pause := func() {
@@ -227,8 +227,8 @@ func instanceProcs(t *testing.T, pid int) []int {
 }
 
 // A closed schedule of slots (2, 0, 2) of a second each: the tenant runs
-// in the first and last slot and pauses in the middle one (seed 004's
-// zero valley), with its connections kept.
+// in the first and last slot and pauses in the middle one
+// (Zhang et al.'s (2025) zero valley), with its connections kept.
 func testClosedSlots(t *testing.T, tn Tenant) {
 	slot := time.Second
 	tn.Load = &load.Tenant{Profile: load.Slots(slot, []float64{2, 0, 2}), Varies: true, Conns: 2,

@@ -10,7 +10,7 @@ import (
 )
 
 // slotter aggregates the clients' buckets per tenant and result slot
-// (issue 5 point 6; seed 004 reports per minute slot). It belongs to the
+// (Zhang et al. (2025) report per minute slot). It belongs to the
 // collector's goroutine. A slot's histograms live while it is open and
 // go back to a spare list when it closes, lateWindow seconds after its
 // end, so memory does not grow with the number of slots.

@@ -6,11 +6,11 @@ import (
 )
 
 // Calibration finds tau, the concurrency "where a tested database reaches
-// the resource limit" (seed 004 section II-C), from which the patterns are
-// built: it raises the concurrency step by step and stops when throughput
-// grows by less than MinGain from one step to the next, or the p99
-// latency passes MaxP99 (issue 5 point 4). It only decides; the caller
-// runs each step and reports it with Add. Use it as
+// the resource limit" (Zhang et al. 2025, section II-C), from which the
+// patterns are built: it raises the concurrency step by step and stops when
+// throughput grows by less than MinGain from one step to the next, or the p99
+// latency passes MaxP99. It only decides; the caller runs each step and
+// reports it with Add. Use it as
 //
 //	c := load.Calibration{Start: 1, Step: 1, MinGain: 0.05}
 //	for n, ok := c.Next(); ok; n, ok = c.Next() {

@@ -9,7 +9,7 @@ import (
 // Closed is the closed load shape: a number of clients per tenant, each
 // running transactions back to back, pausing Think after each. The next
 // transaction starts only when the previous one ended, so the load
-// follows the system's speed (seed 002, "Test Methodology", on why this
+// follows the system's speed (Oracle 2014, "Test Methodology", on why this
 // is unrealistic for OLTP: the open shape is the alternative).
 //
 // Under a schedule the number of clients follows the tenant's Profile:

@@ -1,8 +1,8 @@
 // Package load describes how hard each tenant is driven over the workload
 // phase: the load shape (closed: clients; open: arrivals per second), the
 // schedule the target follows (time slots, ramping stages, a sinusoid,
-// start and stop times) and the pattern library of seed 004. It is pure:
-// profiles, arrival times and patterns are computed here, executed by
+// start and stop times) and the pattern library of Zhang et al. 2025. It is
+// pure: profiles, arrival times and patterns are computed here, executed by
 // internal/driver. It imports nothing of tenantbench, so internal/spec
 // resolves a spec's load into a Plan while it expands the runs.
 package load
@@ -15,7 +15,7 @@ type Plan struct {
 	// Open (shape.go).
 	Shape   Shape
 	Tenants []Tenant
-	// Pattern names the seed 004 pattern the schedules come from, if any.
+	// Pattern names the CloudyBench pattern the schedules come from, if any.
 	Pattern string
 }
 

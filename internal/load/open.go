@@ -7,20 +7,20 @@ import (
 	"time"
 )
 
-// Open is the open load shape of seed 002 ("Open Workload Model"): the
+// Open is the open load shape of Oracle 2014 ("Open Workload Model"): the
 // load generator "maintains a previously configured request arrival rate"
 // whatever the system does, and "connections are acquired from the
 // connection pool on demand to serve transactions". The rate is the
 // tenant's Profile, in arrivals per second.
 //
-// At most Pool transactions of a tenant are in flight. Seed 002 sizes the
+// At most Pool transactions of a tenant are in flight. Oracle (2014) sizes the
 // pool "twice as large as the average number of connections actually
 // needed"; that number is the rate times the service time, which is not
 // known before the run, so the spec gives it as workload.clients (the
 // expected concurrency) and the pool defaults to twice that.
 //
 // An arrival that finds every connection busy waits for the next free one
-// (OnFull "queue", as seed 002's generator "queues requests and eventually
+// (OnFull "queue", as Oracle's (2014) generator "queues requests and eventually
 // issues them at a later point in time") or is dropped ("drop"); either
 // way it is counted. Latency is measured from the arrival's intended
 // start, so queueing shows in it (coordinated omission is corrected);

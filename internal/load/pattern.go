@@ -6,12 +6,12 @@ import (
 	"slices"
 )
 
-// The pattern library of CloudyBench (seed 004): elasticity patterns of
-// section II-C and multi-tenancy patterns of section II-D, each a value per
-// time slot (a minute in the paper) for every tenant, proportional to tau,
-// "the concurrency number where a tested database reaches the resource
-// limit". For a closed load the values are clients, rounded to whole
-// numbers; for an open load they are arrival rates and tau is a rate.
+// The pattern library of CloudyBench (Zhang et al. 2025): elasticity patterns
+// of section II-C and multi-tenancy patterns of section II-D, each a value
+// per time slot (a minute in the paper) for every tenant, proportional to
+// tau, "the concurrency number where a tested database reaches the resource
+// limit". For a closed load the values are clients, rounded to whole numbers;
+// for an open load they are arrival rates and tau is a rate.
 const (
 	SinglePeak     = "single-peak"     // II-C (a)
 	LargeSpike     = "large-spike"     // II-C (b)
@@ -83,11 +83,11 @@ func (e *PatternError) Error() string {
 }
 
 // DefaultShares are the shares of M tenants in % of tau, proportional to
-// the triangular numbers 1, 3, 6, 10, ... For M = 3 that is seed 004's
-// "tenant 1: (10%tau ...), tenant 2: (30%tau ...), tenant 3: (60%tau ...)"
-// exactly; the paper gives no rule for other M (its ratio is configurable),
-// so this is tenantbench's generalisation: unequal demands, the largest
-// tenant taking 3/(M+2) of tau.
+// the triangular numbers 1, 3, 6, 10, ... For M = 3 that is
+// Zhang et al.'s (2025) "tenant 1: (10%tau ...), tenant 2: (30%tau ...),
+// tenant 3: (60%tau ...)" exactly; the paper gives no rule for other M (its
+// ratio is configurable), so this is tenantbench's generalisation: unequal
+// demands, the largest tenant taking 3/(M+2) of tau.
 func DefaultShares(m int) []float64 {
 	w := make([]float64, m)
 	sum := 0.0

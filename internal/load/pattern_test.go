@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// Seed 004 section II-C: "given ... tau=110, we generate the basic
+// Zhang et al. 2025, section II-C: "given ... tau=110, we generate the basic
 // patterns ...: pattern (a): (0, 110, 0); pattern (b): (11, 88, 11);
 // pattern (c): (44, 22, 44); pattern (d): (55, 0, 55)". Exact, for every
 // tenant, as clients and as rates.
@@ -31,12 +31,12 @@ func TestElasticityTau110(t *testing.T) {
 	}
 }
 
-// Seed 004 section III-E ran the multi-tenancy patterns for 3 tenants:
-// (a) {(264,264,264), (99,99,99), (33,33,33)} (tau 330), (b) {(40,40,40),
-// (30,30,30), (10,10,10)} (tau 100), (c) {(363,0,0), (0,429,0), (0,0,396)}
-// (tau 330), (d) {(10,0,0), (0,20,0), (0,0,30)} (tau 100), built as II-D
-// describes. The construction gives the same numbers; the paper lists (a)
-// and (b) from the largest tenant down and swaps two peaks in (c).
+// Zhang et al. 2025 (section III-E) ran the multi-tenancy patterns for 3
+// tenants: (a) {(264,264,264), (99,99,99), (33,33,33)} (tau 330), (b)
+// {(40,40,40), (30,30,30), (10,10,10)} (tau 100), (c) {(363,0,0), (0,429,0),
+// (0,0,396)} (tau 330), (d) {(10,0,0), (0,20,0), (0,0,30)} (tau 100), built
+// as II-D describes. The construction gives the same numbers; the paper lists
+// (a) and (b) from the largest tenant down and swaps two peaks in (c).
 func TestMultiTenancyPaper(t *testing.T) {
 	build := func(name string, tau float64) [][]float64 {
 		t.Helper()
@@ -117,7 +117,7 @@ func TestPatternGeneralised(t *testing.T) {
 	}
 }
 
-// Bad input (issue 5 point 8): each mistake names its field.
+// Bad input: each mistake names its field.
 func TestPatternErrors(t *testing.T) {
 	for _, c := range []struct {
 		p           Pattern

@@ -135,7 +135,7 @@ func TestNextAtLeast(t *testing.T) {
 	}
 }
 
-// Seed 002 Test 4: the same sinusoid for every tenant, shifted per
+// Oracle 2014, Test 4: the same sinusoid for every tenant, shifted per
 // tenant. Checks the formula, the shift and the sampling error.
 func TestSinusoid(t *testing.T) {
 	sn := Sinusoid{Mean: 100, Amplitude: 50, Period: 80 * s, Shift: 10 * s}

@@ -11,8 +11,8 @@ type Stage struct {
 }
 
 // Slots is a profile of one value per time slot, each slot long, the way
-// seed 004 section II-C changes the concurrency once a minute. A zero slot
-// is a pause: no clients, no arrivals.
+// Zhang et al. 2025 (section II-C) change the concurrency once a minute. A
+// zero slot is a pause: no clients, no arrivals.
 func Slots(slot time.Duration, values []float64) Profile {
 	var p Profile
 	for i, v := range values {

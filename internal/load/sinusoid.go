@@ -6,7 +6,7 @@ import (
 )
 
 // Sinusoid is a target that swings around Mean by Amplitude once every
-// Period. Seed 002 (Test 4, "Elasticity") drives 8 databases with "an
+// Period. Oracle 2014 (Test 4, "Elasticity") drives 8 databases with "an
 // identical sinus curve for all 8 databases, which is slightly shifted
 // between databases so that their peaks do not fully align but still
 // partially overlap": tenant i (from 0) is shifted by i x Shift.

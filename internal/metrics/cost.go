@@ -5,10 +5,10 @@ import (
 	"math"
 )
 
-// Prices are the resource unit prices of seed 004 (section II-F, Table III,
-// "Resource unit cost per hour"), in US dollars per hour and resource unit.
-// The caller can override any of them (spec key, calibration to actual
-// hardware prices, as seed 004 section II-F allows).
+// Prices are the resource unit prices of Zhang et al. 2025 (section II-F,
+// Table III, "Resource unit cost per hour"), in US dollars per hour and
+// resource unit. The caller can override any of them (spec key, calibration
+// to actual hardware prices, as Zhang et al. 2025, section II-F, allow).
 type Prices struct {
 	// CPUPerVCoreHour: dollars per vCore per hour.
 	CPUPerVCoreHour float64 `json:"cpu_vcore_hour" yaml:"cpu_vcore_hour"`
@@ -24,7 +24,7 @@ type Prices struct {
 	RDMANetworkPerGbpsHour float64 `json:"rdma_gbps_hour" yaml:"rdma_gbps_hour"`
 }
 
-// DefaultPrices returns seed 004's Table III:
+// DefaultPrices returns Zhang et al.'s (2025) Table III:
 //
 //	CPU (vCore)            $0.1847/h    Aurora/PolarDB/HyperScale/Neon
 //	Memory (GB)            $0.0095/h    Aurora/PolarDB/HyperScale/Neon
@@ -45,11 +45,11 @@ func DefaultPrices() Prices {
 	}
 }
 
-// Resources is a resource package in seed 004's resource units (section
-// II-F): vCores, GB of RAM, GB of storage, IOPS, Gbps of network. Seed 004
-// prices the package a system is given (Tables V and VII list configured
-// vCores and GB); tenantbench passes the limits of the run's instances, or
-// what they used where no limit was set.
+// Resources is a resource package in Zhang et al.'s (2025) resource units
+// (section II-F): vCores, GB of RAM, GB of storage, IOPS, Gbps of network.
+// Zhang et al. (2025) price the package a system is given (Tables V and VII
+// list configured vCores and GB); tenantbench passes the limits of the run's
+// instances, or what they used where no limit was set.
 type Resources struct {
 	VCores    float64 `json:"vcores" yaml:"vcores"`
 	MemoryGB  float64 `json:"memory_gb" yaml:"memory_gb"`
@@ -69,33 +69,32 @@ type Cost struct {
 }
 
 // Total is Cost_cpu + Cost_mem + Cost_s + Cost_io + Cost_net, the
-// denominator of seed 004's P-Score (eq. 1).
+// denominator of Zhang et al.'s (2025) P-Score (eq. 1).
 func (c Cost) Total() float64 {
 	return c.CPU + c.Memory + c.Storage + c.IO + c.Network
 }
 
 // PerMinute converts an hourly cost to dollars per minute (hourly / 60): the
-// unit of the costs in seed 004's Tables V and VII and of the P-Score's and
-// T-Score's denominators.
+// unit of the costs in Zhang et al.'s (2025) Tables V and VII and of the
+// P-Score's and T-Score's denominators.
 func (c Cost) PerMinute() Cost {
 	return Cost{CPU: c.CPU / 60, Memory: c.Memory / 60, Storage: c.Storage / 60, IO: c.IO / 60, Network: c.Network / 60}
 }
 
-// ResourceUnitCost is the resource unit cost (RUC) of seed 004 (section
-// II-F, Table III), per hour:
+// ResourceUnitCost is the resource unit cost (RUC) of Zhang et al. 2025
+// (section II-F, Table III), per hour:
 //
 //	Cost_cpu = vCores × price_cpu          Cost_mem = GB_RAM × price_mem
 //	Cost_s   = GB_storage × price_storage  Cost_io  = IOPS / 100 × price_iops
 //	Cost_net = Gbps_TCP × price_tcp + Gbps_RDMA × price_rdma
 //
-// Seed 004's Table VII checks, per minute with DefaultPrices: 12 vCores,
-// 36 GB RAM, 189 GB storage, 54000 IOPS, 10 Gbps TCP/IP cost
+// Zhang et al.'s (2025) Table VII checks, per minute with DefaultPrices: 12
+// vCores, 36 GB RAM, 189 GB storage, 54000 IOPS, 10 Gbps TCP/IP cost
 // $3.5702/h = $0.0595/min (printed $0.06); so do Table V's per-resource
 // columns. Table V's "Resource Cost" column, however, is not the sum of its
-// own per-resource columns (AWS RDS: they sum to $0.0282/min, the column
-// says $0.0437) and the paper does not say what it adds; this function
-// returns the sum, as eq. 1 writes it. Every quantity and price must be
-// non-negative.
+// own per-resource columns (AWS RDS: they sum to $0.0282/min, the column says
+// $0.0437) and the paper does not say what it adds; this function returns the
+// sum, as eq. 1 writes it. Every quantity and price must be non-negative.
 func ResourceUnitCost(r Resources, p Prices) (Cost, error) {
 	nan := math.NaN()
 	bad := Cost{CPU: nan, Memory: nan, Storage: nan, IO: nan, Network: nan}
@@ -122,16 +121,17 @@ func ResourceUnitCost(r Resources, p Prices) (Cost, error) {
 	}, nil
 }
 
-// PScore is the productivity score of seed 004 (section II-G, eq. 1):
+// PScore is the productivity score of Zhang et al. 2025 (section II-G, eq. 1):
 //
 //	P-Score = avg TPS / (Cost_cpu + Cost_mem + Cost_s + Cost_io + Cost_net)
 //
 // avgTPS is the average throughput in transactions per second;
 // costPerMinute is the total resource unit cost in dollars per minute (the
 // paper: "the average resource cost ... per minute"; Cost.PerMinute().
-// Total()). Seed 004 Table V checks: AWS RDS, 12382 TPS at $0.0437/min,
-// P-Score 283350 ≈ 12382 / 0.0437 (the printed cost is rounded). Higher is
-// better. avgTPS must be non-negative and costPerMinute greater than zero.
+// Total()). Zhang et al. 2025, Table V checks: AWS RDS, 12382 TPS at
+// $0.0437/min, P-Score 283350 ≈ 12382 / 0.0437 (the printed cost is rounded).
+// Higher is better. avgTPS must be non-negative and costPerMinute greater
+// than zero.
 func PScore(avgTPS, costPerMinute float64) (float64, error) {
 	if err := nonNegative("average TPS", avgTPS); err != nil {
 		return math.NaN(), err
@@ -142,7 +142,7 @@ func PScore(avgTPS, costPerMinute float64) (float64, error) {
 	return avgTPS / costPerMinute, nil
 }
 
-// TScore is the multi-tenancy score of seed 004 (section II-G, eq. 7):
+// TScore is the multi-tenancy score of Zhang et al. 2025 (section II-G, eq. 7):
 //
 //	T-Score = (TPS_1 × ... × TPS_m)^(1/m) / (Cost_1 + ... + Cost_m)
 //

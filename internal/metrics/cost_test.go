@@ -14,9 +14,9 @@ func TestDefaultPricesIsAValue(t *testing.T) {
 	}
 }
 
-// TestResourceUnitCostTableVII recomputes seed 004's Table VII "Cost"
-// column (dollars per minute, printed rounded) from its "Total Resources"
-// column and Table III's prices.
+// TestResourceUnitCostTableVII recomputes Zhang et al.'s (2025) Table VII
+// "Cost" column (dollars per minute, printed rounded) from its "Total
+// Resources" column and Table III's prices.
 func TestResourceUnitCostTableVII(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -43,9 +43,10 @@ func TestResourceUnitCostTableVII(t *testing.T) {
 	}
 }
 
-// TestResourceUnitCostTableV recomputes seed 004's Table V per-resource
-// cost columns (dollars per minute, printed rounded). Its "Resource Cost"
-// column is not the sum of these columns, so it is not checked here.
+// TestResourceUnitCostTableV recomputes Zhang et al.'s (2025) Table V
+// per-resource cost columns (dollars per minute, printed rounded). Its
+// "Resource Cost" column is not the sum of these columns, so it is not
+// checked here.
 func TestResourceUnitCostTableV(t *testing.T) {
 	tests := []struct {
 		name string
@@ -93,7 +94,7 @@ func TestResourceUnitCostTableV(t *testing.T) {
 
 func TestResourceUnitCostOverride(t *testing.T) {
 	p := DefaultPrices()
-	p.CPUPerVCoreHour = 0.16 // seed 004 section III-G: CDB3's actual CPU price
+	p.CPUPerVCoreHour = 0.16 // Zhang et al. 2025, section III-G: CDB3's actual CPU price
 	c, err := ResourceUnitCost(Resources{VCores: 2}, p)
 	check(t, c.CPU, err, 0.32, 1e-12, nil)
 	check(t, c.Total(), nil, 0.32, 1e-12, nil)
@@ -133,11 +134,12 @@ func TestPScore(t *testing.T) {
 		want, tol float64
 		wantErr   error
 	}{
-		// Seed 004 Table V and section III-B: AWS RDS, RW, 12382 TPS at
-		// $0.0437 per minute; P-Score 283350 (the cost is printed rounded).
-		{"seed 004 AWS RDS RW", 12382, 0.0437, 283350, 15, nil},
+		// Zhang et al. 2025, Table V and section III-B: AWS RDS, RW, 12382
+		// TPS at $0.0437 per minute; P-Score 283350 (the cost is printed
+		// rounded).
+		{"Zhang et al. 2025 AWS RDS RW", 12382, 0.0437, 283350, 15, nil},
 		// CDB4, RO: "the highest TPS of 36995" at $0.0797; P-Score 464181.
-		{"seed 004 CDB4 RO", 36995, 0.0797, 464181, 5, nil},
+		{"Zhang et al. 2025 CDB4 RO", 36995, 0.0797, 464181, 5, nil},
 		{"hand", 100, 0.5, 200, 0, nil},
 		{"no throughput", 0, 0.5, 0, 0, nil},
 		{"free", 100, 0, 0, 0, ErrNotPositive},
@@ -161,12 +163,13 @@ func TestTScore(t *testing.T) {
 	}{
 		// Geometric mean 2000 over total cost 0.04.
 		{"hand", []float64{1000, 4000}, []float64{0.01, 0.03}, 50000, 1e-9, nil},
-		// Seed 004 Table VII, CDB2, pattern (b): TPS 6467 (the tenants'
-		// geometric mean), cost $0.06 per minute, T-Score 107799. The cost
-		// is printed rounded (0.0595 from Table III), hence the tolerance.
-		{"seed 004 CDB2 (b)", []float64{6467, 6467, 6467}, []float64{0.02, 0.02, 0.02}, 107799, 20, nil},
+		// Zhang et al. 2025, Table VII, CDB2, pattern (b): TPS 6467 (the
+		// tenants' geometric mean), cost $0.06 per minute, T-Score 107799.
+		// The cost is printed rounded (0.0595 from Table III), hence the
+		// tolerance.
+		{"Zhang et al. 2025 CDB2 (b)", []float64{6467, 6467, 6467}, []float64{0.02, 0.02, 0.02}, 107799, 20, nil},
 		// AWS RDS, pattern (a): 13489 TPS at $0.085, T-Score 158702.
-		{"seed 004 AWS RDS (a)", []float64{13489, 13489, 13489}, []float64{0.085 / 3, 0.085 / 3, 0.085 / 3}, 158702, 10, nil},
+		{"Zhang et al. 2025 AWS RDS (a)", []float64{13489, 13489, 13489}, []float64{0.085 / 3, 0.085 / 3, 0.085 / 3}, 158702, 10, nil},
 		{"starved tenant", []float64{0, 5}, []float64{1, 1}, 0, 0, nil},
 		{"single tenant", []float64{100}, []float64{0.5}, 200, 1e-9, nil},
 		{"empty", nil, nil, 0, 0, ErrEmpty},

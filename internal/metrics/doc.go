@@ -1,17 +1,19 @@
-// Package metrics holds the formulas of the seed papers (shared/seeds/) as
+// Package metrics holds the formulas of the papers tenantbench follows as
 // pure functions: no I/O, no database, no state. Each function's doc comment
 // gives its formula and its source (paper, section, equation or table), and
 // docs/metrics.md lists every metric with its units and its results column.
 //
-// The seeds are cited by their number:
+// The papers are cited by author and year; docs/references.md has them in
+// full:
 //
-//   - seed 000: Erdelt & Rabl, "Benchmarking Multi-Tenant Architectures in
+//   - Erdelt and Rabl 2026: "Benchmarking Multi-Tenant Architectures in
 //     PostgreSQL" (EDBT '26).
-//   - seed 001: Matos & Pedreira, automated HammerDB TPROC-C pipeline,
+//   - Matos and Pedreira 2025: automated HammerDB TPROC-C pipeline,
 //     PostgreSQL vs MariaDB.
-//   - seed 002: Oracle white paper, Oracle Multitenant on SuperCluster T5-8.
-//   - seed 004: Zhang et al., CloudyBench, a testbed for cloud-native
+//   - Oracle 2014: white paper, Oracle Multitenant on SuperCluster T5-8.
+//   - Zhang et al. 2025: CloudyBench, a testbed for cloud-native
 //     databases.
+//   - Jain et al. 1984: the fairness index.
 //
 // # Errors and NaN
 //

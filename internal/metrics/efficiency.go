@@ -5,16 +5,17 @@ import (
 	"math"
 )
 
-// ETpX is the throughput efficiency of seed 000 (section 5.1.1, eq. 1):
+// ETpX is the throughput efficiency of Erdelt and Rabl 2026 (section 5.1.1,
+// eq. 1):
 //
 //	E_TpX = Goodput × d / CPUs
 //
 // goodput is the throughput of successfully completed requests, in requests
-// per second, summed over tenants (seed 000 section 5.1); durationSeconds is
-// d, the execution time of the workload in seconds (600 in the paper);
-// cpuSeconds is the paper's "CPUs": the CPU time in seconds the system under
-// test consumed during that workload (the results column cpu_s). The result
-// is in successful requests per CPU-second.
+// per second, summed over tenants (Erdelt and Rabl 2026, section 5.1);
+// durationSeconds is d, the execution time of the workload in seconds (600 in
+// the paper); cpuSeconds is the paper's "CPUs": the CPU time in seconds the
+// system under test consumed during that workload (the results column cpu_s).
+// The result is in successful requests per CPU-second.
 //
 // Ambiguity resolved: the symbol "CPUs" reads like a number of cores, but
 // the paper calls E_TpX "the number of successful queries executed per
@@ -36,15 +37,16 @@ func ETpX(goodput, durationSeconds, cpuSeconds float64) (float64, error) {
 	return goodput * durationSeconds / cpuSeconds, nil
 }
 
-// ELat is the latency efficiency of seed 000 (section 5.1.1, eq. 2):
+// ELat is the latency efficiency of Erdelt and Rabl 2026 (section 5.1.1,
+// eq. 2):
 //
 //	E_Lat = 1 / sqrt(Latency × CPUs)
 //
 // latencySeconds is the average request latency in seconds (for the
-// provider's perspective the macro-average over tenants, seed 000 section
-// 5.1); cpuSeconds is CPU time in seconds, as for ETpX. The result is in
-// 1/s (1 / sqrt(s × CPU-s)); higher is better. Both inputs must be greater
-// than zero.
+// provider's perspective the macro-average over tenants,
+// Erdelt and Rabl 2026, section 5.1); cpuSeconds is CPU time in seconds, as
+// for ETpX. The result is in 1/s (1 / sqrt(s × CPU-s)); higher is better.
+// Both inputs must be greater than zero.
 //
 // Note the unit: results store latency in milliseconds; divide by 1000.
 func ELat(latencySeconds, cpuSeconds float64) (float64, error) {
@@ -57,17 +59,17 @@ func ELat(latencySeconds, cpuSeconds float64) (float64, error) {
 	return 1 / math.Sqrt(latencySeconds*cpuSeconds), nil
 }
 
-// Streams describes the analytical workload of seed 000 section 5.2: S query
-// streams (one per tenant), each executing Queries distinct queries N times,
-// on data of scale factor SF.
+// Streams describes the analytical workload of Erdelt and Rabl 2026,
+// section 5.2: S query streams (one per tenant), each executing Queries
+// distinct queries N times, on data of scale factor SF.
 type Streams struct {
-	// S is the number of query streams; seed 000 interprets each tenant as
-	// one stream.
+	// S is the number of query streams; Erdelt and Rabl (2026) interpret each
+	// tenant as one stream.
 	S int
 	// Queries is the number of distinct queries per stream: 22 for TPC-H.
 	Queries int
 	// N is how many times each query is executed per stream: the paper's
-	// additional factor n (n = 10 in seed 000; n = 1 is the TPC-H
+	// additional factor n (n = 10 in Erdelt and Rabl 2026; n = 1 is the TPC-H
 	// specification).
 	N int
 	// SF is the scale factor.
@@ -92,7 +94,8 @@ func (s Streams) executions() float64 {
 	return float64(s.N) * float64(s.S) * float64(s.Queries)
 }
 
-// ThroughputAtSize is Throughput@Size of seed 000 (section 5.2, eq. 3):
+// ThroughputAtSize is Throughput@Size of Erdelt and Rabl 2026 (section 5.2,
+// eq. 3):
 //
 //	Throughput@Size = n × S × 22 × 3600 / T_s × SF
 //
@@ -111,8 +114,9 @@ func ThroughputAtSize(s Streams, totalSeconds float64) (float64, error) {
 	return s.executions() * 3600 / totalSeconds * s.SF, nil
 }
 
-// PowerAtSize is Power@Size of seed 000 (section 5.2, eq. 4) for one stream,
-// the per-tenant figure (the tenant's perspective, seed 000 Fig. 12):
+// PowerAtSize is Power@Size of Erdelt and Rabl 2026 (section 5.2, eq. 4) for
+// one stream, the per-tenant figure (the tenant's perspective,
+// Erdelt and Rabl 2026, Fig. 12):
 //
 //	Power@Size = SF × 3600 / T
 //
@@ -124,8 +128,8 @@ func PowerAtSize(sf float64, queryTimesSeconds []float64) (float64, error) {
 	return PowerAtSizeStreams(sf, [][]float64{queryTimesSeconds})
 }
 
-// PowerAtSizeStreams is Power@Size of seed 000 (section 5.2, eq. 4) over S
-// streams, the provider's figure:
+// PowerAtSizeStreams is Power@Size of Erdelt and Rabl 2026 (section 5.2,
+// eq. 4) over S streams, the provider's figure:
 //
 //	Power@Size = SF × 3600 / (T_1 × ... × T_S)^(1/S)
 //
@@ -134,9 +138,9 @@ func PowerAtSize(sf float64, queryTimesSeconds []float64) (float64, error) {
 // over all n × 22 × S executions; that holds when every stream has the same
 // number of executions. When they differ, this function follows eq. 4 (each
 // stream weighs the same), not the pooled mean. The TPC-H specification's
-// lower clamp of very short query times is not applied: seed 000 does not
-// use it. For S = 1 and n = 1 it is the TPC-H Power@Size without refresh
-// functions.
+// lower clamp of very short query times is not applied:
+// Erdelt and Rabl (2026) do not use it. For S = 1 and n = 1 it is the TPC-H
+// Power@Size without refresh functions.
 func PowerAtSizeStreams(sf float64, streams [][]float64) (float64, error) {
 	if err := positive("scale factor", sf); err != nil {
 		return math.NaN(), err
@@ -154,7 +158,7 @@ func PowerAtSizeStreams(sf float64, streams [][]float64) (float64, error) {
 	return sf * 3600 / geoMean(means), nil
 }
 
-// ECPU is the CPU efficiency of seed 000 (section 5.2.1, eq. 5):
+// ECPU is the CPU efficiency of Erdelt and Rabl 2026 (section 5.2.1, eq. 5):
 //
 //	E_CPU = Throughput@Size × T_s / (3600 × CPUs) = n × S × 22 × SF / CPUs
 //
@@ -172,14 +176,14 @@ func ECPU(s Streams, cpuSeconds float64) (float64, error) {
 	return s.executions() * s.SF / cpuSeconds, nil
 }
 
-// ERAM is the RAM efficiency of seed 000 (section 5.2.1, eq. 6):
+// ERAM is the RAM efficiency of Erdelt and Rabl 2026 (section 5.2.1, eq. 6):
 //
 //	E_RAM = Throughput@Size × T_s / (3600 × max. RAM) = n × S × 22 × SF / max. RAM
 //
 // peakRAMGB is the peak RAM usage of the system under test during the
 // workload, in GB (the paper: "queries completed per GB of RAM - peak
-// usage"). tenantbench passes mem_peak_mb / 1024 (GB of 1024 MB, as seed
-// 002 counts them). The result is in SF-weighted queries per GB.
+// usage"). tenantbench passes mem_peak_mb / 1024 (GB of 1024 MB, as
+// Oracle (2014) counts them). The result is in SF-weighted queries per GB.
 func ERAM(s Streams, peakRAMGB float64) (float64, error) {
 	if err := s.validate(); err != nil {
 		return math.NaN(), err

@@ -9,10 +9,11 @@ func TestETpX(t *testing.T) {
 		want            float64
 		wantErr         error
 	}{
-		// Seed 000's TPC-C setting: d = 600 s; 36,000 CPU-seconds in ten
-		// minutes is its saturation point (section 6). 5000 req/s then gives
-		// 5000 × 600 / 36000 = 83.33 requests per CPU-second.
-		{"seed 000 saturation", 5000, 600, 36000, 250.0 / 3, nil},
+		// Erdelt and Rabl's (2026) TPC-C setting: d = 600 s; 36,000
+		// CPU-seconds in ten minutes is its saturation point (section 6).
+		// 5000 req/s then gives 5000 × 600 / 36000 = 83.33 requests per
+		// CPU-second.
+		{"Erdelt and Rabl 2026 saturation", 5000, 600, 36000, 250.0 / 3, nil},
 		{"hand", 100, 10, 50, 20, nil},
 		{"no goodput", 0, 600, 100, 0, nil},
 		{"negative goodput", -1, 600, 100, 0, ErrNegative},
@@ -39,7 +40,7 @@ func TestELat(t *testing.T) {
 		{"hand 1", 0.5, 2, 1, nil},
 		{"hand 1/2", 0.01, 400, 0.5, nil},
 		// 250 ms mean latency at 36000 CPU-seconds: 1/sqrt(9000).
-		{"seed 000 scale", 0.25, 36000, 0.010540925533894598, nil},
+		{"Erdelt and Rabl 2026 scale", 0.25, 36000, 0.010540925533894598, nil},
 		{"zero latency", 0, 10, 0, ErrNotPositive},
 		{"negative cpu", 0.1, -1, 0, ErrNotPositive},
 		{"NaN latency", nan, 10, 0, ErrNotFinite},
@@ -52,8 +53,8 @@ func TestELat(t *testing.T) {
 	}
 }
 
-// seed000H is seed 000's TPC-H setting (section 5.2) with 3 tenants: 22
-// queries, each run n = 10 times per stream, SF 10.
+// seed000H is Erdelt and Rabl's (2026) TPC-H setting (section 5.2) with 3
+// tenants: 22 queries, each run n = 10 times per stream, SF 10.
 var seed000H = Streams{S: 3, Queries: 22, N: 10, SF: 10}
 
 func TestThroughputAtSize(t *testing.T) {
@@ -65,7 +66,7 @@ func TestThroughputAtSize(t *testing.T) {
 		wantErr error
 	}{
 		// 10 × 3 × 22 × 3600 / 7200 × 10 = 3300.
-		{"seed 000 setting", seed000H, 7200, 3300, nil},
+		{"Erdelt and Rabl 2026 setting", seed000H, 7200, 3300, nil},
 		// S = 1, n = 1: TPC-H's 22 × 3600 / T_s × SF.
 		{"TPC-H single stream", Streams{S: 1, Queries: 22, N: 1, SF: 1}, 3600, 22, nil},
 		{"TPC-H SF 100", Streams{S: 1, Queries: 22, N: 1, SF: 100}, 1800, 4400, nil},
@@ -124,7 +125,7 @@ func TestPowerAtSizeStreams(t *testing.T) {
 	}{
 		// Per-stream geometric means 2 and 8, their geometric mean 4; with
 		// equal stream lengths this is also the geometric mean of all four
-		// times (256^(1/4) = 4), as seed 000 notes.
+		// times (256^(1/4) = 4), as Erdelt and Rabl (2026) note.
 		{"equal streams", 1, [][]float64{{1, 4}, {16, 4}}, 900, nil},
 		// Unequal streams: eq. 4 gives geometric means 4 and 1, so 2, and
 		// 3600 / 2 = 1800 (pooling all five times would give 64^(1/5)).
@@ -152,7 +153,7 @@ func TestECPUAndERAM(t *testing.T) {
 		wantErr  error
 	}{
 		// n × S × 22 × SF = 10 × 3 × 22 × 10 = 6600 SF-weighted queries.
-		{"seed 000 setting", seed000H, 6600, 1, 1, nil},
+		{"Erdelt and Rabl 2026 setting", seed000H, 6600, 1, 1, nil},
 		{"hand", seed000H, 33, 200, 200, nil},
 		{"zero resource", seed000H, 0, 0, 0, ErrNotPositive},
 		{"NaN resource", seed000H, nan, 0, 0, ErrNotFinite},

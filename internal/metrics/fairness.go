@@ -5,10 +5,10 @@ import (
 )
 
 // The fairness metrics compare one figure across the tenants of a run
-// (seed 000 section 4.1 names Fairness as one of its three questions and
-// section 5.1.2 compares tenants, but gives no formula). tenantbench
-// computes them over the per-tenant throughput; any non-negative per-tenant
-// figure can be passed.
+// (Erdelt and Rabl 2026 name Fairness as one of their three questions in
+// section 4.1 and compare tenants in section 5.1.2, but give no formula).
+// tenantbench computes them over the per-tenant throughput; any non-negative
+// per-tenant figure can be passed.
 
 // JainIndex is Jain's fairness index (R. Jain, D.-M. Chiu, W. Hawe, "A
 // Quantitative Measure of Fairness and Discrimination for Resource
@@ -71,7 +71,7 @@ func MaxMinRatio(values []float64) (float64, error) {
 // choice JainIndex = 1 / (1 + CV²) (Jain et al. 1984). 0 is perfectly even.
 // Values must be non-negative; when their mean is zero CV is NaN (nil
 // error). Repetition statistics (Summarize) use the sample deviation
-// instead, as seed 001 does.
+// instead, as Matos and Pedreira (2025) do.
 func FairnessCV(values []float64) (float64, error) {
 	if err := nonNegativeAll("tenant values", values); err != nil {
 		return math.NaN(), err

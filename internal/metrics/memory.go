@@ -2,7 +2,7 @@ package metrics
 
 import "math"
 
-// MemoryFootprintPerTenant is the memory footprint per database of seed 002
+// MemoryFootprintPerTenant is the memory footprint per database of Oracle 2014
 // (Test 2, Table 2, column "Memory Footprint per DB", and its footnote 6:
 // "The memory footprint of a database includes all private memory of
 // background processes as well as shared memory for all SGA pools except
@@ -15,7 +15,7 @@ import "math"
 // in the schema and database models, N instances in the instance model).
 // The buffer cache is left out because it is sized by configuration, not by
 // the number of tenants; connection (foreground) processes are left out
-// because they scale with clients, not tenants. Seed 002's own figures
+// because they scale with clients, not tenants. Oracle's (2014) own figures
 // (Tables 3 and 4, 252 databases): (270 GB + 148.9 GB) / 252 = 1702 MB for
 // non-CDBs and (49 GB + 2.3 GB) / 252 = 208 MB for PDBs (1 GB = 1024 MB).
 //
@@ -44,7 +44,7 @@ func MemoryFootprintPerTenant(backgroundPrivate, sharedExceptBufferCache float64
 //
 //	marginal = (memory with N tenants - memory with no tenant) / N
 //
-// This is not seed 002's definition (see MemoryFootprintPerTenant) but the
+// This is not Oracle's (2014) definition (see MemoryFootprintPerTenant) but the
 // figure that can be measured for any deployment by its total memory alone:
 // memWithTenants is the memory of the system under test serving the N
 // tenants, memBase that of the same deployment before any tenant was set up

@@ -3,7 +3,7 @@ package metrics
 import "testing"
 
 func TestMemoryFootprintPerTenant(t *testing.T) {
-	const gb = 1024 // MB, as seed 002 counts them
+	const gb = 1024 // MB, as Oracle (2014) counts them
 	tests := []struct {
 		name               string
 		background, shared float64
@@ -11,11 +11,11 @@ func TestMemoryFootprintPerTenant(t *testing.T) {
 		want, tol          float64
 		wantErr            error
 	}{
-		// Seed 002, 252 databases: Table 4 (private memory of background
+		// Oracle 2014, 252 databases: Table 4 (private memory of background
 		// processes) plus Table 3 (SGA pools except buffer cache), divided
 		// by 252, gives Table 2's "Memory Footprint per DB".
-		{"seed 002 Table 2 non-CDBs", 148.9 * gb, 270 * gb, 252, 1702, 0.5, nil},
-		{"seed 002 Table 2 PDBs", 2.3 * gb, 49 * gb, 252, 208, 0.5, nil},
+		{"Oracle 2014, Table 2 non-CDBs", 148.9 * gb, 270 * gb, 252, 1702, 0.5, nil},
+		{"Oracle 2014, Table 2 PDBs", 2.3 * gb, 49 * gb, 252, 208, 0.5, nil},
 		{"hand", 300, 100, 4, 100, 0, nil},
 		{"nothing", 0, 0, 1, 0, 0, nil},
 		{"no tenants", 300, 100, 0, 0, 0, ErrNotPositive},
@@ -30,7 +30,7 @@ func TestMemoryFootprintPerTenant(t *testing.T) {
 	}
 }
 
-// TestMemoryFootprintSaving checks seed 002's "1.5 GB memory savings per
+// TestMemoryFootprintSaving checks Oracle's (2014) "1.5 GB memory savings per
 // database" (Test 2, Key Take-Aways) from the same tables.
 func TestMemoryFootprintSaving(t *testing.T) {
 	non, err := MemoryFootprintPerTenant(148.9, 270, 252)

@@ -5,20 +5,23 @@ import (
 	"math"
 )
 
-// TPM is HammerDB's transactions per minute (seed 001, section 1, "TPM"):
+// TPM is HammerDB's transactions per minute (Matos and Pedreira 2025,
+// section 1, "TPM"):
 //
 //	TPM = transactions × 60 / seconds
 //
 // HammerDB derives it from the database engine's count of commits and
 // rollbacks, so transactions is commits + rollbacks over the measured
 // interval (in PostgreSQL, the delta of pg_stat_database xact_commit +
-// xact_rollback). Seed 001 warns that TPM is engine-specific and not for
-// comparing DBMSs; use NOPM for that. seconds must be greater than zero.
+// xact_rollback). Matos and Pedreira (2025) warn that TPM is engine-specific
+// and not for comparing DBMSs; use NOPM for that. seconds must be greater
+// than zero.
 func TPM(transactions int64, seconds float64) (float64, error) {
 	return perMinute("transactions", transactions, seconds)
 }
 
-// NOPM is HammerDB's new orders per minute (seed 001, section 1, "NOPM"):
+// NOPM is HammerDB's new orders per minute (Matos and Pedreira 2025,
+// section 1, "NOPM"):
 //
 //	NOPM = new orders × 60 / seconds
 //

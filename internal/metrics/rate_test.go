@@ -10,8 +10,8 @@ func TestTPMAndNOPM(t *testing.T) {
 		want    float64
 		wantErr error
 	}{
-		// One minute of seed 001's best MariaDB run (Table 2, Max CPU:
-		// 121708 TPM, 52446 NOPM on average).
+		// One minute of Matos and Pedreira's (2025) best MariaDB run
+		// (Table 2, Max CPU: 121708 TPM, 52446 NOPM on average).
 		{"one minute", 121708, 60, 121708, nil},
 		{"half minute", 1000, 30, 2000, nil},
 		{"ten minutes", 524466, 600, 52446.6, nil},

@@ -7,33 +7,35 @@ import (
 )
 
 // Summary holds the statistics of one metric over the repetitions of a
-// matrix point (seed 001, section 3: Tables 2, 3, 7 and 8, Fig. 17 and 18).
+// matrix point (Matos and Pedreira 2025, section 3: Tables 2, 3, 7 and 8,
+// Fig. 17 and 18).
 type Summary struct {
 	// N is the number of repetitions.
 	N int
 	// Mean is the arithmetic mean.
 	Mean float64
 	// Std is the sample standard deviation sqrt(Σ (x_i - Mean)² / (N-1)),
-	// the one seed 001's tables report (its two-repetition rows check:
-	// 127469 and 153770 give 18597.62, which is |a-b|/sqrt(2)). NaN when
-	// N = 1.
+	// the one Matos and Pedreira's (2025) tables report (their two-repetition
+	// rows check: 127469 and 153770 give 18597.62, which is |a-b|/sqrt(2)).
+	// NaN when N = 1.
 	Std float64
 	// Min and Max are the smallest and the largest value.
 	Min, Max float64
-	// CV is the coefficient of variation Std / Mean (seed 001 section 3.3,
-	// Fig. 18, "stability"). NaN when N = 1 or Mean <= 0.
+	// CV is the coefficient of variation Std / Mean (Matos and Pedreira 2025,
+	// section 3.3, Fig. 18, "stability"). NaN when N = 1 or Mean <= 0.
 	CV float64
 	// Median is the middle value, or the mean of the two middle values when
-	// N is even (the line inside seed 001's box plots, Fig. 17).
+	// N is even (the line inside Matos and Pedreira's (2025) box plots,
+	// Fig. 17).
 	Median float64
 }
 
-// Summarize computes the repetition statistics of seed 001 (section 2,
-// "Data Collection and Analysis": average, standard deviation, minimum,
-// maximum; section 3.3: coefficient of variation) and the median of its box
-// plots, over the values one metric took in the repetitions of one matrix
-// point. Values must be finite; they may be negative or zero (CV is then
-// NaN when the mean is not positive).
+// Summarize computes the repetition statistics of Matos and Pedreira 2025
+// (section 2, "Data Collection and Analysis": average, standard deviation,
+// minimum, maximum; section 3.3: coefficient of variation) and the median of
+// its box plots, over the values one metric took in the repetitions of one
+// matrix point. Values must be finite; they may be negative or zero (CV is
+// then NaN when the mean is not positive).
 func Summarize(values []float64) (Summary, error) {
 	if err := finiteAll("repetition values", values); err != nil {
 		nan := math.NaN()
@@ -81,8 +83,8 @@ func (d Direction) String() string {
 }
 
 // LessFavourable returns the worse of the repetitions' values: the minimum
-// when higher is better, the maximum when lower is better. Seed 000
-// (section 5.1) runs every workload twice and reports "the less favorable
+// when higher is better, the maximum when lower is better. Erdelt and Rabl 2026
+// (section 5.1) run every workload twice and report "the less favorable
 // outcome—specifically, lower throughput, higher latency, or increased
 // resource consumption". Values must be finite.
 func LessFavourable(values []float64, d Direction) (float64, error) {

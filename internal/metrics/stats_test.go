@@ -13,16 +13,16 @@ func TestSummarize(t *testing.T) {
 		want   Summary
 		tol    float64 // on Mean, Std, CV
 	}{
-		// Seed 001 Table 8 (PostgreSQL, Diogo, All-Warehouses False: two
-		// repetitions, so the printed min and max are the values). The
-		// printed Std is the sample deviation |a-b| / sqrt(2).
-		{"seed 001 Table 8 I/O Test TPM", []float64{127469, 153770},
+		// Matos and Pedreira 2025, Table 8 (PostgreSQL, Diogo, All-Warehouses
+		// False: two repetitions, so the printed min and max are the values).
+		// The printed Std is the sample deviation |a-b| / sqrt(2).
+		{"Matos and Pedreira 2025, Table 8 I/O Test TPM", []float64{127469, 153770},
 			Summary{N: 2, Mean: 140619.50, Std: 18597.62, Min: 127469, Max: 153770, CV: 18597.615451987385 / 140619.5, Median: 140619.5}, 0.005},
-		{"seed 001 Table 8 Memory TPM", []float64{140077, 91863},
+		{"Matos and Pedreira 2025, Table 8 Memory TPM", []float64{140077, 91863},
 			Summary{N: 2, Mean: 115970.00, Std: 34092.45, Min: 91863, Max: 140077, CV: 34092.4463481282 / 115970, Median: 115970}, 0.005},
-		{"seed 001 Table 8 Medium TPM", []float64{96247, 107123},
+		{"Matos and Pedreira 2025, Table 8 Medium TPM", []float64{96247, 107123},
 			Summary{N: 2, Mean: 101685.00, Std: 7690.49, Min: 96247, Max: 107123, CV: 7690.493352184891 / 101685, Median: 101685}, 0.005},
-		{"seed 001 Table 8 I/O Test NOPM", []float64{55617, 67017},
+		{"Matos and Pedreira 2025, Table 8 I/O Test NOPM", []float64{55617, 67017},
 			Summary{N: 2, Mean: 61317.00, Std: 8061.02, Min: 55617, Max: 67017, CV: 8061.017305526641 / 61317, Median: 61317}, 0.005},
 		// Σ(x-5)² = 32; sample deviation sqrt(32/7).
 		{"hand even", []float64{9, 2, 4, 4, 4, 5, 5, 7},
@@ -81,7 +81,8 @@ func TestLessFavourable(t *testing.T) {
 		want    float64
 		wantErr error
 	}{
-		// Seed 000 section 5.1: two runs, report the lower throughput ...
+		// Erdelt and Rabl 2026, section 5.1: two runs, report the lower
+		// throughput ...
 		{"throughput", []float64{1200, 1100}, HigherIsBetter, 1100, nil},
 		// ... the higher latency ...
 		{"latency", []float64{0.2, 0.3}, LowerIsBetter, 0.3, nil},

@@ -144,7 +144,7 @@ func (s *sampler) connect(ctx context.Context) error {
 
 // readShmem reads the shared memory the server allocated, but its buffer
 // cache ("Buffer Blocks") and the segment's unused rest (the row without a
-// name), into s.shmem: the shared part of seed 002's memory footprint. A
+// name), into s.shmem: the shared part of Oracle's (2014) memory footprint. A
 // server without the view (before 13) leaves it unknown, not an error.
 func (s *sampler) readShmem(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)

@@ -68,7 +68,7 @@ func last(is *monitor.InstanceSeries) monitor.ResourceSample { return is.Samples
 // TestMonitor loads one instance holding two tenants (database model):
 // t01 runs CPU-heavy queries on two connections, t02 sits idle in a
 // transaction, the superuser fills shared_buffers. Then every figure the
-// issue asks for must show it.
+// monitor records must show it.
 func TestMonitor(t *testing.T) {
 	inst := pgtest.Start(t, pgtest.Settings(map[string]string{"shared_buffers": "64MB"}))
 	ctx := context.Background()
@@ -157,7 +157,7 @@ func TestMonitor(t *testing.T) {
 	if cgMode != "none" && maxShmem < 60<<20 {
 		t.Errorf("cgroup shmem at most %d MiB", maxShmem>>20)
 	}
-	// Seed 002's footprint parts: the shared memory but the 64 MB buffer
+	// Oracle's (2014) footprint parts: the shared memory but the 64 MB buffer
 	// cache (lock tables, WAL buffers, buffer descriptors: a few MB), and
 	// the background processes' private memory.
 	if w := whole.Total; w.SharedMB < 1 || w.SharedMB > 64 || w.BackgroundAnonMB <= 0 || w.BackgroundAnonMB > 256 {

@@ -70,7 +70,7 @@ type ResourceSample struct {
 	RSS, PSS int64
 	// BackgroundAnon is the Pss_Anon of smaps_rollup summed over the
 	// background processes (postmaster, checkpointer, writers, autovacuum;
-	// not parallel workers): their private memory, in seed 002's memory
+	// not parallel workers): their private memory, in Oracle's (2014) memory
 	// footprint (metrics.MemoryFootprintPerTenant). Read with PSS; -1
 	// between its rounds or where the kernel lacks Pss_Anon.
 	BackgroundAnon int64

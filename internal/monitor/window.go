@@ -20,7 +20,7 @@ type Usage struct {
 	// BackgroundAnonMB is the largest BackgroundAnon sampled in the
 	// window (else the last before it), SharedMB the shared memory without
 	// the buffer cache (InstanceSeries.SharedExceptBuffers), both in MiB:
-	// the parts of seed 002's memory footprint. -1 when unknown; the
+	// the parts of Oracle's (2014) memory footprint. -1 when unknown; the
 	// total is unknown when one instance's is.
 	BackgroundAnonMB, SharedMB float64
 	// CPU seconds of the processes that are no tenant's: background

@@ -12,7 +12,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/results"
 )
 
-// The monitor's files (issue 4 points 1-3) are optional: results written
+// The monitor's files are optional: results written
 // without a monitor have none, and the report says "not measured" in place
 // of their figures. Their names and the columns the report reads are kept
 // here, in one place, and docs/report.md lists them.
@@ -46,8 +46,8 @@ var resourceColumns = []string{"cpus", "mem_current_mb", "pss_mb", "rss_mb", "io
 	"ctx_involuntary", "client_backends"}
 
 // notSystem are scopes of resources.csv that are not the system under
-// test: they are measured apart (the driver's cost is never the system's,
-// issue 4 point 1) and left out of its sums.
+// test: they are measured apart (the driver's cost is never the system's)
+// and left out of its sums.
 var notSystem = map[string]bool{"host": true, "driver": true, "tenantbench": true}
 
 const notMeasured = "not measured: "
@@ -57,10 +57,10 @@ func (e *experiment) monitorFigures() []*figure {
 		e.measuredByTenants("cpu", mCPU, "CPU time against tenants",
 			"CPU seconds the system under test consumed during the workload phase (results.csv, cpu_s)."),
 		e.measuredByTenants("e-tpx", mETpX, "Throughput efficiency E_TpX against tenants",
-			"Successful transactions per CPU-second, seed 000 eq. 1 (results.csv e_tpx, or computed from throughput_tps, "+
+			"Successful transactions per CPU-second, Erdelt and Rabl 2026, eq. 1 (results.csv e_tpx, or computed from throughput_tps, "+
 				"the workload duration and cpu_s)."),
 		e.measuredByTenants("e-lat", mELat, "Latency efficiency E_Lat against tenants",
-			"1 / sqrt(mean latency x CPU seconds), seed 000 eq. 2 (results.csv e_lat, or computed from latency_mean_ms and cpu_s)."),
+			"1 / sqrt(mean latency x CPU seconds), Erdelt and Rabl 2026, eq. 2 (results.csv e_lat, or computed from latency_mean_ms and cpu_s)."),
 		e.measuredByTenants("memory-peak", mMem, "Peak memory against tenants",
 			"Peak memory of the system under test during the run (results.csv, mem_peak_mb)."),
 		e.tenantCPU(),
@@ -72,7 +72,7 @@ func (e *experiment) monitorFigures() []*figure {
 // measuredByTenants is byTenants for a column the monitor writes.
 func (e *experiment) measuredByTenants(id string, m metric, title, source string) *figure {
 	if !hasValues(e.runs, m) {
-		return missing(id, title, notMeasured+"results.csv has no "+m.key+" column (the monitor writes it, issue 4).")
+		return missing(id, title, notMeasured+"results.csv has no "+m.key+" column (the monitor writes it).")
 	}
 	return e.byTenants(id, m, title, source)
 }
@@ -93,7 +93,7 @@ func (e *experiment) monitorTable(r *run, name string) *results.Table {
 
 // tenantCPU draws each tenant's CPU seconds at the largest tenant count:
 // CPU per tenant exists in every model, shared ones included, through the
-// monitor's attribution of backends to tenants (issue 4 point 2).
+// monitor's attribution of backends to tenants.
 func (e *experiment) tenantCPU() *figure {
 	const id, title = "tenant-cpu", "CPU time per tenant"
 	points := e.largestPoints()
@@ -129,14 +129,14 @@ func (e *experiment) tenantCPU() *figure {
 		fmt.Sprintf("CPU seconds of each tenant's backends during the workload phase in the runs with %s "+
 			"(runs/<id>/%s, column cpu_s of the all rows): the mean over the successful repetitions", tenantsLabel(n), tenantCPUFile))
 	if !found {
-		return missing(id, title, notMeasured+"no run has "+tenantCPUFile+" (the monitor writes it, issue 4).")
+		return missing(id, title, notMeasured+"no run has "+tenantCPUFile+" (the monitor writes it).")
 	}
 	return f
 }
 
 // waits draws the share of wait-event samples by wait event type, per
 // series at the largest tenant count: what the backends waited for
-// explains contention (seed 000 section 6.2 could not say).
+// explains contention (Erdelt and Rabl 2026, section 6.2, could not say).
 func (e *experiment) waits() *figure {
 	const id, title = "waits", "Wait events"
 	points := e.largestPoints()
@@ -175,7 +175,7 @@ func (e *experiment) waits() *figure {
 		}
 	}
 	if len(shares) == 0 {
-		return missing(id, title, notMeasured+"no run has "+waitsFile+" (the monitor writes it, issue 4).")
+		return missing(id, title, notMeasured+"no run has "+waitsFile+" (the monitor writes it).")
 	}
 	// The six most frequent types by name, the rest as "other": more
 	// colours would not be told apart.
@@ -240,7 +240,7 @@ func (e *experiment) resources() []*figure {
 		}
 	}
 	if len(samples) == 0 {
-		return []*figure{missing(id, title, notMeasured+"no run has "+resourcesFile+" (the monitor writes it, issue 4).")}
+		return []*figure{missing(id, title, notMeasured+"no run has "+resourcesFile+" (the monitor writes it).")}
 	}
 	var cols []string
 	for _, col := range resourceColumns {

@@ -37,8 +37,9 @@ func (e *experiment) seriesIndex(series string) int {
 }
 
 // perTenant draws one bar per tenant and series at the largest tenant
-// count (seed 000 Fig. 8, the tenant perspective): the mean over the
-// successful repetitions, whiskers from min to max when there are several.
+// count (Erdelt and Rabl 2026, Fig. 8, the tenant perspective): the mean over
+// the successful repetitions, whiskers from min to max when there are
+// several.
 func (e *experiment) perTenant(id, title, yLabel string, get func(tenantValue) float64, col string) *figure {
 	points := e.largestPoints()
 	if len(points) == 0 {

@@ -7,7 +7,8 @@ import (
 )
 
 // phaseMetrics are the phases before the workload, in order, with the
-// results.csv column of each (the longest tenant's time, seed 000 5.1).
+// results.csv column of each (the longest tenant's time,
+// Erdelt and Rabl 2026, section 5.1).
 var phaseMetrics = []struct {
 	m     metric
 	color color.RGBA

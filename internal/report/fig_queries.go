@@ -7,9 +7,9 @@ import (
 	"github.com/tenantbench/tenantbench/internal/metrics"
 )
 
-// The figures of runs of query streams (TPC-H, seed 000 section 5.2,
-// Fig. 9-12): results.csv's power_at_size, throughput_at_size, e_cpu,
-// e_ram and the runs' queries.csv.
+// The figures of runs of query streams (TPC-H, Erdelt and Rabl 2026,
+// section 5.2, Fig. 9-12): results.csv's power_at_size, throughput_at_size,
+// e_cpu, e_ram and the runs' queries.csv.
 var (
 	mPowerAtSize      = metric{"power_at_size", "Power@Size", "", metrics.HigherIsBetter, extra("power_at_size")}
 	mThroughputAtSize = metric{"throughput_at_size", "Throughput@Size", "", metrics.HigherIsBetter,
@@ -29,17 +29,17 @@ func (e *experiment) hasQueries() bool {
 }
 
 func (e *experiment) analyticalSection() section {
-	return section{"Query streams (seed 000 section 5.2, eq. 3-6, Fig. 9-12)", []*figure{
+	return section{"Query streams (Erdelt and Rabl 2026, section 5.2, eq. 3-6, Fig. 9-12)", []*figure{
 		e.byTenants("power-at-size", mPowerAtSize, "Power@Size against tenants",
 			"SF × 3600 over the geometric mean of the streams' geometric mean query times, one stream per tenant's "+
-				"client (seed 000 eq. 4; results.csv, power_at_size; absent when a stream lost a query)."),
+				"client (Erdelt and Rabl 2026, eq. 4; results.csv, power_at_size; absent when a stream lost a query)."),
 		e.byTenants("throughput-at-size", mThroughputAtSize, "Throughput@Size against tenants",
-			"n × S × 22 × 3600 / T_s × SF, T_s from the first query's start to the last one's end (seed 000 eq. 3; "+
+			"n × S × 22 × 3600 / T_s × SF, T_s from the first query's start to the last one's end (Erdelt and Rabl 2026, eq. 3; "+
 				"results.csv, throughput_at_size)."),
 		e.byTenants("e-cpu", mECPU, "E_CPU against tenants",
-			"Queries completed, times SF, per CPU-second of the system under test (seed 000 eq. 5; results.csv, e_cpu)."),
+			"Queries completed, times SF, per CPU-second of the system under test (Erdelt and Rabl 2026, eq. 5; results.csv, e_cpu)."),
 		e.byTenants("e-ram", mERAM, "E_RAM against tenants",
-			"Queries completed, times SF, per GB of peak memory (seed 000 eq. 6; results.csv, e_ram)."),
+			"Queries completed, times SF, per GB of peak memory (Erdelt and Rabl 2026, eq. 6; results.csv, e_ram)."),
 		e.queryTimes(),
 	}}
 }

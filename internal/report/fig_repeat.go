@@ -32,9 +32,9 @@ func pointLabels(points []*point) []string {
 }
 
 // boxes draws a box plot of a metric's values across the repetitions of
-// each matrix point (seed 001 Fig. 17): the box spans the quartiles, the
-// line inside is the median, the whiskers reach the extreme values within
-// 1.5 times the box.
+// each matrix point (Matos and Pedreira 2025, Fig. 17): the box spans the
+// quartiles, the line inside is the median, the whiskers reach the extreme
+// values within 1.5 times the box.
 func (e *experiment) boxes(id string, m metric, title string) *figure {
 	points := e.repeatedPoints()
 	if len(points) == 0 {
@@ -67,8 +67,8 @@ func (e *experiment) boxes(id string, m metric, title string) *figure {
 }
 
 // cvBars draws the coefficient of variation across repetitions of
-// throughput and mean latency per matrix point (seed 001 Fig. 18,
-// "stability"): lower is steadier.
+// throughput and mean latency per matrix point (Matos and Pedreira 2025,
+// Fig. 18, "stability"): lower is steadier.
 func (e *experiment) cvBars() *figure {
 	const id, title = "cv", "Stability: coefficient of variation across repetitions"
 	points := e.repeatedPoints()

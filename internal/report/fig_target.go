@@ -18,10 +18,10 @@ import (
 	"github.com/tenantbench/tenantbench/internal/results"
 )
 
-// The load a run's schedule or pattern asked for (issue 5 point 6), drawn
-// over its throughput in the throughput-time figure, as seed 004 draws its
-// patterns (Fig. 3-4): the target summed over the run's tenants, a step
-// per change.
+// The load a run's schedule or pattern asked for (slots.csv), drawn
+// over its throughput in the throughput-time figure, as Zhang et al. (2025)
+// draw their patterns (Fig. 3-4): the target summed over the run's tenants, a
+// step per change.
 
 // slotsFile is the per-slot file of a run with a schedule or pattern
 // (docs/results.md); the report reads its start_s, end_s and target
@@ -35,7 +35,7 @@ type loadTarget struct {
 	values []float64 // the target from starts[i] to starts[i+1] (or end)
 	end    float64   // the phase's end
 	open   bool      // arrivals per second; else clients of a closed load
-	// pattern is the seed 004 pattern's name and tau its tau; "" and 0
+	// pattern is the CloudyBench pattern's name and tau its tau; "" and 0
 	// for a schedule.
 	pattern string
 	tau     float64
@@ -136,7 +136,7 @@ func (e *experiment) targetFromFile(r *run) *loadTarget {
 		source: "runs/<id>/" + results.TargetsFile, what: l.Schedule}
 	if p := l.Pattern; p != nil {
 		t.pattern, t.tau = pr.Pattern, p.Tau
-		t.what = fmt.Sprintf("seed 004 pattern %s (tau %s, slots of %s)", pr.Pattern, fmtTau(p.Tau),
+		t.what = fmt.Sprintf("CloudyBench pattern %s (tau %s, slots of %s)", pr.Pattern, fmtTau(p.Tau),
 			time.Duration(p.SlotS*float64(time.Second)))
 	}
 	for s, v := range vals {
@@ -187,7 +187,7 @@ func (e *experiment) targetFromSlots(r *run) *loadTarget {
 	t := &loadTarget{open: open, source: "runs/<id>/" + slotsFile + " (the mean of each slot)", what: "schedule"}
 	if e.plan != nil && e.plan.Load.Pattern != nil {
 		t.pattern, t.tau = e.patternOf(r), e.plan.Load.Pattern.Tau
-		t.what = "seed 004 pattern " + t.pattern
+		t.what = "CloudyBench pattern " + t.pattern
 	}
 	for _, k := range order {
 		s := bySlot[k]

@@ -8,9 +8,9 @@ import (
 )
 
 // byTenants draws a metric against the number of tenants, one line per
-// series (model and any other varying dimension), as seed 000 Fig. 5-7:
-// the mean of the successful repetitions, with whiskers from the minimum
-// to the maximum when a point has several.
+// series (model and any other varying dimension), as Erdelt and Rabl 2026,
+// Fig. 5-7: the mean of the successful repetitions, with whiskers from the
+// minimum to the maximum when a point has several.
 func (e *experiment) byTenants(id string, m metric, title, source string) *figure {
 	c := newChart(title, "Tenants", m.label())
 	var ticks tenantTicks

@@ -17,10 +17,10 @@ import (
 // overTime draws the throughput of each second, summed over tenants, at
 // the largest tenant count: one line per series with the mean over the
 // successful repetitions and a band of +-1 standard deviation across them
-// (seed 001 Fig. 2). When the runs had a schedule or a seed 004 pattern,
-// the load it asked for is drawn over the throughput as a step line (seed
-// 004 Fig. 3-4), with tau for a pattern; a plan of several patterns gets a
-// panel per pattern.
+// (Matos and Pedreira 2025, Fig. 2). When the runs had a schedule or a
+// CloudyBench pattern, the load it asked for is drawn over the throughput as
+// a step line (Zhang et al. 2025, Fig. 3-4), with tau for a pattern; a plan of several
+// patterns gets a panel per pattern.
 func (e *experiment) overTime() *figure {
 	const id, title = "throughput-time", "Throughput over time"
 	points := e.largestPoints()
@@ -70,7 +70,7 @@ func (e *experiment) overTime() *figure {
 func targetCaption(tg *loadTarget, info timeInfo, tenants int) string {
 	what := tg.what
 	if info.patterns > 1 {
-		what = "seed 004 pattern of each panel"
+		what = "CloudyBench pattern of each panel"
 	}
 	line := "The black step line"
 	if info.perSeries {
@@ -95,7 +95,7 @@ func targetCaption(tg *loadTarget, info timeInfo, tenants int) string {
 			of = "arrival rate"
 		}
 		s += fmt.Sprintf(" The red dotted line is tau = %s, the %s at which the system reaches its limit, "+
-			"from which the pattern is built (seed 004 Fig. 3-4: load above it contends).", fmtTau(tg.tau), of)
+			"from which the pattern is built (Zhang et al. 2025, Fig. 3-4: load above it contends).", fmtTau(tg.tau), of)
 	}
 	return s
 }
@@ -113,7 +113,7 @@ type timePanel struct {
 	groups  []timeGroup
 }
 
-// timePanels splits the points' successful runs by the seed 004 pattern
+// timePanels splits the points' successful runs by the CloudyBench pattern
 // they ran: results.csv has no pattern column, so a point may hold runs of
 // several patterns, which must not be averaged together.
 func (e *experiment) timePanels(points []*point) []timePanel {

@@ -39,7 +39,7 @@ func missing(id, title, note string) *figure { return &figure{ID: id, Title: tit
 // "not measured" until those files exist.
 func (e *experiment) sections() []section {
 	out := []section{
-		{"Provider perspective: against tenants (seed 000 Fig. 5-7)", []*figure{
+		{"Provider perspective: against tenants (Erdelt and Rabl 2026, Fig. 5-7)", []*figure{
 			e.byTenants("throughput", mThroughput, "Throughput against tenants",
 				"Committed transactions per second summed over the tenants of a run (results.csv, throughput_tps)."),
 			e.byTenants("latency-mean", mMeanLat, "Mean latency against tenants",
@@ -50,7 +50,7 @@ func (e *experiment) sections() []section {
 				"Jain's index (Σx)²/(n·Σx²) over the tenants' throughput: 1 when all tenants get the same, 1/n when one gets all "+
 					"(runs/<id>/tenants.csv rows txn=all, column throughput_tps; results.csv fairness_jain where present)."),
 		}},
-		{"Tenant perspective (seed 000 Fig. 8)", []*figure{
+		{"Tenant perspective (Erdelt and Rabl 2026, Fig. 8)", []*figure{
 			e.perTenant("tenant-throughput", "Throughput per tenant", "Throughput (tx/s)",
 				func(t tenantValue) float64 { return t.tps }, "throughput_tps"),
 			e.perTenant("tenant-latency-mean", "Mean latency per tenant", "Mean latency (ms)",
@@ -58,14 +58,14 @@ func (e *experiment) sections() []section {
 			e.perTenant("tenant-latency-p99", "p99 latency per tenant", "p99 latency (ms)",
 				func(t tenantValue) float64 { return t.p99Ms }, "latency_p99_ms"),
 		}},
-		{"Over time (seed 001 Fig. 2)", []*figure{e.overTime()}},
-		{"Repetitions (seed 001 Fig. 17-18)", []*figure{
+		{"Over time (Matos and Pedreira 2025, Fig. 2)", []*figure{e.overTime()}},
+		{"Repetitions (Matos and Pedreira 2025, Fig. 17-18)", []*figure{
 			e.boxes("box-throughput", mThroughput, "Throughput across repetitions"),
 			e.boxes("box-latency-mean", mMeanLat, "Mean latency across repetitions"),
 			e.cvBars(),
 		}},
-		{"Phases (seed 000 section 4.2)", []*figure{e.phaseBars()}},
-		{"Resources and efficiency (seed 000 eq. 1-2, Fig. 7)", e.monitorFigures()},
+		{"Phases (Erdelt and Rabl 2026, section 4.2)", []*figure{e.phaseBars()}},
+		{"Resources and efficiency (Erdelt and Rabl 2026, eq. 1-2, Fig. 7)", e.monitorFigures()},
 	}
 	if e.hasQueries() {
 		out = append(out, e.analyticalSection())

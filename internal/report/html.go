@@ -103,7 +103,7 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 </section>
 <section id="results">
 <h2>Results</h2>
-<p class="note">Per matrix point, over its successful repetitions: n of them, mean, sample standard deviation, coefficient of variation, minimum, maximum, and the less favourable value (seed 000 section 5.1). Empty: no value (one repetition has no standard deviation).</p>
+<p class="note">Per matrix point, over its successful repetitions: n of them, mean, sample standard deviation, coefficient of variation, minimum, maximum, and the less favourable value (Erdelt and Rabl 2026, section 5.1). Empty: no value (one repetition has no standard deviation).</p>
 {{range .Results}}<h3>{{.Title}}</h3>
 <p class="note">{{.Note}}</p>
 {{template "table" .}}

@@ -57,7 +57,7 @@ func renderMarkdown(p *page) []byte {
 	fmt.Fprintf(&b, "## Plan\n\n%s\n\n", p.Plan.Note)
 	writeMDTable(&b, p.Plan)
 	b.WriteString("## Results\n\nPer matrix point, over its successful repetitions: n of them, mean, sample standard " +
-		"deviation, coefficient of variation, minimum, maximum, and the less favourable value (seed 000 section 5.1). " +
+		"deviation, coefficient of variation, minimum, maximum, and the less favourable value (Erdelt and Rabl 2026, section 5.1). " +
 		"Empty: no value (one repetition has no standard deviation).\n\n")
 	for _, t := range p.Results {
 		fmt.Fprintf(&b, "### %s\n\n%s\n\n", t.Title, t.Note)

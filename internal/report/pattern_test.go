@@ -15,7 +15,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
 )
 
-// patternSpec is a plan of two seed 004 multi-tenancy patterns for 3
+// patternSpec is a plan of two CloudyBench multi-tenancy patterns for 3
 // tenants: high-contention targets (1, 3, 8) clients in each of 3 slots,
 // staggered-low (1 | 2 | 3), one tenant at a time.
 const patternSpec = `name: patterns
@@ -135,12 +135,12 @@ func timeCaption(t *testing.T, path string) string {
 
 // TestPatternOverTime: the throughput-time figure of a patterned plan
 // draws each pattern's target in a panel of its own, with tau, and its
-// caption says so (seed 004 Fig. 3-4).
+// caption says so (Zhang et al. 2025, Fig. 3-4).
 func TestPatternOverTime(t *testing.T) {
 	path := writePatterned(t, patternSpec)
 	must(t, Write(path))
 	caption := timeCaption(t, path)
-	for _, want := range []string{"step line", "seed 004 pattern", "clients of the closed load summed over the tenants",
+	for _, want := range []string{"step line", "CloudyBench pattern", "clients of the closed load summed over the tenants",
 		"right axis", "tau = 10", "read from runs/<id>/targets.csv", "One panel per pattern of the plan (high-contention, staggered-low)"} {
 		if !strings.Contains(caption, want) {
 			t.Errorf("caption lacks %q: %s", want, caption)
@@ -183,7 +183,7 @@ func TestOpenPatternOverTime(t *testing.T) {
 	path := writePatterned(t, openPatternSpec)
 	must(t, Write(path))
 	caption := timeCaption(t, path)
-	for _, want := range []string{"seed 004 pattern large-spike (tau 300, slots of 4s)", "arrivals per second, on the throughput axis",
+	for _, want := range []string{"CloudyBench pattern large-spike (tau 300, slots of 4s)", "arrivals per second, on the throughput axis",
 		"tau = 300, the arrival rate"} {
 		if !strings.Contains(caption, want) {
 			t.Errorf("caption lacks %q: %s", want, caption)

@@ -61,7 +61,7 @@ func TestReportQueries(t *testing.T) {
 		}
 	}
 	html := readFile(t, filepath.Join(path, Subdir, "report.html"))
-	if !strings.Contains(html, "Query streams (seed 000") || !strings.Contains(html, "across tenants and repetitions") {
+	if !strings.Contains(html, "Query streams (Erdelt and Rabl 2026") || !strings.Contains(html, "across tenants and repetitions") {
 		t.Error("report.html lacks the query streams section or its caption")
 	}
 }

@@ -1,6 +1,6 @@
 // Package report renders a results directory into report.html, summary.md
 // and figures (SVG and PNG), from the results files only: it never re-runs
-// anything and never touches a database (DESIGN, data flow). Statistics
+// anything and never touches a database. Statistics
 // come from package metrics. docs/report.md describes every table and
 // figure and the file each comes from.
 package report

@@ -27,7 +27,7 @@ func readFile(t *testing.T, path string) string {
 	return string(b)
 }
 
-// appendAggregateRow adds a row such as issue 4 point 5 plans (an
+// appendAggregateRow adds a row such as `repeat` writes (an
 // aggregate over a point's repetitions): readers must leave it out.
 func appendAggregateRow(t *testing.T, path string) {
 	tab, err := results.ReadTable(filepath.Join(path, "results.csv"))

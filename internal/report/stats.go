@@ -14,8 +14,9 @@ type metric struct {
 	key   string // the results column it comes from, or what it is computed as
 	title string
 	unit  string
-	// dir says which value is the less favourable one (seed 000 section
-	// 5.1); 0 for a column the report does not know, which then has none.
+	// dir says which value is the less favourable one (Erdelt and Rabl 2026,
+	// section 5.1); 0 for a column the report does not know, which then has
+	// none.
 	dir metrics.Direction
 	// value is the run's value; false when the run has none.
 	value func(*run) (float64, bool)
@@ -73,8 +74,8 @@ func jain(r *run) (float64, bool) {
 	return v, err == nil && !math.IsNaN(v)
 }
 
-// eTpX is results.csv's e_tpx, or seed 000 eq. 1 from cpu_s where only
-// that was written.
+// eTpX is results.csv's e_tpx, or Erdelt and Rabl 2026, eq. 1 from cpu_s
+// where only that was written.
 func eTpX(r *run) (float64, bool) {
 	if v, ok := r.row.Extra["e_tpx"]; ok {
 		return v, true
@@ -87,7 +88,7 @@ func eTpX(r *run) (float64, bool) {
 	return v, err == nil
 }
 
-// eLat is results.csv's e_lat, or seed 000 eq. 2 from cpu_s.
+// eLat is results.csv's e_lat, or Erdelt and Rabl 2026, eq. 2 from cpu_s.
 func eLat(r *run) (float64, bool) {
 	if v, ok := r.row.Extra["e_lat"]; ok {
 		return v, true
@@ -105,7 +106,7 @@ func coreMetrics() []metric {
 	return []metric{mThroughput, mMeanLat, mP95, mP99, mFairness, mIngest, mPostIngest}
 }
 
-// knownExtras are results.csv columns issue 4 adds with the monitor;
+// knownExtras are results.csv columns the monitor adds;
 // they enter the tables when present.
 var knownExtras = []metric{mCPU, mMem, mETpX, mELat}
 
@@ -152,8 +153,9 @@ func unitOf(col string) string {
 // stat is a metric over the successful repetitions of a point.
 type stat struct {
 	metrics.Summary
-	// Less is the less favourable of the repetitions' values (seed 000
-	// section 5.1); NaN when the metric has no direction.
+	// Less is the less favourable of the repetitions' values
+	// (Erdelt and Rabl 2026 section 5.1); NaN when the metric has no
+	// direction.
 	Less   float64
 	Failed int // repetitions left out because they failed
 }

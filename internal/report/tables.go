@@ -185,9 +185,9 @@ func (e *experiment) planTable() *table {
 }
 
 // resultTables has a table per metric: each matrix point's statistics
-// over its successful repetitions (seed 001 section 2: mean, standard
-// deviation, min, max; section 3.3: CV) and seed 000's less favourable
-// value (section 5.1).
+// over its successful repetitions (Matos and Pedreira 2025, section 2: mean,
+// standard deviation, min, max; section 3.3: CV) and Erdelt and Rabl's (2026)
+// less favourable value (section 5.1).
 func (e *experiment) resultTables() []*table {
 	var out []*table
 	for _, m := range append(coreMetrics(), extraMetrics(e.runs)...) {
@@ -225,7 +225,7 @@ func source(m metric) string {
 	case mFairness.key:
 		return "Jain's index over runs/<id>/tenants.csv throughput_tps (txn all), or results.csv fairness_jain"
 	case mETpX.key, mELat.key:
-		return "results.csv " + m.key + ", or seed 000 eq. 1-2 from results.csv cpu_s"
+		return "results.csv " + m.key + ", or Erdelt and Rabl 2026, eq. 1-2 from results.csv cpu_s"
 	}
 	return "results.csv " + m.key
 }

@@ -5,7 +5,7 @@ import (
 )
 
 // AggregateRepetition marks a results.csv row that aggregates the
-// repetitions of one matrix point (issue 4 point 5); its repetition
+// repetitions of one matrix point; its repetition
 // column says "mean".
 const AggregateRepetition = 0
 

@@ -6,8 +6,8 @@ import (
 	"github.com/tenantbench/tenantbench/internal/metrics"
 )
 
-// Priced is what seed 004's resource unit cost of a run priced, and from
-// where (summary.json; docs/metrics.md).
+// Priced is what Zhang et al.'s (2025) resource unit cost of a run priced,
+// and from where (summary.json; docs/metrics.md).
 type Priced struct {
 	VCores   float64 `json:"vcores"`
 	MemoryGB float64 `json:"memory_gb"`
@@ -30,11 +30,11 @@ type Priced struct {
 	IOUSDPerMin      float64 `json:"io_usd_per_min"`
 }
 
-// PricedResources picks the resource package seed 004 prices (section
+// PricedResources picks the resource package Zhang et al. (2025) price (section
 // II-F: "the resource cost" of a "resource package" of vCores and GB; its
 // Tables V and VII list what each system was given): the sum of the
 // instances' limits when every instance has one enforced, else what the
-// instances used in the measured workload, as seed 004 prices its
+// instances used in the measured workload, as Zhang et al. (2025) price their
 // serverless systems by the "average consumed resource per second"
 // (section III-C, Table VI): cpuS / seconds vCores and memPeakMB / 1024 GB
 // (the peak: memory is held, not consumed at a rate). CPU and memory are
@@ -68,10 +68,10 @@ func PricedResources(insts []Instance, cpuS, memPeakMB *float64, seconds float64
 	return p, true
 }
 
-// Price adds the resource unit cost of p at prices (seed 004 Table III
-// unless the spec's cost says otherwise) and the scores: P-Score = TPS /
-// cost per minute (seed 004 eq. 1), T-Score = geometric mean of the
-// tenants' TPS / the sum of their costs (eq. 7). The tenants share the
+// Price adds the resource unit cost of p at prices (Zhang et al. 2025,
+// Table III unless the spec's cost says otherwise) and the scores: P-Score =
+// TPS / cost per minute (Zhang et al. 2025, eq. 1), T-Score = geometric mean
+// of the tenants' TPS / the sum of their costs (eq. 7). The tenants share the
 // run's package, so their costs sum to the run's: each is given an equal
 // share, which is all eq. 7 needs (only the sum enters). With a zero cost
 // (free prices) the scores stay absent.
@@ -104,7 +104,7 @@ func (a *Aggregate) Price(p Priced, prices metrics.Prices, tenantTPS []float64) 
 	}
 }
 
-// Footprint adds seed 002's memory footprint per tenant (Table 2): the
+// Footprint adds Oracle's (2014) memory footprint per tenant (Table 2): the
 // background processes' private memory (Pss_Anon, MiB) plus the shared
 // memory but the buffer cache (MiB), over the tenants. Negative inputs are
 // unknown figures: it stays absent.

@@ -40,10 +40,10 @@ func TestPricedResources(t *testing.T) {
 	}
 }
 
-// TestPrice is a worked example at seed 004's Table III prices: 2 vCores
-// and 4 GB cost 2 x 0.1847 / 60 + 4 x 0.0095 / 60 = 0.00679 $/min; 1000
-// TPS gives a P-Score of 1000 / 0.00679 = 147275.4; tenants at 400 and 600
-// TPS a T-Score of sqrt(400 x 600) / 0.00679 = 72149.9.
+// TestPrice is a worked example at Zhang et al.'s (2025) Table III prices: 2
+// vCores and 4 GB cost 2 x 0.1847 / 60 + 4 x 0.0095 / 60 = 0.00679 $/min;
+// 1000 TPS gives a P-Score of 1000 / 0.00679 = 147275.4; tenants at 400 and
+// 600 TPS a T-Score of sqrt(400 x 600) / 0.00679 = 72149.9.
 func TestPrice(t *testing.T) {
 	a := Aggregate{TPS: 1000}
 	a.Price(Priced{VCores: 2, MemoryGB: 4, CPUFrom: "limit", MemoryFrom: "limit"}, metrics.DefaultPrices(), []float64{400, 600})

@@ -168,7 +168,7 @@ func optional(f *float64) string {
 }
 
 // usd writes dollars to 1/1000000: a run's cost per minute is a fraction
-// of a cent (seed 004 Table V prints four decimals).
+// of a cent (Zhang et al. 2025, Table V prints four decimals).
 func usd(f *float64) string {
 	if f == nil {
 		return ""

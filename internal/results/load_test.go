@@ -10,7 +10,7 @@ import (
 
 // An open load's columns: tenants.csv's target_rate, arrivals, dropped and
 // achieved_rate on the "all" row, timeseries.csv's arrivals, and slots.csv
-// (issue 5 points 1 and 6).
+// (docs/results.md).
 func TestOpenLoadFiles(t *testing.T) {
 	d, err := Create(filepath.Join(t.TempDir(), "out"), nil)
 	if err != nil {

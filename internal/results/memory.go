@@ -1,7 +1,7 @@
 package results
 
 // MemoryKill is one instance's server processes killed for memory during
-// a run (issue 6 point 5): by the instance's cgroup (its memory limit) or
+// a run: by the instance's cgroup (its memory limit) or
 // by the host's OOM killer.
 type MemoryKill struct {
 	Instance string  `json:"instance"`

@@ -138,7 +138,7 @@ type ResultRow struct {
 	PostIngestS float64
 	WorkloadS   float64
 	Error       string
-	// Extra holds every other column that parses as a number (issue 4's
+	// Extra holds every other column that parses as a number (the monitor's
 	// cpu_s, mem_peak_mb, e_tpx, ...), by column name; an empty cell is
 	// left out, so a missing value is never read as 0.
 	Extra map[string]float64
@@ -152,7 +152,7 @@ var resultColumns = map[string]bool{"run_id": true, "model": true, "tenants": tr
 
 // ReadResults reads results.csv: one row per run, in plan order. Rows whose
 // repetition is not a positive whole number are left out: they are not
-// runs but aggregates over a matrix point's repetitions (issue 4 point 5),
+// runs but aggregates over a matrix point's repetitions,
 // which a reader recomputes from the runs.
 func (d *Dir) ReadResults() ([]ResultRow, error) {
 	t, err := ReadTable(filepath.Join(d.Path, "results.csv"))

@@ -40,8 +40,8 @@ type StreamFigures struct {
 	firstAt, lastEndAt time.Time
 }
 
-// Analytical is what a run of query streams measured (seed 000 section
-// 5.2): per query and tenant, per stream, and for the run.
+// Analytical is what a run of query streams measured (Erdelt and Rabl 2026,
+// section 5.2): per query and tenant, per stream, and for the run.
 type Analytical struct {
 	Queries []QueryFigures
 	Streams []StreamFigures
@@ -70,15 +70,15 @@ type TenantAnalytical struct {
 // ended within [from, to], the measured part of the workload phase, count
 // (as the driver counts transactions); origin is the phase's start.
 //
-// Power@Size (eq. 4) and Throughput@Size (eq. 3) follow seed 000 with
-// one stream per client and n = repeat_queries: they are given only when
-// every stream executed all its n x 22 queries (a run that lost queries
-// to a timeout, a killed server or the end of the phase measured
-// something else); the per-stream figures are given for every stream.
-// Refresh functions (workload.Exec.Refresh) are among a stream's times,
-// each execution once: with n = 1 its geometric mean is TPC-H's over 22
-// queries and RF1, RF2 (clause 5.4.1.1); they are not counted among the
-// queries of Throughput@Size, E_CPU and E_RAM (clause 5.4.2.1: S x 22).
+// Power@Size (eq. 4) and Throughput@Size (eq. 3) follow Erdelt and Rabl 2026
+// with one stream per client and n = repeat_queries: they are given only when
+// every stream executed all its n x 22 queries (a run that lost queries to a
+// timeout, a killed server or the end of the phase measured something else);
+// the per-stream figures are given for every stream. Refresh functions
+// (workload.Exec.Refresh) are among a stream's times, each execution once:
+// with n = 1 its geometric mean is TPC-H's over 22 queries and RF1, RF2
+// (clause 5.4.1.1); they are not counted among the queries of
+// Throughput@Size, E_CPU and E_RAM (clause 5.4.2.1: S x 22).
 func AnalyticalOf(ts []TenantStreams, sf float64, origin, from, to time.Time) *Analytical {
 	a := &Analytical{Tenants: map[string]TenantAnalytical{}, Complete: len(ts) > 0}
 	var first, last time.Time
@@ -113,7 +113,8 @@ func AnalyticalOf(ts []TenantStreams, sf float64, origin, from, to time.Time) *A
 				st.Executed++
 				if !e.Refresh {
 					// Throughput@Size counts the queries, not the refresh
-					// functions (TPC-H clause 5.4.2; seed 000 eq. 3).
+					// functions (TPC-H clause 5.4.2; Erdelt and Rabl 2026,
+					// eq. 3).
 					a.Executions++
 				}
 				st.times = append(st.times, d)
@@ -201,10 +202,10 @@ func geoMean(v []float64) float64 {
 	return math.Exp(sum / float64(len(v)))
 }
 
-// SetAnalytical adds the analytical figures of seed 000 section 5.2 to
-// a: Power@Size, Throughput@Size and, when the run was monitored, E_CPU
-// and E_RAM (eq. 5-6, from the completed queries: n x S x 22 x SF / CPU
-// seconds, and per GB of peak memory, mem_peak_mb / 1024).
+// SetAnalytical adds the analytical figures of Erdelt and Rabl 2026,
+// section 5.2 to a: Power@Size, Throughput@Size and, when the run was
+// monitored, E_CPU and E_RAM (eq. 5-6, from the completed queries: n x S x 22
+// x SF / CPU seconds, and per GB of peak memory, mem_peak_mb / 1024).
 func (a *Aggregate) SetAnalytical(an *Analytical, sf float64) {
 	a.PowerAtSize, a.ThroughputAtSize, a.ECPU, a.ERAM = an.PowerAtSize, an.ThroughputAtSize, nil, nil
 	if !an.Complete {

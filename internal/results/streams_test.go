@@ -29,8 +29,8 @@ func stream(n int, planned int, at time.Time, names []string, secs []float64) wo
 
 func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 
-// TestAnalyticalOf works seed 000's eq. 3-4 by hand for two tenants, each
-// a stream of two queries run twice (n = 2).
+// TestAnalyticalOf works Erdelt and Rabl's (2026) eq. 3-4 by hand for two
+// tenants, each a stream of two queries run twice (n = 2).
 func TestAnalyticalOf(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	names := []string{"q01", "q01", "q06", "q06"}

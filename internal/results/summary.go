@@ -1,5 +1,5 @@
 // Package results lays out and writes the files a run produces, as it goes
-// (DESIGN principle 8): an interrupted experiment leaves every finished run
+// so that an interrupted experiment leaves every finished run
 // whole and marks the cut one. docs/results.md documents every file.
 package results
 
@@ -40,7 +40,7 @@ type Summary struct {
 	Tenant    []TenantTotals `json:"tenant_totals"`
 	Provider  Aggregate      `json:"provider"`
 	// MemoryKills are the server processes killed for memory during the
-	// workload phase (issue 6 point 5; memory.go).
+	// workload phase (memory.go).
 	MemoryKills []MemoryKill `json:"memory_kills,omitempty"`
 }
 
@@ -71,7 +71,7 @@ type Phase struct {
 func (p Phase) Seconds() float64 { return p.End - p.Start }
 
 // TenantTotals is one tenant's workload totals (the tenant perspective of
-// seed 000 section 5.1), all transaction types together.
+// Erdelt and Rabl 2026, section 5.1), all transaction types together.
 type TenantTotals struct {
 	Tenant     string           `json:"tenant"`
 	Committed  int64            `json:"committed"`
@@ -85,8 +85,9 @@ type TenantTotals struct {
 	Failures   []Failure        `json:"failures,omitempty"`
 	IngestS    float64          `json:"ingest_s"`
 	PostIngest float64          `json:"post_ingest_s"`
-	// TPM is commits plus expected rollbacks per minute (seed 001); NOPM
-	// committed New-Orders per minute, only for workloads that have them.
+	// TPM is commits plus expected rollbacks per minute
+	// (Matos and Pedreira 2025); NOPM committed New-Orders per minute, only
+	// for workloads that have them.
 	TPM  float64  `json:"tpm"`
 	NOPM *float64 `json:"nopm,omitempty"`
 	// CPUS is the CPU seconds of the tenant's own backends during the
@@ -102,7 +103,7 @@ type TenantTotals struct {
 }
 
 // OpenTotals is what an open load asked for and got, after warmup
-// (issue 5 point 1): the tenants.csv columns of the same names.
+// (the warmup excluded): the tenants.csv columns of the same names.
 type OpenTotals struct {
 	TargetRate    float64 `json:"target_rate"`
 	Arrivals      int64   `json:"arrivals"`
@@ -123,9 +124,9 @@ type Failure struct {
 	Message string  `json:"message"`
 }
 
-// Aggregate is the provider perspective of seed 000 section 5.1: sums for
-// throughput, the macro-average for mean latency, the worst tenant for
-// percentiles and the maximum for phase durations.
+// Aggregate is the provider perspective of Erdelt and Rabl 2026, section 5.1:
+// sums for throughput, the macro-average for mean latency, the worst tenant
+// for percentiles and the maximum for phase durations.
 type Aggregate struct {
 	TPS        float64 `json:"throughput_tps"`
 	MeanMs     float64 `json:"latency_mean_ms"`
@@ -145,13 +146,13 @@ type Aggregate struct {
 	FairnessJain float64 `json:"fairness_jain"`
 	// The monitored figures of the measured workload (absent unmonitored):
 	// the system's CPU seconds (every instance, not the driver), the sum
-	// of the instances' peak memory, and seed 000's efficiencies.
+	// of the instances' peak memory, and Erdelt and Rabl's (2026) efficiencies.
 	CPUS      *float64 `json:"cpu_s,omitempty"`
 	MemPeakMB *float64 `json:"mem_peak_mb,omitempty"`
 	ETpX      *float64 `json:"e_tpx,omitempty"`
 	ELat      *float64 `json:"e_lat,omitempty"`
-	// Seed 002's memory footprint per tenant (MiB), the marginal memory
-	// per tenant (MiB; Marginal), and seed 004's resource unit cost
+	// Oracle's (2014) memory footprint per tenant (MiB), the marginal memory
+	// per tenant (MiB; Marginal), and Zhang et al.'s (2025) resource unit cost
 	// ($/min), what it priced, and its P- and T-Score (cost.go); absent
 	// when not known.
 	MemFootprintMB *float64 `json:"mem_footprint_per_tenant_mb,omitempty"`
@@ -160,9 +161,10 @@ type Aggregate struct {
 	Priced         *Priced  `json:"priced,omitempty"`
 	PScore         *float64 `json:"p_score,omitempty"`
 	TScore         *float64 `json:"t_score,omitempty"`
-	// Query streams (TPC-H, seed 000 section 5.2; streams.go): T_s,
-	// Power@Size and Throughput@Size (eq. 3-4), present when every stream
-	// ran all its queries; E_CPU and E_RAM (eq. 5-6) when also monitored.
+	// Query streams (TPC-H, Erdelt and Rabl 2026, section 5.2; streams.go):
+	// T_s, Power@Size and Throughput@Size (eq. 3-4), present when every
+	// stream ran all its queries; E_CPU and E_RAM (eq. 5-6) when also
+	// monitored.
 	TS               *float64 `json:"t_s,omitempty"`
 	PowerAtSize      *float64 `json:"power_at_size,omitempty"`
 	ThroughputAtSize *float64 `json:"throughput_at_size,omitempty"`
@@ -171,7 +173,7 @@ type Aggregate struct {
 }
 
 // Aggregate computes the provider view from the tenants' totals and the
-// phases (seed 000 section 5.1).
+// phases (Erdelt and Rabl 2026, section 5.1).
 func AggregateOf(tenants []TenantTotals, phases []Phase) Aggregate {
 	var a Aggregate
 	for _, t := range tenants {
@@ -212,8 +214,9 @@ func AggregateOf(tenants []TenantTotals, phases []Phase) Aggregate {
 
 // Monitored adds the monitor's figures of the measured workload to a:
 // cpuS is the system's CPU seconds, memPeakMB the instances' peak memory,
-// seconds the measured duration. E_TpX and E_Lat follow seed 000 eq. 1-2
-// (internal/metrics); they stay absent when the CPU time is not positive.
+// seconds the measured duration. E_TpX and E_Lat follow Erdelt and Rabl 2026,
+// eq. 1-2 (internal/metrics); they stay absent when the CPU time is not
+// positive.
 func (a *Aggregate) Monitored(cpuS, memPeakMB, seconds float64) {
 	a.CPUS, a.MemPeakMB, a.ETpX, a.ELat = ptr(cpuS), ptr(memPeakMB), nil, nil
 	if e, err := metrics.ETpX(a.TPS, seconds, cpuS); err == nil {

@@ -34,8 +34,9 @@ func TestAggregateOf(t *testing.T) {
 		t.Errorf("empty aggregate = %+v", got)
 	}
 
-	// Monitored: E_TpX = tps x d / cpu = 400 x 10 / 20 = 200 (seed 000
-	// eq. 1); E_Lat = 1 / sqrt(0.003 s x 20 CPU-s) = 4.0825 (eq. 2).
+	// Monitored: E_TpX = tps x d / cpu = 400 x 10 / 20 = 200
+	// (Erdelt and Rabl 2026 eq. 1); E_Lat = 1 / sqrt(0.003 s x 20 CPU-s) =
+	// 4.0825 (eq. 2).
 	a.Monitored(20, 512, 10)
 	if *a.CPUS != 20 || *a.MemPeakMB != 512 || math.Abs(*a.ETpX-200) > 1e-9 || math.Abs(*a.ELat-4.0825) > 1e-4 {
 		t.Errorf("Monitored: cpu %v mem %v e_tpx %v e_lat %v", *a.CPUS, *a.MemPeakMB, *a.ETpX, *a.ELat)

@@ -45,7 +45,7 @@ func newOrders(t TenantWorkload) (int64, bool) {
 
 // WriteTenants writes runs/<id>/tenants.csv: a row per tenant and
 // transaction type, and an "all" row per tenant. The open-load columns
-// (issue 5 point 1) are filled in the "all" row of an open load, empty
+// are filled in the "all" row of an open load, empty
 // otherwise. tpm is per row; nopm is on the new_order and "all" rows of
 // workloads with New-Order; cpu_s, from tenantCPU (the monitor's
 // attribution, nil when unmonitored), on the "all" row.
@@ -116,7 +116,7 @@ func (d *Dir) WriteSeries(id string, res *Workload) error {
 
 // WriteSlots writes runs/<id>/slots.csv: a row per tenant and slot of the
 // run's schedule, with what the schedule asked for (target) and what was
-// measured (issue 5 point 6; seed 004 changes the load once per slot).
+// measured (Zhang et al. 2025, section II-C, change the load once per slot).
 func (d *Dir) WriteSlots(id string, res *Workload) error {
 	open := false
 	for _, t := range res.Tenants {

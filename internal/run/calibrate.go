@@ -57,9 +57,9 @@ type Calibrated struct {
 	Server string
 }
 
-// Calibrate finds tau, seed 004's "concurrency number where a tested
-// database reaches the resource limit" (section II-C), for the spec
-// (issue 5 point 4): it provisions the run CalibrationRun describes, sets
+// Calibrate finds tau, Zhang et al. 2025's "concurrency number where a tested
+// database reaches the resource limit" (section II-C), for the plan's
+// one-tenant run (plan.Calibration): it provisions it, sets
 // up and loads its tenant as a run would (provision, setup, ingest,
 // post-ingest), then measures a closed loop of more and more clients, step
 // by step, as o.Steps decides, until throughput stops growing or p99

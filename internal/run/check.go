@@ -31,12 +31,12 @@ func (e *execution) check(ctx context.Context) error {
 }
 
 // audit compares the input every tenant's clients drew during the run
-// with the rates of the workload's specification (TPC-C: issue 3 point
-// 5), writes each rate, observed against expected and its accepted
-// bounds, to runs/<id>/audit.csv, and fails the run naming every rate out
-// of bounds. The bounds are the workload's (tpcc: exact binomial
-// intervals at a level where a faithful run almost never fails, however
-// short).
+// with the rates of the workload's specification (TPC-C: the rates of
+// clauses 2.4 to 2.7 and the mix of 5.2.3), writes each rate, observed
+// against expected and its accepted bounds, to runs/<id>/audit.csv, and
+// fails the run naming every rate out of bounds. The bounds are the
+// workload's (tpcc: exact binomial intervals at a level where a faithful
+// run almost never fails, however short).
 func (e *execution) audit() error {
 	if e.result == nil {
 		return nil // no workload phase ran

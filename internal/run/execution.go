@@ -27,9 +27,9 @@ const teardownTimeout = 60 * time.Second
 type workloadResult struct{ Result *driver.Result }
 
 // execution is one run of the plan: provision -> setup -> ingest ->
-// post-ingest -> workload -> check -> teardown (seed 000 section 4.2). Every tenant
-// enters each phase together: a phase starts when the previous one has
-// ended for all tenants.
+// post-ingest -> workload -> check -> teardown (Erdelt and Rabl 2026,
+// section 4.2). Every tenant enters each phase together: a phase starts when
+// the previous one has ended for all tenants.
 type execution struct {
 	opts    Options
 	plan    *plan.Plan
@@ -100,9 +100,9 @@ func (e *execution) do(ctx context.Context) *results.Summary {
 	return results.Summarize(e.obs)
 }
 
-// storageGB is the size of the run's data directories, priced as seed
-// 004's storage (a local server is given no storage package: it pays for
-// what it holds). Not ok when a directory cannot be read.
+// storageGB is the size of the run's data directories, priced as Zhang et
+// al. (2025) price storage (a local server is given no storage package: it
+// pays for what it holds). Not ok when a directory cannot be read.
 func (e *execution) storageGB() (float64, bool) {
 	var bytes int64
 	for _, inst := range e.instances {
@@ -368,9 +368,9 @@ func (e *execution) workload(ctx context.Context) error {
 	return err
 }
 
-// startMonitor starts sampling the run's instances (issue 4 points 1-3).
-// Monitoring is an observer: if it cannot start, the run goes on
-// unmonitored and says so.
+// startMonitor starts sampling the run's instances: resources, DBMS
+// statistics, wait events. Monitoring is an observer: if it cannot start, the
+// run goes on unmonitored and says so.
 func (e *execution) startMonitor(ctx context.Context) error {
 	if !e.opts.Monitor {
 		return nil

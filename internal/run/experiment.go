@@ -68,7 +68,7 @@ func Experiment(ctx context.Context, p *plan.Plan, o Options) (*Outcome, error) 
 			return out, fmt.Errorf("writing results of run %s: %w", r.ID, err)
 		}
 		// The point's last repetition done: its aggregate row follows
-		// (issue 4 point 5), when there is more than one repetition.
+		// when there is more than one repetition.
 		if point = append(point, sum); r.Repetition == p.Spec.Repeat {
 			if len(point) > 1 {
 				if err := o.Out.AppendResult(results.AggregateRuns(point)); err != nil {

@@ -12,7 +12,7 @@ import (
 // the marginal memory per tenant (results.csv mem_marginal_per_tenant_mb):
 // positive, within the peak, and in the schema model three loaded tenants
 // add more memory than one. In the instance model each tenant's share is
-// a whole server, at least seed 002's footprint of one.
+// a whole server, at least Oracle's (2014) footprint of one.
 func TestMarginalMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL and loads tenants")

@@ -15,7 +15,7 @@ import (
 )
 
 // memWatch finds the server processes killed for memory during a run
-// (issue 6 point 5), once, when the run's phases are over and its servers
+// once, when the run's phases are over and its servers
 // still exist: an instance's cgroup counts its OOM kills since it was made
 // (v2: memory.events, v1: memory.oom_control, "oom_kill N"); the host
 // counts every OOM kill in /proc/vmstat, and a host kill is an instance's

@@ -11,7 +11,7 @@ import (
 )
 
 // setTenants tells tenant-aware workloads (TPC-H: a query stream per
-// tenant, seed 000 section 5.2) which tenant each serves.
+// tenant, Erdelt and Rabl 2026, section 5.2) which tenant each serves.
 func (e *execution) setTenants() error {
 	for i, w := range e.workloads {
 		if ta, ok := w.(workload.TenantAware); ok {

@@ -10,9 +10,9 @@ import (
 
 // Case is one entry of workload.cases: a named point of the experiment
 // whose values replace the spec's for its runs. A matrix of lists is a
-// cross product; cases are points that are not one, such as seed 001's
-// eight test cases (Table 1), each with its own max_connections,
-// shared_buffers, wal_buffers, virtual users and warehouses.
+// cross product; cases are points that are not one, such as
+// Matos and Pedreira's (2025) eight test cases (Table 1), each with its own
+// max_connections, shared_buffers, wal_buffers, virtual users and warehouses.
 type Case struct {
 	Name string `yaml:"name"`
 	// Settings replace these sut.settings keys, one value each.

@@ -9,7 +9,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/load"
 )
 
-// LoadShape is workload.load: the load shape (issue 5 point 1) and the
+// LoadShape is workload.load: the load shape and the
 // keys of every shape (load.Settings); a shape's keys are refused with
 // another shape. The shapes are those of internal/load.
 type LoadShape struct {
@@ -58,7 +58,7 @@ func (l *LoadShape) set(s load.Settings) {
 }
 
 // Schedule is workload.schedule: how each tenant's target (clients or
-// rate) varies over the workload phase (issue 5 point 2). At most one of
+// rate) varies over the workload phase. At most one of
 // Slots, Stages and Sinusoid; without any, the target is workload.clients
 // (closed) or workload.load.rate (open) and only Start, Stop and Stagger
 // apply.
@@ -80,7 +80,7 @@ type Stage struct {
 }
 
 // Sinusoid is Mean + Amplitude sin(2 pi (t - i Shift) / Period) for tenant
-// i (from 0): seed 002 Test 4's shifted sinus curves.
+// i (from 0): the shifted sinus curves of Oracle 2014, Test 4.
 type Sinusoid struct {
 	Mean      float64  `yaml:"mean"`
 	Amplitude float64  `yaml:"amplitude"`
@@ -98,8 +98,8 @@ type TenantSchedule struct {
 	Stop     *Duration `yaml:"stop,omitempty"`
 }
 
-// Pattern is workload.pattern: a seed 004 pattern built from tau (issue 5
-// point 3). Name may be a list: a dimension of the plan.
+// Pattern is workload.pattern: a CloudyBench pattern built from tau.
+// Name may be a list: a dimension of the plan.
 type Pattern struct {
 	Name    Strings  `yaml:"name"`
 	Tau     float64  `yaml:"tau"`
@@ -133,7 +133,7 @@ func (t *TenantSchedule) values() bool { return t.Slots != nil || t.Stages != ni
 
 // defaultSlot is the default of a schedule's or pattern's slot, filled in
 // when the section is written (a shape fills its own keys' defaults).
-const defaultSlot = Duration(60 * time.Second) // seed 004: "we specify a minute as a time slot"
+const defaultSlot = Duration(60 * time.Second) // Zhang et al. 2025, section II-C: "we specify a minute as a time slot"
 
 // load reads workload.load.
 func (d *Decoder) load(n *yaml.Node, path string, l *LoadShape) {

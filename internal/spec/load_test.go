@@ -46,7 +46,7 @@ func TestOpenLoad(t *testing.T) {
 	}
 	r := p.Runs[1]
 	lp := s.LoadPlan(&r)
-	// seed 002: a pool twice the expected concurrency (workload.clients)
+	// Oracle 2014 ("Open Workload Model"): a pool twice the expected concurrency (workload.clients)
 	if r.Clients != 8 || lp.Shape != (load.Open{Arrivals: "poisson", Pool: 8, OnFull: "queue"}) || lp.Tenants[0].Conns != 8 {
 		t.Errorf("pool: run clients %d, load %+v", r.Clients, lp.Shape)
 	}
@@ -62,8 +62,9 @@ func TestOpenLoad(t *testing.T) {
 	}
 }
 
-// Seed 004 II-C with tau = 110: the elasticity patterns come out as the
-// paper's numbers, one slot a minute, and the phase lasts the 3 slots.
+// Zhang et al. 2025, section II-C, with tau = 110: the elasticity patterns
+// come out as the paper's numbers, one slot a minute, and the phase lasts the
+// 3 slots.
 func TestElasticityPatternPlan(t *testing.T) {
 	s, p := mustExpandSpec(t, "name: t\n"+`tenancy: {tenants: 2}
 workload:
@@ -139,7 +140,7 @@ workload:
 	}
 }
 
-// Seed 002 Test 4: the same sinusoid for every tenant, shifted.
+// Oracle 2014, Test 4: the same sinusoid for every tenant, shifted.
 func TestSinusoidPlan(t *testing.T) {
 	s, p := mustExpandSpec(t, "name: t\n"+`tenancy: {tenants: 2}
 workload:
@@ -162,7 +163,7 @@ workload:
 	}
 }
 
-// Bad input (issue 5 point 8): every mistake is reported with its path
+// Bad input: every mistake is reported with its path
 // before anything starts.
 func TestLoadProblems(t *testing.T) {
 	for _, c := range []struct {

@@ -12,7 +12,7 @@ import (
 )
 
 // Validation of workload.load, workload.schedule and workload.pattern
-// (issue 5 points 1-3 and 8): every mistake before anything starts.
+// (docs/spec.md): every mistake before anything starts.
 
 const (
 	defaultPatternSlots = load.DefaultSlots

@@ -268,7 +268,7 @@ func (w *Workload) describe() string {
 		}
 	}
 	if p := w.Pattern; p != nil {
-		parts = append(parts, fmt.Sprintf("seed 004 pattern, tau %g, slots of %s", p.Tau, p.Slot))
+		parts = append(parts, fmt.Sprintf("CloudyBench pattern, tau %g, slots of %s", p.Tau, p.Slot))
 	}
 	return strings.Join(parts, "; ")
 }

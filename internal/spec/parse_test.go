@@ -42,7 +42,7 @@ func TestParseDefaults(t *testing.T) {
 		Tenancy:  Tenancy{Model: Strings{"schema"}, Tenants: Ints{1}},
 		Workload: Workload{Name: "tpcb", Scale: Floats{1}, Clients: Ints{1},
 			Duration: Duration(60 * time.Second), Warmup: 0, Provision: "clone", Load: LoadShape{Shape: "closed"}},
-		Cost: Cost{CPUVCoreHour: 0.1847, MemoryGBHour: 0.0095}, // seed 004 Table III
+		Cost: Cost{CPUVCoreHour: 0.1847, MemoryGBHour: 0.0095}, // Zhang et al. 2025, Table III
 	}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", s, want)
@@ -157,7 +157,7 @@ func TestParseProblems(t *testing.T) {
 		{"version", minimal + "sut: {version: latest}\n", "sut.version", "latest", "major version like 16", 3},
 		{"version path", minimal + "sut: {version: ../../bin}\n", "sut.version", "../../bin", "major version", 3},
 		{"cpus negative", minimal + "sut: {resources: {cpus: -1}}\n", "sut.resources.cpus", "-1", "0 or more (0 = unlimited)", 0},
-		{"price negative", minimal + "cost: {cpu_vcore_hour: -0.1}\n", "cost.cpu_vcore_hour", "-0.1", "0 or more (seed 004 Table III", 0},
+		{"price negative", minimal + "cost: {cpu_vcore_hour: -0.1}\n", "cost.cpu_vcore_hour", "-0.1", "0 or more (Zhang et al. 2025, Table III", 0},
 		{"price infinite", minimal + "cost: {memory_gb_hour: .inf}\n", "cost.memory_gb_hour", "+Inf", "dollars per unit and hour", 0},
 		{"price text", minimal + "cost: {memory_gb_hour: cheap}\n", "cost.memory_gb_hour", "cheap", "must be a number", 0},
 		{"price unknown", minimal + "cost: {storage_gb_hour: 1}\n", "cost.storage_gb_hour", "", "allowed here: cpu_vcore_hour, memory_gb_hour", 0},

@@ -24,7 +24,7 @@ type Run struct {
 	// Rate is the open load's arrivals per second per tenant (0 when the
 	// schedule or pattern gives the rates, or the load is closed).
 	Rate float64 `json:"rate"`
-	// Pattern is the seed 004 pattern of the run, "" for none.
+	// Pattern is the CloudyBench pattern of the run (Zhang et al. 2025, section II-C/D), "" for none.
 	Pattern string `json:"pattern,omitempty"`
 	// Provision is how the run's tenants get their data, "load" or
 	// "clone": workload.provision where the model can clone (the plan

@@ -4,7 +4,8 @@
 // The package is nearly a leaf: of tenantbench it imports only
 // internal/load (pure load maths, itself a leaf), to build the patterns and
 // schedules it validates, and internal/metrics (pure formulas, a leaf) for
-// seed 004's default prices, so every other package may use its types.
+// Zhang et al.'s (2025) default prices, so every other package may use its
+// types.
 package spec
 
 import (
@@ -23,11 +24,11 @@ type Spec struct {
 	Workload Workload `yaml:"workload"`
 	// Progress is how often a line per tenant is printed during workload.
 	Progress Duration `yaml:"progress"`
-	// Cost holds the unit prices of the resource unit cost (seed 004).
+	// Cost holds the unit prices of the resource unit cost (Zhang et al. 2025).
 	Cost Cost `yaml:"cost"`
 }
 
-// Cost holds the resource unit prices in dollars per hour (seed 004
+// Cost holds the resource unit prices in dollars per hour (Zhang et al. 2025
 // section II-F, Table III, the defaults), "calibrated with the actual
 // cost" when a spec gives its own. Only the resources a run prices (CPU
 // and memory: docs/metrics.md) have a key.
@@ -50,8 +51,9 @@ type SUT struct {
 	Resources Resources `yaml:"resources"`
 }
 
-// Resources limit each instance (seed 000 section 4.1: CPU and RAM per
-// container). Divide splits the totals across the instance model's servers.
+// Resources limit each instance (Erdelt and Rabl 2026, section 4.1: CPU and
+// RAM per container). Divide splits the totals across the instance model's
+// servers.
 type Resources struct {
 	CPUs   float64  `yaml:"cpus"`
 	Memory ByteSize `yaml:"memory"`

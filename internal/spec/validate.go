@@ -213,7 +213,7 @@ func (v *validator) cost(c Cost) {
 		x   float64
 	}{{"cost.cpu_vcore_hour", c.CPUVCoreHour}, {"cost.memory_gb_hour", c.MemoryGBHour}} {
 		if !(p.x >= 0) || math.IsInf(p.x, 0) {
-			v.add(p.key, fmt.Sprint(p.x), "must be a price in dollars per unit and hour, 0 or more (seed 004 Table III by default)")
+			v.add(p.key, fmt.Sprint(p.x), "must be a price in dollars per unit and hour, 0 or more (Zhang et al. 2025, Table III by default)")
 		}
 	}
 }

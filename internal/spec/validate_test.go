@@ -60,7 +60,7 @@ func TestValidateSpecs(t *testing.T) {
 	}
 }
 
-// Validate never changes the spec it checks (DESIGN principle 5).
+// Validate never changes the spec it checks: checking has no side effects.
 func TestValidateDoesNotMutate(t *testing.T) {
 	s := valid()
 	s.Name = ""

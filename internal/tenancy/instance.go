@@ -9,9 +9,9 @@ import (
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
-// Instance is the instance-per-tenant model, seed 000's container model:
-// every tenant has its own server, in its own cgroup, holding its own
-// database.
+// Instance is the instance-per-tenant model, Erdelt and Rabl's (2026)
+// container model: every tenant has its own server, in its own cgroup,
+// holding its own database.
 type Instance struct{}
 
 func (Instance) Instances(n int) int { return n }

@@ -12,7 +12,8 @@ const SharedDatabase = "tenantbench"
 
 // Schema is the schema-per-tenant model: one server, one database, one
 // schema per tenant. The tenant's role has its schema as search_path, so
-// the tenant's connection alone selects its schema (seed 000 section 4.2).
+// the tenant's connection alone selects its schema (Erdelt and Rabl 2026,
+// section 4.2).
 type Schema struct{}
 
 func (Schema) Instances(int) int { return 1 }

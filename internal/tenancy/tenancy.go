@@ -1,6 +1,6 @@
 // Package tenancy places tenants on instances according to a tenancy model
-// (seed 000 section 3): every tenant gets its own login role, a generated
-// password and privileges on its own objects only.
+// (Erdelt and Rabl 2026, section 3): every tenant gets its own login role, a
+// generated password and privileges on its own objects only.
 package tenancy
 
 import (

@@ -11,7 +11,7 @@ import (
 
 // CopyTable is a range of generated rows of one table, loaded with
 // COPY FROM STDIN in binary format. Row id's content is a pure function of
-// id (DESIGN principle 2), so any range can be encoded on its own.
+// id, so any range can be encoded on its own.
 type CopyTable struct {
 	Name string
 	// First and Last are the ids of the first and last row, both included.

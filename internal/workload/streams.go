@@ -9,8 +9,8 @@ import (
 
 // TenantAware is implemented by workloads whose clients depend on which
 // of the run's tenants they serve (TPC-H: tenant i runs query stream
-// first_stream + i, seed 000 section 5.2). The run calls SetTenant on each
-// tenant's workload before the workload phase.
+// first_stream + i, Erdelt and Rabl 2026, section 5.2). The run calls
+// SetTenant on each tenant's workload before the workload phase.
 type TenantAware interface {
 	SetTenant(index, tenants int) error
 }
@@ -29,7 +29,8 @@ type Finisher interface {
 type Streamer interface {
 	// Streams are the tenant's streams, by stream number.
 	Streams() []Stream
-	// Repeat is how many times a stream runs each query (seed 000's n).
+	// Repeat is how many times a stream runs each query
+	// (Erdelt and Rabl's (2026) n).
 	Repeat() int
 }
 

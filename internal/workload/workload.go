@@ -128,7 +128,7 @@ type Factory struct {
 }
 
 // Registry is the set of known workloads. It is an explicit value, not a
-// package global (DESIGN principle 11).
+// package global, so tests and callers can hold their own.
 type Registry map[string]Factory
 
 // Add registers f, refusing a duplicate name.

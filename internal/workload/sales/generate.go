@@ -6,7 +6,7 @@ import (
 )
 
 // generator makes the loaded rows. Every value is a pure function of the
-// data seed and the row's id (DESIGN principle 2: any batch of rows is
+// data seed and the row's id (any batch of rows is
 // computable on its own, so the same seed and scale give the same rows in
 // any order, on any connection).
 //

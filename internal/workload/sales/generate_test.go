@@ -192,9 +192,9 @@ func TestRows(t *testing.T) {
 	}
 }
 
-// TestRowsDeterministic checks DESIGN principle 2: a range of rows encodes
-// the same alone as within the whole table, for any read size, and the
-// seed, not the call, decides the rows.
+// TestRowsDeterministic checks that data is partitionable: a range of rows
+// encodes the same alone as within the whole table, for any read size, and
+// the seed, not the call, decides the rows.
 func TestRowsDeterministic(t *testing.T) {
 	w := mustWorkload(t, 0.01, DefaultOptions())
 	for _, tb := range w.tables() {

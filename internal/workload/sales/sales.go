@@ -1,4 +1,4 @@
-// Package sales is CloudyBench's sales workload (seed 004: Zhang et al.,
+// Package sales is CloudyBench's sales workload (Zhang et al. 2025,
 // "CloudyBench", section II-A, II-B.1 and Table II): the customer, orders
 // and orderline tables of a SaaS sales microservice, scaled by a factor SF
 // (SF 1: 300,000 customers, 300,000 orders and ten times as many order

@@ -16,7 +16,7 @@ type Options struct {
 	Mix [numTxns]int
 	// AllWarehouses makes every terminal move to the next warehouse for
 	// each transaction instead of keeping one home warehouse (HammerDB's
-	// "use all warehouses", seed 001).
+	// "use all warehouses", Matos and Pedreira 2025).
 	AllWarehouses bool
 	// Retries is how many times a transaction that failed with a
 	// serialization failure (40001) or a deadlock (40P01) is run again
@@ -41,7 +41,8 @@ type Options struct {
 	Freeze bool
 	// KeyingAndThinkTime makes Client.Pace return the keying and think
 	// times of clause 5.2.5 (see Pacer); off, terminals run transactions
-	// back to back, as seeds 000 and 001 did.
+	// back to back, as Erdelt and Rabl (2026) and Matos and Pedreira (2025)
+	// did.
 	KeyingAndThinkTime bool
 }
 

@@ -53,12 +53,12 @@ func meanCycle(mix [numTxns]int) time.Duration {
 }
 
 // checkSpec refuses keying and think times that the run could not honour
-// (issue 3 point 8): under an open load (arrivals come from the rate, not
-// from terminals), together with workload.load.think (clause 5.2.5 sets
-// the think time), or with a measured duration shorter than one mean
-// cycle, where most terminals would not finish a transaction and the
-// transactions that do finish are those with the shortest keying times,
-// not the mix.
+// (bad input, before anything starts): under an open load (arrivals come from
+// the rate, not from terminals), together with workload.load.think
+// (clause 5.2.5 sets the think time), or with a measured duration shorter
+// than one mean cycle, where most terminals would not finish a transaction
+// and the transactions that do finish are those with the shortest keying
+// times, not the mix.
 func checkSpec(opts any, w *spec.Workload, path string) []spec.Problem {
 	o, ok := opts.(Options)
 	if !ok || !o.KeyingAndThinkTime {

@@ -23,8 +23,7 @@ func newRNG(a, b uint64) rng {
 // streamRNG is the generator of one part of the generated data: table t of
 // warehouse w (0 for the item table), under the workload's seed. Every part
 // draws from its own stream, so any warehouse can be generated on its own
-// and equals the same warehouse generated in a full load (DESIGN principle
-// 2).
+// and equals the same warehouse generated in a full load.
 func streamRNG(seed uint64, t table, w int) rng {
 	return newRNG(seed, uint64(t)<<40|uint64(w))
 }

@@ -16,8 +16,8 @@ import (
 // with the stream's substitution parameters. Pick walks that sequence;
 // Run executes one query, reads its rows and logs its start and end
 // (workload.Streamer). When the sequence is done, Done reports true (the
-// closed loop then stops the client: seed 000's T_s ends there); Pick
-// would start it again.
+// closed loop then stops the client: Erdelt and Rabl's (2026) T_s ends
+// there); Pick would start it again.
 type Client struct {
 	pg      *pgconn.PgConn
 	w       *Workload

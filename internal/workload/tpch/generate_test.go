@@ -103,7 +103,7 @@ func TestDbgenFirstRows(t *testing.T) {
 
 // TestPartition generates ranges of every table on their own, in a
 // shuffled order, and compares them with the same rows of a generation
-// from row 1 (DESIGN principle 2).
+// from row 1: data is partitionable.
 func TestPartition(t *testing.T) {
 	z, _ := sizesAt(0.01)
 	whole := tblTables(z)

@@ -12,7 +12,8 @@ import (
 // Options are the tpch keys of workload.options.
 type Options struct {
 	// RepeatQueries is how many times a stream runs each query in a row,
-	// with the same parameters (seed 000's n, 10 there). 0 means 1.
+	// with the same parameters (Erdelt and Rabl's (2026) n, 10 there). 0
+	// means 1.
 	RepeatQueries int
 	// Queries are the query numbers a stream runs (1..22), in the
 	// stream's order; nil means all 22.

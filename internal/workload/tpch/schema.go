@@ -151,10 +151,10 @@ func (w *Workload) Setup(ctx context.Context, conn *pgx.Conn) error {
 	return execAll(ctx, conn, append([]string{sqlDropTables}, w.createStatements()...))
 }
 
-// PostIngest is seed 000's post-ingestion phase for TPC-H (section 5.2:
-// "runs CREATE INDEX. The latter also creates constraints and performs
-// ANALYZE"): the primary keys, the foreign keys, the secondary indexes,
-// then ANALYZE of the eight tables.
+// PostIngest is Erdelt and Rabl's (2026) post-ingestion phase for TPC-H
+// (section 5.2: "runs CREATE INDEX. The latter also creates constraints and
+// performs ANALYZE"): the primary keys, the foreign keys, the secondary
+// indexes, then ANALYZE of the eight tables.
 func (w *Workload) PostIngest(ctx context.Context, conn *pgx.Conn) error {
 	return execAll(ctx, conn, postIngestStatements())
 }

@@ -308,8 +308,8 @@ func testCheck(t *testing.T, tn wltest.Tenant, w *Workload) {
 }
 
 // loadSettings are the server settings of TestLoadSpeed: a larger WAL,
-// and with TPCH_WAL_MINIMAL=1 seed 000's wal_level minimal (no WAL for
-// COPY into tables truncated in the same transaction).
+// and with TPCH_WAL_MINIMAL=1 Erdelt and Rabl's (2026) wal_level minimal (no
+// WAL for COPY into tables truncated in the same transaction).
 func loadSettings() map[string]string {
 	m := map[string]string{"max_wal_size": "4GB", "checkpoint_timeout": "30min"}
 	if os.Getenv("TPCH_WAL_MINIMAL") != "" {

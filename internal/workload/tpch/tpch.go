@@ -1,12 +1,12 @@
-// Package tpch is TPC-H (TPC Benchmark H, revision 2.17/2.18) as seed 000
-// runs it per tenant (Erdelt & Rabl, section 5.2): the eight tables of
-// clause 1.4 generated as TPC's dbgen generates them, row for row and byte
-// for byte, at any scale factor dbgen supports from 0.01 up, loaded with
-// binary COPY over several connections; a post-ingestion phase of primary
-// keys, foreign keys, indexes and ANALYZE; and the 22 queries of clause
-// 2.4, each tenant a query stream with its own substitution parameters
-// (drawn as qgen draws them) and its own query order (clause 5.3.5.4),
-// each query run repeat_queries times.
+// Package tpch is TPC-H (TPC Benchmark H, revision 2.17/2.18) as
+// Erdelt and Rabl 2026 (section 5.2) run it per tenant: the
+// eight tables of clause 1.4 generated as TPC's dbgen generates them, row for
+// row and byte for byte, at any scale factor dbgen supports from 0.01 up,
+// loaded with binary COPY over several connections; a post-ingestion phase of
+// primary keys, foreign keys, indexes and ANALYZE; and the 22 queries of
+// clause 2.4, each tenant a query stream with its own substitution parameters
+// (drawn as qgen draws them) and its own query order (clause 5.3.5.4), each
+// query run repeat_queries times.
 //
 // Each client of a tenant is one stream: Pick walks the stream's sequence
 // of queries and Run executes one. The query names in results are q01 to
@@ -98,9 +98,9 @@ func New(sf float64, opts any) (workload.Workload, error) {
 
 // SetTenant tells the workload which of the run's tenants it serves, so
 // that its clients run streams first_stream + index x clients + client
-// (seed 000: every tenant a stream of its own). The orchestrator calls it
-// (workload.TenantAware) before NewClient; without it a client picks its
-// stream from its seed (see NewClient).
+// (Erdelt and Rabl 2026: every tenant a stream of its own). The orchestrator
+// calls it (workload.TenantAware) before NewClient; without it a client picks
+// its stream from its seed (see NewClient).
 func (w *Workload) SetTenant(index, tenants int) error {
 	if index < 0 || index >= tenants {
 		return fmt.Errorf("tpch: tenant %d of %d", index, tenants)
@@ -193,7 +193,7 @@ func (w *Workload) Streams() []workload.Stream {
 	return out
 }
 
-// Repeat is repeat_queries, seed 000's n.
+// Repeat is repeat_queries, Erdelt and Rabl's (2026) n.
 func (w *Workload) Repeat() int { return w.opts.RepeatQueries }
 
 // CheckRun is CheckStreams for a run of tenants x clients streams
