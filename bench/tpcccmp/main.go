@@ -356,7 +356,7 @@ func (b *bench) provisionRun(ctx context.Context, prov provider.Provider, reg wo
 tenancy: {model: database, tenants: %d}
 workload: {name: tpcc, scale: 1, clients: 1, duration: 1s, provision: %s}
 `, b.tenants, mode)
-	p, problems := plan.BuildBytes([]byte(src), plan.Registries{Workloads: reg, Models: tenancy.Builtin()})
+	p, problems := plan.BuildBytes([]byte(src), plan.Builtin(reg))
 	if len(problems) > 0 {
 		return 0, problems[0]
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/tenantbench/tenantbench/internal/driver"
 	loadshape "github.com/tenantbench/tenantbench/internal/load"
 	"github.com/tenantbench/tenantbench/internal/plan"
-	"github.com/tenantbench/tenantbench/internal/provider/providers"
 	"github.com/tenantbench/tenantbench/internal/run"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
@@ -55,7 +54,7 @@ func calibrateCmd() *cobra.Command {
 			// A max_connections of the spec bounds the clients a step may open.
 			if v, ok := s.SUT.Settings["max_connections"]; ok {
 				if n, err := strconv.Atoi(strings.TrimSpace(v[0])); err == nil {
-					limit := n - spec.ConnectionReserve
+					limit := n - registries().Engines[p.Engine].ConnectionReserve()
 					if limit < start {
 						return badInput{fmt.Errorf("sut.settings.max_connections %d leaves room for %d clients, fewer than --start %d", n, limit, start)}
 					}
@@ -77,7 +76,7 @@ func calibrateCmd() *cobra.Command {
 			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 				return badInput{fmt.Errorf("--out: %w", err)}
 			}
-			prov, err := providers.Builtin().New(s.SUT.Provider)
+			prov, err := registries().Providers.New(p.Provider)
 			if err != nil {
 				return err
 			}

@@ -258,7 +258,7 @@ func TestBadSpec(t *testing.T) {
 	tmp := workRoot(t)
 	specPath := filepath.Join(tmp, "bad.yaml")
 	os.WriteFile(specPath, []byte(`name: bad
-sut: {engine: oracle, settings: {port: 5433}}
+sut: {provider: cloud, settings: {port: 5433}}
 tenancy: {model: [schema, sharded], tenants: 0}
 workload: {name: tpcb, clients: -1, colour: blue}
 `), 0o644)
@@ -269,7 +269,7 @@ workload: {name: tpcb, clients: -1, colour: blue}
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
 		t.Fatalf("exit = %v, want 2\n%s", err, b)
 	}
-	for _, want := range []string{"sut.engine", "oracle", "sut.settings.port", "tenancy.model[1]", "sharded",
+	for _, want := range []string{"sut.provider", "cloud", "sut.settings.port", "tenancy.model[1]", "sharded",
 		"tenancy.tenants", "workload.clients", "workload.colour"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("error output lacks %q:\n%s", want, b)

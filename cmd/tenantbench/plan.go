@@ -9,7 +9,6 @@ import (
 	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/run"
 	"github.com/tenantbench/tenantbench/internal/spec"
-	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
 	"github.com/tenantbench/tenantbench/internal/workload/sales"
 	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
@@ -44,7 +43,7 @@ func registry() workload.Registry {
 
 // registries are what a spec is resolved against.
 func registries() plan.Registries {
-	return plan.Registries{Workloads: registry(), Models: tenancy.Builtin()}
+	return plan.Builtin(registry())
 }
 
 // load builds the plan of the spec at path, reporting every problem at

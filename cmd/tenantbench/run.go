@@ -42,7 +42,7 @@ func runCmd() *cobra.Command {
 			if out == "" {
 				out = filepath.Join("results", p.Name+"-"+time.Now().Format("20060102-150405"))
 			}
-			prov, err := providers.Builtin().New(p.Spec.SUT.Provider)
+			prov, err := registries().Providers.New(p.Provider)
 			if err != nil {
 				return err
 			}

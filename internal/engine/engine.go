@@ -39,6 +39,11 @@ type Engine interface {
 	// ErrorClass is the class of a server error (PostgreSQL: the
 	// SQLSTATE's first two characters), "" when err is not one.
 	ErrorClass(err error) string
+	// Footprint is what one idle server costs the machine beyond its
+	// clients' sessions (processes, bytes) and what a connection costs
+	// (bytes): the plan checks a spec's servers and connections against
+	// the machine with it. Figures bound, they do not predict.
+	Footprint() (serverProcesses int, serverBytes, connectionBytes int64)
 }
 
 // Admin is the SQL an engine's superuser runs to place tenants. Each

@@ -6,6 +6,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
@@ -32,21 +33,23 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 	if s == nil {
 		return nil, problems
 	}
-	var more []spec.Problem
+	eng, more := checkSUT(s, regs)
 	more = append(more, regs.Workloads.Check(&s.Workload)...)
 	more = append(more, checkModels(s, regs)...)
-	more = append(more, checkDivide(s, regs)...)
+	if eng != nil {
+		more = append(more, checkDivide(s, regs, eng)...)
+	}
 	var p *Plan
 	if len(problems)+len(more) == 0 {
 		sp := spec.ExpandValid(s)
 		more = append(more, regs.Workloads.CheckPlan(sp)...)
-		more = append(more, checkConnections(s, regs)...)
+		more = append(more, checkConnections(s, regs, eng)...)
 		if len(more) == 0 {
 			var err error
-			if p, err = build(s, sp, regs); err != nil {
+			if p, err = build(s, sp, regs, eng); err != nil {
 				more = append(more, spec.Problem{Path: "workload", Allowed: err.Error()})
 			} else {
-				more = append(more, checkMachine(p, m)...)
+				more = append(more, checkMachine(p, eng, m)...)
 			}
 		}
 	}
@@ -61,9 +64,10 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 }
 
 // build resolves every run of the expanded spec.
-func build(s *spec.Spec, sp *spec.Plan, regs Registries) (*Plan, error) {
+func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Plan, error) {
 	w := &s.Workload
-	p := &Plan{Name: s.Name, Workload: w.Name, SettingKeys: sp.SettingKeys, Spec: s,
+	p := &Plan{Name: s.Name, Engine: s.SUT.Engine, Provider: s.SUT.Provider, Version: s.SUT.Version,
+		Workload: w.Name, SettingKeys: sp.SettingKeys, Spec: s,
 		Resources: Resources{CPUs: s.SUT.Resources.CPUs, MemoryBytes: int64(s.SUT.Resources.Memory), Divide: s.SUT.Resources.Divide},
 		Load:      loadOf(w),
 		Dimensions: Dimensions{Models: s.Tenancy.Model, Tenants: s.Tenancy.Tenants, Scales: s.Workload.Scale,
@@ -73,7 +77,7 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries) (*Plan, error) {
 		return nil, err
 	}
 	for i := range sp.Runs {
-		r, err := resolveRun(s, &sp.Runs[i], regs)
+		r, err := resolveRun(s, &sp.Runs[i], regs, eng)
 		if err != nil {
 			return nil, err
 		}
@@ -83,7 +87,7 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries) (*Plan, error) {
 }
 
 // resolveRun is one run with its instances, tenants and options.
-func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries) (Run, error) {
+func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) (Run, error) {
 	model := regs.Models[sr.Model]
 	r := Run{Run: *sr, Workload: s.Workload.Name, WarmupS: s.Workload.Warmup.D().Seconds(),
 		DurationS: s.Workload.Duration.D().Seconds(), Transport: s.SUT.Transport}
@@ -117,7 +121,7 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries) (Run, error) {
 	per := perServer(model, sr.Tenants)
 	for k := range n {
 		in := Instance{Name: "shared", CPUs: cpus, MemoryBytes: mem,
-			MaxConnections: per*sr.Clients + spec.ConnectionReserve}
+			MaxConnections: per*sr.Clients + eng.ConnectionReserve()}
 		if n > 1 {
 			in.Name = names[k]
 		}

@@ -13,7 +13,9 @@ func Calibration(path string, regs Registries, clients int) (*Plan, []spec.Probl
 	if s == nil {
 		return nil, problems
 	}
-	for _, pr := range append(regs.Workloads.Check(&s.Workload), checkModels(s, regs)...) {
+	eng, more := checkSUT(s, regs)
+	more = append(more, regs.Workloads.Check(&s.Workload)...)
+	for _, pr := range append(more, checkModels(s, regs)...) {
 		problems = append(problems, pl.Place(pr))
 	}
 	kept := problems[:0]
@@ -33,17 +35,18 @@ func Calibration(path string, regs Registries, clients int) (*Plan, []spec.Probl
 	}
 	sr.Seed = spec.RunSeed(s.Seed, &sr)
 	sp := &spec.Plan{Spec: s, Runs: []spec.Run{sr}}
-	var more []spec.Problem
+	more = nil
 	for _, pr := range regs.Workloads.CheckPlan(sp) {
 		more = append(more, pl.Place(pr))
 	}
 	if len(more) > 0 {
 		return nil, more
 	}
-	r, err := resolveRun(s, &sr, regs)
+	r, err := resolveRun(s, &sr, regs, eng)
 	if err != nil {
 		return nil, []spec.Problem{{Path: "workload", Allowed: err.Error()}}
 	}
-	p := &Plan{Name: s.Name, Workload: s.Workload.Name, Spec: s, Load: loadOf(&s.Workload), Runs: []Run{r}}
+	p := &Plan{Name: s.Name, Engine: s.SUT.Engine, Provider: s.SUT.Provider, Version: s.SUT.Version,
+		Workload: s.Workload.Name, Spec: s, Load: loadOf(&s.Workload), Runs: []Run{r}}
 	return p, nil
 }

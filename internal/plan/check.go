@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
@@ -30,8 +31,8 @@ func perServer(m tenancy.Model, tenants int) int {
 // needs: the clients of the tenants it holds plus the connections the
 // engine reserves. It counts clients as every connection a tenant opens at
 // once, ingest included: whoever loads data must stay within that.
-func neededConnections(m tenancy.Model, tenants, clients int) int {
-	return perServer(m, tenants)*clients + spec.ConnectionReserve
+func neededConnections(m tenancy.Model, eng engine.Engine, tenants, clients int) int {
+	return perServer(m, tenants)*clients + eng.ConnectionReserve()
 }
 
 // checkModels checks every tenancy.model against the registry, and that
@@ -80,9 +81,10 @@ func accepted(a accepter, reg workload.Registry) []string {
 
 // checkDivide: with sut.resources.divide a model of several servers gives
 // each a share of the totals, which must still run a server.
-func checkDivide(s *spec.Spec, regs Registries) []spec.Problem {
+func checkDivide(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Problem {
 	r := s.SUT.Resources
-	if !r.Divide || r.Memory < 0 || (r.Memory > 0 && r.Memory < spec.MinMemory) {
+	least := spec.ByteSize(eng.MinMemory())
+	if !r.Divide || r.Memory < 0 || (r.Memory > 0 && r.Memory < least) {
 		return nil
 	}
 	most := 0
@@ -105,11 +107,11 @@ func checkDivide(s *spec.Spec, regs Registries) []spec.Problem {
 		if n < 2 {
 			continue
 		}
-		if r.Memory > 0 && r.Memory/spec.ByteSize(n) < spec.MinMemory && !done["memory"] {
+		if r.Memory > 0 && r.Memory/spec.ByteSize(n) < least && !done["memory"] {
 			done["memory"] = true
 			out = append(out, spec.Problem{Path: "sut.resources.memory", Value: r.Memory.String(), Allowed: fmt.Sprintf(
 				"with divide: true the %s model gives each of %d servers %s; each needs at least %s, so give at least %s",
-				name, n, (r.Memory / spec.ByteSize(n)).String(), spec.MinMemory, spec.MinMemory*spec.ByteSize(n))})
+				name, n, (r.Memory / spec.ByteSize(n)).String(), least, least*spec.ByteSize(n))})
 		}
 		if r.CPUs > 0 && r.CPUs/float64(n) < spec.MinCPUs && !done["cpus"] {
 			done["cpus"] = true
@@ -125,7 +127,7 @@ func checkDivide(s *spec.Spec, regs Registries) []spec.Problem {
 // use it: one problem per too small value, naming the run that needs
 // most. A case that sets max_connections or clients is checked with its
 // own.
-func checkConnections(s *spec.Spec, regs Registries) []spec.Problem {
+func checkConnections(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Problem {
 	var out []spec.Problem
 	for ci, c := range s.CaseList() {
 		values, ok := s.SUT.Settings["max_connections"]
@@ -149,7 +151,7 @@ func checkConnections(s *spec.Spec, regs Registries) []spec.Problem {
 					// With a schedule, a pattern or an open load, the run's
 					// connections per tenant come from the load.
 					for _, conns := range s.Conns(t, cl) {
-						if n := neededConnections(m, t, conns); n > need {
+						if n := neededConnections(m, eng, t, conns); n > need {
 							need, at = n, fmt.Sprintf("model %s with %d tenants x %d clients", name, t, conns)
 						}
 					}
@@ -176,7 +178,7 @@ func checkConnections(s *spec.Spec, regs Registries) []spec.Problem {
 			if need > 0 && n < need {
 				out = append(out, spec.Problem{Path: path, Value: spec.Shown(val), Allowed: fmt.Sprintf("too few: the run of %s needs at least %d "+
 					"(clients of the tenants on one server + %d reserved); raise it or leave it out and tenantbench sets it",
-					at, need, spec.ConnectionReserve)})
+					at, need, eng.ConnectionReserve())})
 			}
 		}
 	}

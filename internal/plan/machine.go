@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
@@ -28,16 +29,9 @@ type Machine struct {
 	Processes int
 }
 
-// What one PostgreSQL server costs the machine beyond its clients'
-// backends, and what one backend costs: figures of an idle server of the
-// versions tenantbench runs (postmaster, checkpointer, background writer,
-// WAL writer, autovacuum launcher, logical replication launcher; a
-// backend's private memory after connecting), rounded up. They bound
-// what a plan can hold, not what a run will use.
+// What tenantbench itself and the rest of the machine need beside the
+// run's servers and connections.
 const (
-	serverProcesses  = 7
-	serverMemory     = 32 << 20
-	backendMemory    = 2 << 20
 	ownOpenFiles     = 64 // tenantbench's own files, logs and admin connections
 	otherProcessRoom = 64 // processes the rest of the machine may start meanwhile
 )
@@ -76,7 +70,8 @@ func Here() Machine {
 
 // checkMachine checks every run's servers, connections and memory
 // against the machine, once per distinct shape of run.
-func checkMachine(p *Plan, m Machine) []spec.Problem {
+func checkMachine(p *Plan, eng engine.Engine, m Machine) []spec.Problem {
+	serverProcesses, serverMemory, backendMemory := eng.Footprint()
 	var out []spec.Problem
 	seen := map[string]bool{}
 	for i := range p.Runs {

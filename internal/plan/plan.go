@@ -12,7 +12,10 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/load"
+	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/provider/providers"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
@@ -26,11 +29,24 @@ const File = "plan.json"
 type Registries struct {
 	Workloads workload.Registry
 	Models    tenancy.Models
+	Engines   engine.Registry
+	Providers provider.Registry
+}
+
+// Builtin is every model, engine and provider tenantbench has, with the
+// given workloads (registered by the command, which imports them).
+func Builtin(w workload.Registry) Registries {
+	return Registries{Workloads: w, Models: tenancy.Builtin(), Engines: engine.Builtin(), Providers: providers.Builtin()}
 }
 
 // Plan is a resolved experiment.
 type Plan struct {
 	Name string `json:"name"`
+	// Engine and Provider are sut.engine and sut.provider; Version the
+	// server version asked for, "" for the newest the provider finds.
+	Engine   string `json:"engine"`
+	Provider string `json:"provider"`
+	Version  string `json:"version,omitempty"`
 	// Workload is workload.name.
 	Workload string `json:"workload"`
 	// SettingKeys are the sut.settings keys that differ from run to run.

@@ -20,7 +20,7 @@ func regs() Registries {
 	w.Add(sales.Factory())
 	w.Add(tpcc.Factory())
 	w.Add(tpch.Factory())
-	return Registries{Workloads: w, Models: tenancy.Builtin()}
+	return Builtin(w)
 }
 
 // big is a machine that holds every plan of these tests.
@@ -70,6 +70,18 @@ func TestBuildProblems(t *testing.T) {
 			"workload: {name: tpcb, pattern: {name: single-peak, tau: 30}}\n", "sut.settings.max_connections", "50",
 			"2 tenants x 30 clients needs at least 65", 2},
 		{"workload unknown", "name: t\nworkload: {name: tpcx}\n", "workload.name", `"tpcx"`, "must be one of sales, tpcb, tpcc, tpch", 2},
+		{"engine unknown", minimal + "sut: {engine: mariadb}\n", "sut.engine", "mariadb", "must be one of postgres", 3},
+		{"provider unknown", minimal + "sut: {provider: external}\n", "sut.provider", "external", "must be one of local", 3},
+		{"memory small", minimal + "sut: {resources: {memory: 10MiB}}\n", "sut.resources.memory", "10MiB",
+			"at least 64MiB: a postgres server needs that much", 3},
+		{"setting name case", minimal + "sut: {settings: {Work_Mem: 4MB}}\n", "sut.settings.Work_Mem", "", "PostgreSQL parameter name in lowercase", 3},
+		{"setting name symbols", minimal + "sut: {settings: {\"work mem\": 4MB}}\n", `sut.settings["work mem"]`, "", "PostgreSQL parameter name", 3},
+		{"setting trailing dot", minimal + "sut: {settings: {\"pg_stat_statements.\": 1}}\n", "sut.settings.pg_stat_statements.", "", "parameter name", 3},
+		{"setting owned", minimal + "sut: {settings: {port: 5433}}\n", "sut.settings.port", "", "cannot be set in a spec: tenantbench gives every instance a free port", 3},
+		{"setting owned hba", minimal + "sut: {settings: {hba_file: /x}}\n", "sut.settings.hba_file", "", "writes its configuration and authentication files", 3},
+		{"setting owned listen", minimal + "sut: {settings: {listen_addresses: \"*\"}}\n", "sut.settings.listen_addresses", "", "loopback only", 3},
+		{"setting owned by a case", "name: t\nworkload: {name: tpcb, cases: [{name: a, settings: {data_directory: /x}}]}\n",
+			"workload.cases[0].settings.data_directory", "", "lays out each instance's data directory", 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, problems := buildSrc(t, c.src, big)
@@ -95,18 +107,34 @@ func TestBuildProblems(t *testing.T) {
 // Problems of every layer come at once: the spec's own beside the
 // registries'.
 func TestBuildAllProblemsAtOnce(t *testing.T) {
-	_, problems := buildSrc(t, "name: t\nrepeat: 0\ntenancy: {model: [schema, nope]}\nworkload: {name: tpcb, options: {scripts: nope}}\n", big)
+	_, problems := buildSrc(t, "name: t\nrepeat: 0\nsut: {engine: mysql}\ntenancy: {model: [schema, nope]}\n"+
+		"workload: {name: tpcb, options: {scripts: nope}}\n", big)
 	paths := map[string]bool{}
 	for _, p := range problems {
 		paths[p.Path] = true
 	}
-	for _, want := range []string{"repeat", "tenancy.model[1]"} {
+	for _, want := range []string{"repeat", "sut.engine", "tenancy.model[1]"} {
 		if !paths[want] {
 			t.Errorf("no problem at %s; got:\n%v", want, problems)
 		}
 	}
-	if len(paths) < 3 {
+	if len(paths) < 4 {
 		t.Errorf("want the workload's options problem too; got:\n%v", problems)
+	}
+}
+
+// Every registered engine and provider is accepted, and nothing else.
+func TestSUTAgreesWithRegistries(t *testing.T) {
+	r := regs()
+	for _, name := range r.Engines.Names() {
+		if _, problems := buildSrc(t, minimal+"sut: {engine: "+name+"}\n", big); len(problems) > 0 {
+			t.Errorf("engine %s is registered but refused: %v", name, problems)
+		}
+	}
+	for _, name := range r.Providers.Names() {
+		if _, problems := buildSrc(t, minimal+"sut: {provider: "+name+"}\n", big); len(problems) > 0 {
+			t.Errorf("provider %s is registered but refused: %v", name, problems)
+		}
 	}
 }
 
@@ -135,12 +163,12 @@ func TestResolvedRuns(t *testing.T) {
 		"tenancy: {model: [schema, instance], tenants: 4}\nworkload: {name: tpcb, clients: 3}\n")
 	schema, inst := p.Runs[0], p.Runs[1]
 	if len(schema.Instances) != 1 || schema.Instances[0].Name != "shared" || len(schema.Instances[0].Tenants) != 4 ||
-		schema.Instances[0].MaxConnections != 4*3+spec.ConnectionReserve || schema.Instances[0].CPUs != 2 ||
+		schema.Instances[0].MaxConnections != 4*3+5 || schema.Instances[0].CPUs != 2 ||
 		schema.Instances[0].MemoryBytes != 1<<30 {
 		t.Errorf("schema instances: %+v", schema.Instances)
 	}
 	if len(inst.Instances) != 4 || inst.Instances[2].Name != "t03" || inst.Instances[2].Tenants[0] != "t03" ||
-		inst.Instances[2].MaxConnections != 3+spec.ConnectionReserve || inst.Instances[2].CPUs != 0.5 ||
+		inst.Instances[2].MaxConnections != 3+5 || inst.Instances[2].CPUs != 0.5 ||
 		inst.Instances[2].MemoryBytes != 256<<20 {
 		t.Errorf("instance instances: %+v", inst.Instances)
 	}

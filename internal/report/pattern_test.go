@@ -10,7 +10,6 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/results"
-	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
 	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
 )
@@ -45,7 +44,7 @@ func writePatterned(t *testing.T, specText string) string {
 	t.Helper()
 	reg := workload.Registry{}
 	reg.Add(tpcb.Factory())
-	p, problems := plan.BuildBytes([]byte(specText), plan.Registries{Workloads: reg, Models: tenancy.Builtin()})
+	p, problems := plan.BuildBytes([]byte(specText), plan.Builtin(reg))
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}

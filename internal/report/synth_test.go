@@ -11,7 +11,6 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/results"
-	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
 	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
 )
@@ -270,7 +269,7 @@ func writePlan(t *testing.T, path, specText string) {
 	t.Helper()
 	reg := workload.Registry{}
 	reg.Add(tpcb.Factory())
-	p, problems := plan.BuildBytes([]byte(specText), plan.Registries{Workloads: reg, Models: tenancy.Builtin()})
+	p, problems := plan.BuildBytes([]byte(specText), plan.Builtin(reg))
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}

@@ -36,7 +36,7 @@ func newExecution(t *testing.T, yaml string) *execution {
 	reg.Add(tpcb.Factory())
 	reg.Add(sales.Factory())
 	reg.Add(tpcc.Factory())
-	p, problems := plan.BuildBytes([]byte(yaml), plan.Registries{Workloads: reg, Models: tenancy.Builtin()})
+	p, problems := plan.BuildBytes([]byte(yaml), plan.Builtin(reg))
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}

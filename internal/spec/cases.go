@@ -97,9 +97,6 @@ func (v *validator) cases(s *Spec) {
 		}
 		for _, k := range sortedKeys(c.Settings) {
 			kp := join(join(p, "settings"), k)
-			if msg := settingKeyRule(k); msg != "" {
-				v.add(kp, "", msg)
-			}
 			if msg := settingValueRule(c.Settings[k]); msg != "" {
 				v.add(kp, shown(c.Settings[k]), msg)
 			}

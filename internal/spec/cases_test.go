@@ -96,7 +96,6 @@ func TestCaseProblems(t *testing.T) {
 		{"same name", "workload: {name: tpcb, cases: [{name: a}, {name: a}]}", "workload.cases[1].name", "already the name of workload.cases[0]"},
 		{"list setting", "sut: {settings: {work_mem: [1MB, 2MB]}}\nworkload: {name: tpcb, cases: [{name: a, settings: {work_mem: 3MB}}]}", "workload.cases[0].settings.work_mem", "is a list"},
 		{"two values", "workload: {name: tpcb, cases: [{name: a, settings: {work_mem: [3MB, 4MB]}}]}", "workload.cases[0].settings.work_mem", "one value"},
-		{"owned setting", "workload: {name: tpcb, cases: [{name: a, settings: {port: 5}}]}", "workload.cases[0].settings.port", "cannot be set"},
 		{"scale list", "workload: {name: tpcb, scale: [1, 2], cases: [{name: a, scale: 3}]}", "workload.cases[0].scale", "is a list"},
 		{"clients zero", "workload: {name: tpcb, cases: [{name: a, clients: 0}]}", "workload.cases[0].clients", "must be 1..10000"},
 		{"unknown key", "workload: {name: tpcb, cases: [{name: a, warehouses: 3}]}", "workload.cases[0].warehouses", "unknown key"},

@@ -303,16 +303,10 @@ func (d *Decoder) settings(n *yaml.Node, path string, dst *map[string]Values) {
 		kp := join(path, key)
 		if IsNull(vn) {
 			d.Report(Problem{Path: kp, Line: kn.Line, Allowed: "needs a value; remove the key to keep the server's default"})
-			if msg := settingKeyRule(key); msg != "" {
-				d.problems = append(d.problems, Problem{Path: kp, Line: kn.Line, Allowed: msg})
-			}
 			return
 		}
 		var v []string
 		if !values(d, vn, kp, ReadText, settingValueRule, &v) {
-			if msg := settingKeyRule(key); msg != "" {
-				d.problems = append(d.problems, Problem{Path: kp, Line: kn.Line, Allowed: msg})
-			}
 			return
 		}
 		out[key] = v

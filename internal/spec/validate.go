@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/tenantbench/tenantbench/internal/engine/postgres"
 )
 
 // Limits of a spec. They are constants, not settings: they keep a typo
@@ -20,18 +18,11 @@ const (
 	MaxTenants = 10000
 	MaxClients = 10000 // per tenant; beyond this the driver, not the DBMS, is measured
 	MaxRuns    = 10000 // runs in one plan
-	// MinMemory is the least memory limit a PostgreSQL server starts and
-	// runs a benchmark with (shared buffers, backends, WAL buffers).
-	MinMemory = ByteSize(postgres.MinMemory)
 	// MinCPUs is the least CPU share a CFS quota can express usefully
 	// (1 ms per 100 ms period).
-	MinCPUs = 0.01
-	// ConnectionReserve is added to the tenants' connections: what
-	// PostgreSQL keeps for superusers and tenantbench's admin connections
-	// (postgres.ConnectionReserve).
-	ConnectionReserve = postgres.ConnectionReserve
-	MinProgress       = Duration(time.Second)
-	maxNameLen        = 100
+	MinCPUs     = 0.01
+	MinProgress = Duration(time.Second)
+	maxNameLen  = 100
 )
 
 // choice is a closed set of words a key accepts, with the words that are
@@ -62,8 +53,6 @@ func (c choice) allowed() string {
 	return msg
 }
 
-func engines() choice   { return choice{[]string{"postgres"}, []string{"mariadb"}} }
-func providers() choice { return choice{[]string{"local"}, []string{"external", "kubernetes"}} }
 func transports() choice {
 	return choice{[]string{"tcp", "unix"}, nil}
 }
@@ -110,11 +99,6 @@ func scaleRule(v float64) string {
 	}
 	return ""
 }
-
-// settingKeyRule is the engine's rule for a settings key (what the engine
-// owns and refuses). It is PostgreSQL's, the only engine so far; the plan
-// checks each key against the engine sut.engine names.
-var settingKeyRule = postgres.SettingRule
 
 func settingValueRule(v string) string {
 	switch {
@@ -184,8 +168,6 @@ func (v *validator) sut(s *SUT) {
 		path, value string
 		choice      choice
 	}{
-		{"sut.engine", s.Engine, engines()},
-		{"sut.provider", s.Provider, providers()},
 		{"sut.transport", s.Transport, transports()},
 	} {
 		if !c.choice.has(c.value) {
@@ -197,11 +179,7 @@ func (v *validator) sut(s *SUT) {
 			"or empty for the newest found")
 	}
 	for _, key := range sortedKeys(s.Settings) {
-		path := join("sut.settings", key)
-		if msg := settingKeyRule(key); msg != "" {
-			v.add(path, "", msg) // the path names the key already
-		}
-		oneOf(v, path, s.Settings[key], settingValueRule)
+		oneOf(v, join("sut.settings", key), s.Settings[key], settingValueRule)
 	}
 }
 
@@ -223,9 +201,10 @@ func (v *validator) resources(s *Spec) {
 	if !(r.CPUs >= 0) || math.IsInf(r.CPUs, 0) {
 		v.add("sut.resources.cpus", fmt.Sprint(r.CPUs), "must be a number of CPUs, 0 or more (0 = unlimited)")
 	}
-	if r.Memory < 0 || (r.Memory > 0 && r.Memory < MinMemory) {
-		v.add("sut.resources.memory", r.Memory.String(),
-			"must be 0 (unlimited) or at least "+MinMemory.String()+": PostgreSQL needs that much to run a benchmark")
+	if r.Memory < 0 {
+		// The least memory a server runs with is the engine's (the plan
+		// checks it).
+		v.add("sut.resources.memory", r.Memory.String(), "must be 0 (unlimited) or a size")
 	}
 }
 

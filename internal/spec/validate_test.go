@@ -39,14 +39,8 @@ func TestValidateSpecs(t *testing.T) {
 		{"scale duplicate", func(s *Spec) { s.Workload.Scale = Floats{1, 1.0} }, "workload.scale[1]", "already given as workload.scale[0]"},
 		{"name long", func(s *Spec) { s.Name = strings.Repeat("a", 101) }, "name", "at most 100 characters"},
 		{"name blank", func(s *Spec) { s.Name = " t" }, "name", "directory name"},
-		{"engine empty", func(s *Spec) { s.SUT.Engine = "" }, "sut.engine", "must be postgres"},
 		{"repeat negative", func(s *Spec) { s.Repeat = -1 }, "repeat", "at least 1"},
 		{"progress zero", func(s *Spec) { s.Progress = 0 }, "progress", "at least 1s"},
-		{"owned data_directory", func(s *Spec) { s.SUT.Settings = map[string]Values{"data_directory": {"/tmp"}} }, "sut.settings.data_directory", "lays out each instance's data directory"},
-		{"owned listen_addresses", func(s *Spec) { s.SUT.Settings = map[string]Values{"listen_addresses": {"*"}} }, "sut.settings.listen_addresses", "loopback only"},
-		{"owned unix_socket_directories", func(s *Spec) { s.SUT.Settings = map[string]Values{"unix_socket_directories": {"/tmp"}} }, "sut.settings.unix_socket_directories", "socket directory of its own"},
-		{"owned external_pid_file", func(s *Spec) { s.SUT.Settings = map[string]Values{"external_pid_file": {"x"}} }, "sut.settings.external_pid_file", "tracks the server processes"},
-		{"setting trailing dot", func(s *Spec) { s.SUT.Settings = map[string]Values{"pg_stat_statements.": {"1"}} }, "sut.settings.pg_stat_statements.", "parameter name"},
 		{"setting CR", func(s *Spec) { s.SUT.Settings = map[string]Values{"work_mem": {"1\r"}} }, "sut.settings.work_mem[0]", "one line"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

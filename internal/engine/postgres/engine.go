@@ -33,6 +33,15 @@ const MinMemory int64 = 64 << 20
 func (Engine) ConnectionReserve() int { return ConnectionReserve }
 func (Engine) MinMemory() int64       { return MinMemory }
 
+// Footprint is what an idle server of the versions tenantbench runs costs
+// the machine, rounded up: the postmaster and its background processes
+// (checkpointer, background writer, WAL writer, autovacuum launcher,
+// logical replication launcher, and one spare), the memory they hold, and a
+// backend's private memory after connecting.
+func (Engine) Footprint() (serverProcesses int, serverBytes, connectionBytes int64) {
+	return 7, 32 << 20, 2 << 20
+}
+
 // settingName is what PostgreSQL accepts as a parameter name, lowercased
 // (PostgreSQL ignores case, so "Work_Mem" and "work_mem" would be the same
 // setting twice); dots separate an extension's prefix.
