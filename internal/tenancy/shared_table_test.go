@@ -93,7 +93,8 @@ func TestSharedTableIsolation(t *testing.T) {
 }
 
 // TestSharedTableWorkloads: the workloads the spec lets into the
-// shared-table model are exactly those with a tenant key.
+// shared-table model are exactly those with a tenant key, and those the
+// model accepts.
 func TestSharedTableWorkloads(t *testing.T) {
 	r := workload.Registry{}
 	r.Add(tpcb.Factory())
@@ -105,8 +106,17 @@ func TestSharedTableWorkloads(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, keyed := w.(workload.Shared)
-		if allowed := slices.Contains(spec.SharedTableWorkloads(), name); keyed != allowed {
+		allowed := slices.Contains(spec.SharedTableWorkloads(), name)
+		if keyed != allowed {
 			t.Errorf("workload %s: implements workload.Shared %v, allowed in shared-table by the spec %v", name, keyed, allowed)
+		}
+		// The model's own answer agrees with the spec's; the other
+		// models hold every workload.
+		for mn, m := range Builtin() {
+			accepted := Accepts(m, w) == ""
+			if want := mn != "shared-table" || allowed; accepted != want {
+				t.Errorf("model %s accepts workload %s: %v, want %v (%q)", mn, name, accepted, want, Accepts(m, w))
+			}
 		}
 	}
 }
