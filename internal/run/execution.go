@@ -16,7 +16,6 @@ import (
 	"github.com/tenantbench/tenantbench/internal/metrics"
 	"github.com/tenantbench/tenantbench/internal/monitor"
 	"github.com/tenantbench/tenantbench/internal/provider"
-	"github.com/tenantbench/tenantbench/internal/provision"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
@@ -51,11 +50,8 @@ type execution struct {
 	mon        *monitor.Monitor // nil when monitoring is off or failed to start
 	samples    *monitor.Samples
 	window     *monitor.Window // the measured part of the workload phase
-	// The run's provisioning strategy and the state its phases hand on
-	// (provisioning.go).
-	strategy provision.Strategy
-	prov     *provision.Run
-	storage  *float64 // GB in the data directories after the workload (storageGB)
+	prov       provisioning    // the provisioning strategy and its state (provisioning.go)
+	storage    *float64        // GB in the data directories after the workload (storageGB)
 	// Query streams (TPC-H) and memory kills (streams.go, memwatch.go).
 	streams    []results.TenantStreams
 	analytical *results.Analytical

@@ -19,16 +19,23 @@ import (
 // provisioning strategy (package provision), chosen once per run; the
 // provision, setup, ingest and post-ingest steps call it.
 
-// provisioning is the state the strategy's phases hand on, made and the
-// strategy chosen on the first phase.
-func (e *execution) provisioning() *provision.Run {
-	if e.prov != nil {
+// provisioning is the run's provisioning strategy and the state its
+// phases hand on.
+type provisioning struct {
+	strategy provision.Strategy
+	state    *provision.Run
+}
+
+// provisioning chooses the run's strategy and makes the state, on the
+// first phase.
+func (e *execution) provisioning() provisioning {
+	if e.prov.state != nil {
 		return e.prov
 	}
 	r := e.run
 	m := e.opts.Models[r.Model]
-	e.strategy = provision.Choose(m, r.Provision, r.Tenants, provision.CanCloneServers(e.opts.Provider))
-	e.prov = &provision.Run{Provider: e.opts.Provider, Model: m, Specs: e.instanceSpecs(),
+	e.prov.strategy = provision.Choose(m, r.Provision, r.Tenants, provision.CanCloneServers(e.opts.Provider))
+	e.prov.state = &provision.Run{Provider: e.opts.Provider, Model: m, Specs: e.instanceSpecs(),
 		Tenants: tenancy.TenantNames(r.Tenants), Clients: r.Clients, Workload: e.spec.Workload.Name,
 		Connect: e.connectTo, LoadConnect: e.loadConnect,
 		Build:    func() (workload.Workload, error) { return e.opts.Workloads.Build(e.workloadSpec(), r.Scale) },
@@ -42,8 +49,9 @@ func (e *execution) provisioning() *provision.Run {
 // provisionPhase runs one phase of the run's strategy and takes over
 // what it made, also when it failed (teardown stops the servers started).
 func (e *execution) provisionPhase(ctx context.Context, phase func(provision.Strategy, context.Context, *provision.Run) error) error {
-	p := e.provisioning()
-	err := phase(e.strategy, ctx, p)
+	pr := e.provisioning()
+	p := pr.state
+	err := phase(pr.strategy, ctx, p)
 	e.instances, e.limits, e.placements, e.workloads = p.Instances, p.Limits, p.Placements, p.Workloads
 	return err
 }

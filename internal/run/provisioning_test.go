@@ -182,8 +182,8 @@ func TestClonedTenants(t *testing.T) {
 	for model, strategy := range map[string]string{"database": provision.CloneDatabase, "instance": provision.CloneDatadir} {
 		t.Run(model, func(t *testing.T) {
 			ex := newExecution(t, fmt.Sprintf(tpccSpec, model, 3, "clone"))
-			if ex.provisioning(); ex.strategy.Name() != strategy {
-				t.Fatalf("the run provisions by %s, want %s", ex.strategy.Name(), strategy)
+			if got := ex.provisioning().strategy.Name(); got != strategy {
+				t.Fatalf("the run provisions by %s, want %s", got, strategy)
 			}
 			start := time.Now()
 			ex.steps(t, "provision", "setup", "ingest", "post-ingest")
@@ -253,8 +253,8 @@ func TestSharedTableRun(t *testing.T) {
 		t.Skip("starts PostgreSQL and loads TPC-C warehouses")
 	}
 	ex := newExecution(t, fmt.Sprintf(tpccSpec, "shared-table", 3, "clone"))
-	if ex.provisioning(); ex.strategy.Name() != provision.SharedTables {
-		t.Fatalf("the run provisions by %s", ex.strategy.Name())
+	if got := ex.provisioning().strategy.Name(); got != provision.SharedTables {
+		t.Fatalf("the run provisions by %s", got)
 	}
 	ex.steps(t, "provision", "setup", "ingest", "post-ingest")
 	phaseRows(t, ex, "provision", "setup", "ingest", "post-ingest")
@@ -318,8 +318,8 @@ func TestCloneManyTenants(t *testing.T) {
 tenancy: {model: database, tenants: 16}
 workload: {name: tpcc, scale: 1, clients: 1, duration: 1s}
 `)
-	if ex.provisioning(); ex.strategy.Name() != provision.CloneDatabase {
-		t.Fatalf("the run provisions by %s", ex.strategy.Name())
+	if got := ex.provisioning().strategy.Name(); got != provision.CloneDatabase {
+		t.Fatalf("the run provisions by %s", got)
 	}
 	ex.steps(t, "provision", "setup", "ingest", "post-ingest")
 	phaseRows(t, ex, "provision", "setup", "ingest", "post-ingest")
