@@ -7,6 +7,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/provision"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
@@ -91,7 +92,11 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) 
 	model := regs.Models[sr.Model]
 	r := Run{Run: *sr, Workload: s.Workload.Name, WarmupS: s.Workload.Warmup.D().Seconds(),
 		DurationS: s.Workload.Duration.D().Seconds(), Transport: s.SUT.Transport}
-	r.Provision = provisionOf(sr.Model, s.Workload.Provision, sr.Tenants)
+	st := provision.Choose(model, s.Workload.Provision, sr.Tenants, regs.Providers[s.SUT.Provider].Clones)
+	r.Provisioning, r.Provision = st.Name(), spec.ProvisionLoad
+	if st.Clones() {
+		r.Provision = spec.ProvisionClone
+	}
 	node := &s.Workload.Options
 	if sr.Options != nil {
 		node = sr.Options

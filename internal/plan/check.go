@@ -184,13 +184,3 @@ func checkConnections(s *spec.Spec, regs Registries, eng engine.Engine) []spec.P
 	}
 	return out
 }
-
-// provisionOf is how a run's tenants get their data: clone when the spec
-// asks for it (the default) and the model can clone with more than one
-// tenant, else load.
-func provisionOf(model, asked string, tenants int) string {
-	if asked == spec.ProvisionClone && tenants > 1 && (model == "database" || model == "instance") {
-		return spec.ProvisionClone
-	}
-	return spec.ProvisionLoad
-}

@@ -120,6 +120,9 @@ type Run struct {
 	// DurationS is workload.duration: at most, when the plan's StreamsEnd.
 	DurationS float64 `json:"duration_s"`
 	Transport string  `json:"transport"`
+	// Provisioning is how the tenants get their servers, roles and data:
+	// a strategy of package provision, chosen here once.
+	Provisioning string `json:"provisioning"`
 	// Instances are the servers the run's tenancy model needs.
 	Instances []Instance `json:"instances"`
 	// ServerPerTenant says the model gives each tenant a server of its

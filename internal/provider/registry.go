@@ -15,6 +15,10 @@ type Factory struct {
 	// StopRecord stops a server an earlier tenantbench process kept up
 	// (`tenantbench down`); nil when the provider keeps none.
 	StopRecord func(ctx context.Context, r Record) error
+	// Clones says the provider's servers can be copied while stopped
+	// (its providers are Cloners), which the plan needs to know before
+	// any provider exists.
+	Clones bool
 }
 
 // Registry is the set of known providers, by name. An explicit value, not

@@ -26,8 +26,8 @@ func newBars(out io.Writer, terminal bool) *bars {
 	return b
 }
 
-// add makes tenant's bar and returns the callback that moves it.
-func (b *bars) add(tenant string, total int64) func(int64) {
+// Add makes tenant's bar and returns the callback that moves it.
+func (b *bars) Add(tenant string, total int64) func(int64) {
 	if b.p == nil {
 		return func(int64) {}
 	}
@@ -40,7 +40,7 @@ func (b *bars) add(tenant string, total int64) func(int64) {
 	return func(rows int64) { bar.SetCurrent(rows) }
 }
 
-func (b *bars) done(tenant string, err error) {
+func (b *bars) Done(tenant string, err error) {
 	if b.p == nil {
 		if err == nil {
 			fmt.Fprintf(b.out, "  %s ingest done\n", tenant)
@@ -57,7 +57,7 @@ func (b *bars) done(tenant string, err error) {
 	}
 }
 
-func (b *bars) wait() {
+func (b *bars) Wait() {
 	if b.p != nil {
 		b.p.Wait()
 	}

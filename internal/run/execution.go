@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tenantbench/tenantbench/internal/driver"
@@ -50,7 +49,7 @@ type execution struct {
 	mon        *monitor.Monitor // nil when monitoring is off or failed to start
 	samples    *monitor.Samples
 	obs        *results.Observations // what do gathered, for writeRun
-	prov       provisioning          // shared tables and cloned tenants (provisioning.go)
+	prov       provisioning          // the provisioning strategy and its state (provisioning.go)
 	storage    *float64              // GB in the data directories after the workload (storageGB)
 	// Query streams (TPC-H), when the workload phase ended, and memory
 	// kills (streams.go, memwatch.go).
@@ -194,141 +193,6 @@ func (e *execution) perTenant(ctx context.Context, phase string, fn func(ctx con
 		})
 	}
 	return g.Wait()
-}
-
-func (e *execution) provision(ctx context.Context) error {
-	specs := e.instanceSpecs()
-	if e.run.Model == "instance" && e.cloning() {
-		return e.provisionClones(ctx, specs)
-	}
-	n := len(specs)
-	tenants := tenancy.TenantNames(e.run.Tenants)
-	e.instances = make([]*provider.Instance, n)
-	e.limits = specs
-	g, gctx := errgroup.WithContext(ctx)
-	for i, is := range specs {
-		name := is.Name
-		g.Go(func() error {
-			start := time.Now()
-			inst, err := e.opts.Provider.Start(gctx, is)
-			end := time.Now()
-			if inst != nil {
-				e.mu.Lock()
-				e.instances[i] = inst
-				e.mu.Unlock()
-			}
-			for ti, t := range tenants {
-				if n == 1 || ti == i {
-					e.record(t, "provision", start, end, err)
-				}
-			}
-			if err != nil {
-				return fmt.Errorf("instance %s: %w", name, err)
-			}
-			return nil
-		})
-	}
-	err := g.Wait()
-	e.instances = compact(e.instances)
-	return err
-}
-
-func compact(in []*provider.Instance) []*provider.Instance {
-	var out []*provider.Instance
-	for _, i := range in {
-		if i != nil {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
-func (e *execution) setup(ctx context.Context) error {
-	switch {
-	case e.sharedTable():
-		return e.setupShared(ctx)
-	case e.cloning():
-		return e.setupClones(ctx)
-	}
-	start := time.Now()
-	ps, err := e.opts.Models[e.run.Model].Place(ctx, e.instances, tenancy.TenantNames(e.run.Tenants))
-	if err != nil {
-		return err
-	}
-	e.placements = ps
-	e.mon.SetPlacements(ps)
-	e.workloads = make([]workload.Workload, len(ps))
-	for i := range ps {
-		w, err := e.opts.Workloads.Build(e.workloadSpec(), e.run.Scale)
-		if err != nil {
-			return err
-		}
-		e.workloads[i] = w
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	for i, p := range ps {
-		g.Go(func() error {
-			conn, err := e.connect(i)(gctx)
-			if err == nil {
-				err = e.workloads[i].Setup(gctx, conn)
-				conn.Close(context.Background())
-			}
-			e.record(p.Tenant, "setup", start, time.Now(), err)
-			if err != nil {
-				return fmt.Errorf("tenant %s: %w", p.Tenant, err)
-			}
-			return nil
-		})
-	}
-	return g.Wait()
-}
-
-// connect returns how tenant i connects: its role, its database, its
-// search_path, over the spec's transport.
-func (e *execution) connect(i int) workload.Connect {
-	dsn := e.placements[i].DSN(e.spec.SUT.Transport)
-	return func(ctx context.Context) (*pgx.Conn, error) {
-		cfg, err := pgx.ParseConfig(dsn)
-		if err != nil {
-			return nil, errors.New("bad connection settings") // never echo the DSN: it holds the password
-		}
-		return pgx.ConnectConfig(ctx, cfg)
-	}
-}
-
-func (e *execution) ingest(ctx context.Context) error {
-	switch {
-	case e.sharedTable():
-		return e.ingestShared(ctx)
-	case e.cloning():
-		return e.ingestClones(ctx)
-	}
-	bars := newBars(e.opts.Log, e.opts.Terminal)
-	defer bars.wait()
-	return e.perTenant(ctx, "ingest", func(ctx context.Context, i int) error {
-		w := e.workloads[i]
-		progress := bars.add(e.placements[i].Tenant, w.Rows())
-		err := w.Ingest(ctx, e.loadConnect(i), progress)
-		bars.done(e.placements[i].Tenant, err)
-		return err
-	})
-}
-
-func (e *execution) postIngest(ctx context.Context) error {
-	switch {
-	case e.sharedTable():
-		return e.postIngestShared(ctx)
-	case e.cloning():
-		return e.postIngestClones(ctx)
-	}
-	return e.perTenant(ctx, "post-ingest", func(ctx context.Context, i int) error {
-		conn, err := e.connect(i)(ctx)
-		if err != nil {
-			return err
-		}
-		defer conn.Close(context.Background())
-		return e.workloads[i].PostIngest(ctx, conn)
-	})
 }
 
 func (e *execution) workload(ctx context.Context) error {

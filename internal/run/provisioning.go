@@ -6,67 +6,78 @@ import (
 	"fmt"
 	"net"
 	"sync"
-	"time"
 
 	"github.com/jackc/pgx/v5"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/provision"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
-// How tenants get their data besides every tenant loading its own: the
-// shared-table model, where the tables' owner sets up, loads the shared
-// read-only tables and indexes once and every tenant adds its own rows;
-// and cloned provisioning (workload.provision: clone), where the first
-// tenant loads and the others get a copy: in the database model CREATE
-// DATABASE ... TEMPLATE, in the instance model a copy of the first server's
-// stopped data directory.
-//
-// Phases of a cloned run, per tenant (phases.csv):
-//
-//   - the first tenant (the template) records provision, setup, ingest and
-//     post-ingest as in a loaded run;
-//   - database model: every other tenant's setup is its role, its ingest
-//     the copy of the template's database (after the template's
-//     post-ingest), its post-ingest empty (keys, indexes and statistics
-//     came with the copy);
-//   - instance model: every other tenant's ingest is the copy of the
-//     template server's data directory, its provision the start of its
-//     server on the copy, its setup the renaming of the template's role and
-//     database to its own, its post-ingest empty. All of this happens in the
-//     run's provision step, before monitoring starts, so that the monitor
-//     sees every server from the start.
+// How the run's tenants get their servers, roles and data is the run's
+// provisioning strategy (package provision), chosen once per run; the
+// provision, setup, ingest and post-ingest steps call it.
 
-// provisioning is the state of a run that the phases hand on.
+// provisioning is the run's provisioning strategy and the state its
+// phases hand on.
 type provisioning struct {
-	owner    workload.Workload // shared-table: the workload of the tables' owner
-	template *tenancy.Placement
-	// templateWorkload is the template's workload (instance model: made
-	// in the provision step).
-	templateWorkload workload.Workload
+	strategy provision.Strategy
+	state    *provision.Run
 }
 
-// cloning says whether the run clones its tenants' data: the plan says so
-// (see spec.Provision) and, for the instance model, the provider can copy
-// servers.
-func (e *execution) cloning() bool {
-	if e.run.Provision != spec.ProvisionClone {
-		return false
+// provisioning takes the strategy the plan chose for the run and makes
+// its state, on the first phase.
+func (e *execution) provisioning() (provisioning, error) {
+	if e.prov.state != nil {
+		return e.prov, nil
 	}
-	if e.run.Model == "instance" {
-		_, ok := e.opts.Provider.(provider.Cloner)
-		return ok
+	r := e.run
+	m := e.opts.Models[r.Model]
+	st, ok := provision.Lookup(r.Provisioning)
+	if !ok {
+		return e.prov, fmt.Errorf("the plan's provisioning %q is not a strategy of this tenantbench", r.Provisioning)
 	}
-	return e.run.Model == "database"
+	e.prov.strategy = st
+	e.prov.state = &provision.Run{Provider: e.opts.Provider, Model: m, Specs: e.instanceSpecs(),
+		Tenants: tenancy.TenantNames(r.Tenants), Clients: r.Clients, Workload: e.spec.Workload.Name,
+		Connect: e.connectTo, LoadConnect: e.loadConnect,
+		Build:    func() (workload.Workload, error) { return e.opts.Workloads.Build(e.workloadSpec(), r.Scale) },
+		Record:   e.record,
+		Placed:   func(ps []tenancy.Placement) { e.mon.SetPlacements(ps) },
+		Progress: func() provision.Progress { return newBars(e.opts.Log, e.opts.Terminal) },
+		Logf:     e.logf}
+	return e.prov, nil
 }
 
-// sharedTable says whether the run is of the shared-table model.
-func (e *execution) sharedTable() bool {
-	_, ok := e.opts.Models[e.run.Model].(tenancy.SharedTable)
-	return ok
+// provisionPhase runs one phase of the run's strategy and takes over
+// what it made, also when it failed (teardown stops the servers started).
+func (e *execution) provisionPhase(ctx context.Context, phase func(provision.Strategy, context.Context, *provision.Run) error) error {
+	pr, err := e.provisioning()
+	if err != nil {
+		return err
+	}
+	p := pr.state
+	err = phase(pr.strategy, ctx, p)
+	e.instances, e.limits, e.placements, e.workloads = p.Instances, p.Limits, p.Placements, p.Workloads
+	return err
+}
+
+func (e *execution) provision(ctx context.Context) error {
+	return e.provisionPhase(ctx, provision.Strategy.Provision)
+}
+
+func (e *execution) setup(ctx context.Context) error {
+	return e.provisionPhase(ctx, provision.Strategy.Setup)
+}
+
+func (e *execution) ingest(ctx context.Context) error {
+	return e.provisionPhase(ctx, provision.Strategy.Ingest)
+}
+
+func (e *execution) postIngest(ctx context.Context) error {
+	return e.provisionPhase(ctx, provision.Strategy.PostIngest)
 }
 
 // instanceSpecs are the servers the run's model needs, with their limits.
@@ -79,247 +90,11 @@ func (e *execution) instanceSpecs() []provider.InstanceSpec {
 	return specs
 }
 
-// buildWorkloads makes every tenant's workload.
-func (e *execution) buildWorkloads(n int) error {
-	e.workloads = make([]workload.Workload, n)
-	for i := range e.workloads {
-		w, err := e.opts.Workloads.Build(e.workloadSpec(), e.run.Scale)
-		if err != nil {
-			return err
-		}
-		e.workloads[i] = w
-	}
-	return nil
-}
+// connect returns how placed tenant i connects (connectTo).
+func (e *execution) connect(i int) workload.Connect { return e.connectTo(e.placements[i]) }
 
-// loadTenant runs tenant i's ingest and post-ingest, recording both.
-func (e *execution) loadTenant(ctx context.Context, i int) error {
-	p, w := e.placements[i], e.workloads[i]
-	bars := newBars(e.opts.Log, e.opts.Terminal)
-	start := time.Now()
-	progress := bars.add(p.Tenant, w.Rows())
-	err := w.Ingest(ctx, e.loadConnect(i), progress)
-	bars.done(p.Tenant, err)
-	bars.wait()
-	e.record(p.Tenant, "ingest", start, time.Now(), err)
-	if err != nil {
-		return fmt.Errorf("tenant %s: %w", p.Tenant, err)
-	}
-	start = time.Now()
-	conn, err := e.connect(i)(ctx)
-	if err == nil {
-		err = w.PostIngest(ctx, conn)
-		conn.Close(context.Background())
-	}
-	e.record(p.Tenant, "post-ingest", start, time.Now(), err)
-	if err != nil {
-		return fmt.Errorf("tenant %s: %w", p.Tenant, err)
-	}
-	return nil
-}
-
-// provisionClones is the provision step of a cloned instance-model run:
-// the first tenant's server is started, its tenant placed, set up, loaded
-// and post-ingested; the server is stopped, copied for every other tenant
-// and started again with the copies.
-func (e *execution) provisionClones(ctx context.Context, specs []provider.InstanceSpec) error {
-	cl := e.opts.Provider.(provider.Cloner)
-	tenants := tenancy.TenantNames(e.run.Tenants)
-	e.limits = specs
-	e.instances = make([]*provider.Instance, len(specs))
-	defer func() { e.instances = compact(e.instances) }()
-	start := time.Now()
-	inst, err := e.opts.Provider.Start(ctx, specs[0])
-	e.instances[0] = inst
-	e.record(tenants[0], "provision", start, time.Now(), err)
-	if err != nil {
-		return fmt.Errorf("instance %s: %w", specs[0].Name, err)
-	}
-	e.logf("provision: %s is the template of %d cloned servers", tenants[0], len(specs)-1)
-	start = time.Now()
-	ps, err := tenancy.Instance{}.Place(ctx, e.instances[:1], tenants[:1])
-	if err == nil {
-		e.placements = ps
-		err = e.buildWorkloads(1)
-	}
-	if err == nil {
-		conn, cerr := e.connect(0)(ctx)
-		if err = cerr; err == nil {
-			err = e.workloads[0].Setup(ctx, conn)
-			conn.Close(context.Background())
-		}
-	}
-	e.record(tenants[0], "setup", start, time.Now(), err)
-	if err != nil {
-		return fmt.Errorf("tenant %s: %w", tenants[0], err)
-	}
-	if err := e.loadTenant(ctx, 0); err != nil {
-		return err
-	}
-	// A fast shutdown ends with a checkpoint: the data directory is
-	// consistent and needs no recovery in its copies.
-	if err := e.opts.Provider.Stop(ctx, inst); err != nil {
-		return err
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	for k := 1; k < len(specs); k++ {
-		g.Go(func() error {
-			start := time.Now()
-			c, copied, err := cl.Clone(gctx, inst, specs[k])
-			end := time.Now()
-			if c != nil {
-				e.mu.Lock()
-				e.instances[k] = c
-				e.mu.Unlock()
-			}
-			if err != nil {
-				e.record(tenants[k], "ingest", start, end, err)
-				return err
-			}
-			e.record(tenants[k], "ingest", start, start.Add(copied), nil)
-			e.record(tenants[k], "provision", start.Add(copied), end, nil)
-			return nil
-		})
-	}
-	err = g.Wait()
-	// The template's server comes back in any case, so that teardown
-	// finds every server as the run left it.
-	again, rerr := cl.Restart(context.WithoutCancel(ctx), inst)
-	if rerr == nil {
-		e.instances[0] = again
-		e.placements[0].Instance = again
-	}
-	if err = errors.Join(err, rerr); err != nil {
-		return err
-	}
-	e.prov.template = &e.placements[0]
-	e.prov.templateWorkload = e.workloads[0]
-	return nil
-}
-
-// setupClones is the setup step of a cloned run. Database model: the
-// first tenant is placed and set up, the others get their roles.
-// Instance model: each copy of the template's server is handed to its
-// tenant (tenancy.AdoptClone).
-func (e *execution) setupClones(ctx context.Context) error {
-	start := time.Now()
-	tenants := tenancy.TenantNames(e.run.Tenants)
-	ps := make([]tenancy.Placement, len(tenants))
-	g, gctx := errgroup.WithContext(ctx)
-	if e.run.Model == "instance" {
-		ps[0] = *e.prov.template
-		for k := 1; k < len(tenants); k++ {
-			g.Go(func() error {
-				p, err := tenancy.AdoptClone(gctx, e.instances[k], ps[0], tenants[k], k)
-				ps[k] = p
-				e.record(tenants[k], "setup", start, time.Now(), err)
-				if err != nil {
-					return fmt.Errorf("tenant %s: %w", tenants[k], err)
-				}
-				return nil
-			})
-		}
-		err := g.Wait()
-		if err != nil {
-			return err
-		}
-		e.placements = ps
-		e.mon.SetPlacements(ps)
-		w0 := e.prov.templateWorkload
-		if err := e.buildWorkloads(len(ps)); err != nil {
-			return err
-		}
-		e.workloads[0] = w0
-		return nil
-	}
-	// database
-	inst := e.instances[0]
-	g.Go(func() error {
-		tp, err := tenancy.Database{}.Place(gctx, e.instances, tenants[:1])
-		if err == nil {
-			ps[0] = tp[0]
-			var w workload.Workload
-			w, err = e.opts.Workloads.Build(e.workloadSpec(), e.run.Scale)
-			if err == nil {
-				e.prov.templateWorkload = w
-				conn, cerr := e.connectTo(ps[0])(gctx)
-				if err = cerr; err == nil {
-					err = w.Setup(gctx, conn)
-					conn.Close(context.Background())
-				}
-			}
-		}
-		e.record(tenants[0], "setup", start, time.Now(), err)
-		if err != nil {
-			return fmt.Errorf("tenant %s: %w", tenants[0], err)
-		}
-		return nil
-	})
-	for k := 1; k < len(tenants); k++ {
-		g.Go(func() error {
-			p, err := tenancy.AddRole(gctx, inst, tenants[k], k)
-			ps[k] = p
-			e.record(tenants[k], "setup", start, time.Now(), err)
-			if err != nil {
-				return fmt.Errorf("tenant %s: %w", tenants[k], err)
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	e.placements = ps
-	e.prov.template = &e.placements[0]
-	e.mon.SetPlacements(ps)
-	if err := e.buildWorkloads(len(ps)); err != nil {
-		return err
-	}
-	e.workloads[0] = e.prov.templateWorkload
-	return nil
-}
-
-// ingestClones is the ingest step of a cloned run. Database model: the
-// template loads and post-ingests, then every other tenant's database is
-// copied from it, all at once. Instance model: done in the provision
-// step.
-func (e *execution) ingestClones(ctx context.Context) error {
-	if e.run.Model == "instance" {
-		return nil
-	}
-	if err := e.loadTenant(ctx, 0); err != nil {
-		return err
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	// A clone holds up to two superuser connections (to postgres, then to
-	// the copy); max_connections was sized for the tenants' clients
-	// (spec.NeededConnections), so as many clones run at once as fit in
-	// them: 20 tenants of one client clone 10 at a time.
-	g.SetLimit(max(1, e.run.Tenants*e.run.Clients/2))
-	for k := 1; k < len(e.placements); k++ {
-		g.Go(func() error {
-			start := time.Now()
-			err := tenancy.CloneDatabase(gctx, e.placements[0], e.placements[k])
-			e.record(e.placements[k].Tenant, "ingest", start, time.Now(), err)
-			return err
-		})
-	}
-	return g.Wait()
-}
-
-// postIngestClones records the empty post-ingest of the copies: their
-// keys, indexes and statistics came with the template's data. The
-// template's own was recorded when it ran.
-func (e *execution) postIngestClones(context.Context) error {
-	now := time.Now()
-	for _, p := range e.placements[1:] {
-		e.record(p.Tenant, "post-ingest", now, now, nil)
-	}
-	return nil
-}
-
-// connectTo is how the tenant of p connects, as connect does for a
-// placed tenant.
+// connectTo returns how the tenant of p connects: its role, its
+// database, its search_path, over the spec's transport.
 func (e *execution) connectTo(p tenancy.Placement) workload.Connect {
 	dsn := p.DSN(e.spec.SUT.Transport)
 	return func(ctx context.Context) (*pgx.Conn, error) {
@@ -331,114 +106,15 @@ func (e *execution) connectTo(p tenancy.Placement) workload.Connect {
 	}
 }
 
-// setupShared is the setup step of the shared-table model: the roles and
-// the database (tenancy.SharedTable), the tables created once by their
-// owner (the workload without a key), then every tenant's policies and
-// privileges. Each tenant's setup is that whole step.
-func (e *execution) setupShared(ctx context.Context) error {
-	start := time.Now()
-	err := e.setupSharedTables(ctx)
-	for _, t := range tenancy.TenantNames(e.run.Tenants) {
-		e.record(t, "setup", start, time.Now(), err)
-	}
-	return err
-}
-
-func (e *execution) setupSharedTables(ctx context.Context) error {
-	inst := e.instances[0]
-	ps, err := tenancy.SharedTable{}.Place(ctx, e.instances, tenancy.TenantNames(e.run.Tenants))
-	if err != nil {
-		return err
-	}
-	e.placements = ps
-	e.mon.SetPlacements(ps)
-	owner, err := e.opts.Workloads.Build(e.workloadSpec(), e.run.Scale)
-	if err != nil {
-		return err
-	}
-	sh, ok := owner.(workload.Shared)
-	if !ok {
-		return fmt.Errorf("workload %s has no tenant key, which the shared-table model needs", e.spec.Workload.Name)
-	}
-	e.prov.owner = owner
-	e.workloads = make([]workload.Workload, len(ps))
-	for i := range ps {
-		w, err := sh.ForTenant(workload.TenantKey{Index: i, Tenants: len(ps)})
-		if err != nil {
-			return err
-		}
-		e.workloads[i] = w
-	}
-	conn, err := tenancy.ConnectOwner(ctx, inst)
-	if err != nil {
-		return err
-	}
-	err = owner.Setup(ctx, conn)
-	conn.Close(context.Background())
-	if err != nil {
-		return fmt.Errorf("creating the shared tables: %w", err)
-	}
-	return tenancy.SharedTable{}.Share(ctx, inst, ps, sh.KeyColumns(), func(i int) (int64, int64) {
-		return sh.KeyRange(workload.TenantKey{Index: i, Tenants: len(ps)})
-	})
-}
-
-// ingestShared is the ingest step of the shared-table model: the owner
-// loads the shared read-only tables while every tenant adds its own rows.
-// A tenant's ingest ends when its rows and the shared ones are in.
-func (e *execution) ingestShared(ctx context.Context) error {
-	sh := e.prov.owner.(workload.Shared)
-	bars := newBars(e.opts.Log, e.opts.Terminal)
-	defer bars.wait()
-	shared := make(chan struct{})
-	var sharedErr error
-	go func() {
-		defer close(shared)
-		progress := bars.add("shared", sh.SharedRows())
-		owner := func(ctx context.Context) (*pgx.Conn, error) { return tenancy.ConnectOwner(ctx, e.instances[0]) }
-		sharedErr = sh.IngestShared(ctx, owner, progress)
-		bars.done("shared", sharedErr)
-	}()
-	err := e.perTenant(ctx, "ingest", func(ctx context.Context, i int) error {
-		w := e.workloads[i]
-		progress := bars.add(e.placements[i].Tenant, w.Rows())
-		err := w.Ingest(ctx, e.loadConnect(i), progress)
-		bars.done(e.placements[i].Tenant, err)
-		<-shared
-		if err == nil && sharedErr != nil {
-			err = fmt.Errorf("loading the shared tables: %w", sharedErr)
-		}
-		return err
-	})
-	<-shared
-	return err
-}
-
-// postIngestShared is the post-ingest step of the shared-table model: the
-// owner adds the keys and indexes and refreshes the statistics of the
-// shared tables once; every tenant's post-ingest is that step.
-func (e *execution) postIngestShared(ctx context.Context) error {
-	start := time.Now()
-	conn, err := tenancy.ConnectOwner(ctx, e.instances[0])
-	if err == nil {
-		err = e.prov.owner.PostIngest(ctx, conn)
-		conn.Close(context.Background())
-	}
-	for _, p := range e.placements {
-		e.record(p.Tenant, "post-ingest", start, time.Now(), err)
-	}
-	return err
-}
-
-// loadConnect is how tenant i's ingest connects: as connect, but with at
-// most as many connections open at once as the tenant has clients, the
-// connections max_connections was sized for (spec.NeededConnections). A
-// loader that opens more (tpcc loads over up to 4) waits for one of its
-// connections to close; the loaders take their units from a common
-// queue, so the ones connected do the work.
-func (e *execution) loadConnect(i int) workload.Connect {
+// loadConnect is how the tenant of p connects while it ingests: as
+// connectTo, but with at most as many connections open at once as the
+// tenant has clients, the connections max_connections was sized for
+// (spec.NeededConnections). A loader that opens more (tpcc loads over up
+// to 4) waits for one of its connections to close; the loaders take their
+// units from a common queue, so the ones connected do the work.
+func (e *execution) loadConnect(p tenancy.Placement) workload.Connect {
 	slots := make(chan struct{}, max(1, e.run.Clients))
-	dsn := e.placements[i].DSN(e.spec.SUT.Transport)
+	dsn := p.DSN(e.spec.SUT.Transport)
 	return func(ctx context.Context) (*pgx.Conn, error) {
 		select {
 		case slots <- struct{}{}:

@@ -13,6 +13,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/pgtest"
 	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
+	"github.com/tenantbench/tenantbench/internal/provision"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
 	"github.com/tenantbench/tenantbench/internal/workload/sales"
@@ -174,11 +175,15 @@ func TestClonedTenants(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	for _, model := range []string{"database", "instance"} {
+	for model, strategy := range map[string]string{"database": provision.CloneDatabase, "instance": provision.CloneDatadir} {
 		t.Run(model, func(t *testing.T) {
 			ex := newExecution(t, fmt.Sprintf(tpccSpec, model, 3, "clone"))
-			if !ex.cloning() {
-				t.Fatal("the run does not clone")
+			if pr, err := ex.provisioning(); err != nil || pr.strategy.Name() != strategy {
+				got := ""
+				if err == nil {
+					got = pr.strategy.Name()
+				}
+				t.Fatalf("the run provisions by %s (%v), want %s", got, err, strategy)
 			}
 			start := time.Now()
 			ex.steps(t, "provision", "setup", "ingest", "post-ingest")
@@ -248,6 +253,9 @@ func TestSharedTableRun(t *testing.T) {
 		t.Skip("starts PostgreSQL and loads TPC-C warehouses")
 	}
 	ex := newExecution(t, fmt.Sprintf(tpccSpec, "shared-table", 3, "clone"))
+	if pr, err := ex.provisioning(); err != nil || pr.strategy.Name() != provision.SharedTables {
+		t.Fatalf("the run provisions by %v (%v)", pr.strategy, err)
+	}
 	ex.steps(t, "provision", "setup", "ingest", "post-ingest")
 	phaseRows(t, ex, "provision", "setup", "ingest", "post-ingest")
 	if len(ex.instances) != 1 {
@@ -309,8 +317,8 @@ func TestCloneManyTenants(t *testing.T) {
 tenancy: {model: database, tenants: 16}
 workload: {name: tpcc, scale: 1, clients: 1, duration: 1s}
 `)
-	if !ex.cloning() {
-		t.Fatal("the run does not clone")
+	if pr, err := ex.provisioning(); err != nil || pr.strategy.Name() != provision.CloneDatabase {
+		t.Fatalf("the run provisions by %v (%v)", pr.strategy, err)
 	}
 	ex.steps(t, "provision", "setup", "ingest", "post-ingest")
 	phaseRows(t, ex, "provision", "setup", "ingest", "post-ingest")

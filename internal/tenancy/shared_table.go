@@ -147,12 +147,3 @@ func (SharedTable) Share(ctx context.Context, inst *provider.Instance, ps []Plac
 	}
 	return nil
 }
-
-// Accepts says why the shared-table model cannot hold w: only a workload
-// whose tables carry a tenant key (workload.Shared) can share them.
-func (SharedTable) Accepts(w workload.Workload) string {
-	if _, ok := w.(workload.Shared); !ok {
-		return "shared-table needs a workload with a tenant key"
-	}
-	return ""
-}

@@ -107,5 +107,12 @@ func TestSharedTableAccepts(t *testing.T) {
 		if accepted := (SharedTable{}).Accepts(w) == ""; keyed != accepted {
 			t.Errorf("workload %s: implements workload.Shared %v, accepted by the shared-table model %v", name, keyed, accepted)
 		}
+		// The other models hold every workload.
+		for mn, m := range Builtin() {
+			accepted := Accepts(m, w) == ""
+			if want := mn != "shared-table" || keyed; accepted != want {
+				t.Errorf("model %s accepts workload %s: %v, want %v (%q)", mn, name, accepted, want, Accepts(m, w))
+			}
+		}
 	}
 }

@@ -15,6 +15,7 @@ func Builtin() provider.Registry {
 		Name:       "local",
 		New:        func() (provider.Provider, error) { return local.New(local.Options{}) },
 		StopRecord: local.StopRecord,
+		Clones:     true,
 	})
 	return r
 }

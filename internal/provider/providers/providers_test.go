@@ -3,6 +3,8 @@ package providers
 import (
 	"strings"
 	"testing"
+
+	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
 func TestBuiltin(t *testing.T) {
@@ -19,5 +21,20 @@ func TestBuiltin(t *testing.T) {
 	p, err := r.New("local")
 	if err != nil || p == nil {
 		t.Fatalf("New(local) = %v, %v", p, err)
+	}
+}
+
+// TestClonesDeclared: what a factory declares before any provider exists
+// is what its providers can do.
+func TestClonesDeclared(t *testing.T) {
+	for _, name := range Builtin().Names() {
+		f := Builtin()[name]
+		p, err := f.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := p.(provider.Cloner); ok != f.Clones {
+			t.Errorf("provider %s: Clones %v, but a Cloner: %v", name, f.Clones, ok)
+		}
 	}
 }

@@ -1,0 +1,120 @@
+package provision
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+// cloneDatabase: on the one server, the first tenant (the template) is
+// placed, sets up, loads and post-ingests as in a loaded run; every other
+// tenant's setup is its role, its ingest the copy of the template's
+// database (CREATE DATABASE ... TEMPLATE, after the template's
+// post-ingest), its post-ingest empty (keys, indexes and statistics came
+// with the copy). The model is a tenancy.DatabaseCloner.
+type cloneDatabase struct{}
+
+func (cloneDatabase) Name() string { return CloneDatabase }
+func (cloneDatabase) Clones() bool { return true }
+
+func (cloneDatabase) Provision(ctx context.Context, r *Run) error { return startAll(ctx, r) }
+
+func databaseCloner(r *Run) (tenancy.DatabaseCloner, error) {
+	dc, ok := r.Model.(tenancy.DatabaseCloner)
+	if !ok {
+		return nil, fmt.Errorf("%s: the tenancy model cannot copy a tenant's database", CloneDatabase)
+	}
+	return dc, nil
+}
+
+// Setup places the template and sets it up while the other tenants get
+// their roles.
+func (cloneDatabase) Setup(ctx context.Context, r *Run) error {
+	dc, err := databaseCloner(r)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	tenants := r.Tenants
+	ps := make([]tenancy.Placement, len(tenants))
+	inst := r.Instances[0]
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		tp, err := r.Model.Place(gctx, r.Instances, tenants[:1])
+		if err == nil {
+			ps[0] = tp[0]
+			var w workload.Workload
+			w, err = r.Build()
+			if err == nil {
+				r.templateWorkload = w
+				conn, cerr := r.Connect(ps[0])(gctx)
+				if err = cerr; err == nil {
+					err = w.Setup(gctx, conn)
+					conn.Close(context.Background())
+				}
+			}
+		}
+		r.Record(tenants[0], "setup", start, time.Now(), err)
+		if err != nil {
+			return fmt.Errorf("tenant %s: %w", tenants[0], err)
+		}
+		return nil
+	})
+	for k := 1; k < len(tenants); k++ {
+		g.Go(func() error {
+			p, err := dc.AddRole(gctx, inst, tenants[k], k)
+			ps[k] = p
+			r.Record(tenants[k], "setup", start, time.Now(), err)
+			if err != nil {
+				return fmt.Errorf("tenant %s: %w", tenants[k], err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	r.placed(ps)
+	if err := r.buildWorkloads(len(ps)); err != nil {
+		return err
+	}
+	r.Workloads[0] = r.templateWorkload
+	return nil
+}
+
+// Ingest loads and post-ingests the template, then copies its database
+// for every other tenant, all at once.
+func (cloneDatabase) Ingest(ctx context.Context, r *Run) error {
+	dc, err := databaseCloner(r)
+	if err != nil {
+		return err
+	}
+	if err := r.loadTemplate(ctx); err != nil {
+		return err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	// A clone holds up to two superuser connections (to postgres, then to
+	// the copy); max_connections was sized for the tenants' clients
+	// (spec.NeededConnections), so as many clones run at once as fit in
+	// them: 20 tenants of one client clone 10 at a time.
+	g.SetLimit(max(1, len(r.Tenants)*r.Clients/2))
+	for k := 1; k < len(r.Placements); k++ {
+		g.Go(func() error {
+			start := time.Now()
+			err := dc.CloneDatabase(gctx, r.Placements[0], r.Placements[k])
+			r.Record(r.Placements[k].Tenant, "ingest", start, time.Now(), err)
+			return err
+		})
+	}
+	return g.Wait()
+}
+
+func (cloneDatabase) PostIngest(_ context.Context, r *Run) error {
+	r.copiesPostIngested()
+	return nil
+}

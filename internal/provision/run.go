@@ -1,0 +1,215 @@
+package provision
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+// Run is the state of one run that the phases fill in and hand on, with
+// what they need of the run.
+type Run struct {
+	Provider provider.Provider
+	Model    tenancy.Model
+	// Specs are the servers the model needs, with their limits: one, or
+	// one per tenant.
+	Specs   []provider.InstanceSpec
+	Tenants []string // the tenants' names, in order
+	Clients int      // each tenant's clients
+	// Workload is the workload's name, for messages.
+	Workload string
+
+	// Connect is how the tenant of p connects; LoadConnect, while it
+	// ingests (within the connections it was sized for).
+	Connect, LoadConnect func(p tenancy.Placement) workload.Connect
+	// Build makes one tenant's workload.
+	Build func() (workload.Workload, error)
+	// Record adds one tenant's time in a phase to the run's phases.
+	Record func(tenant, phase string, start, end time.Time, err error)
+	// Placed tells the monitor where the tenants live.
+	Placed func(ps []tenancy.Placement)
+	// Progress shows ingest progress; one per ingest.
+	Progress func() Progress
+	Logf     func(format string, a ...any)
+
+	// What the phases make. Instances has the servers started, also
+	// after a failed phase (teardown stops them); Limits are the specs
+	// they were started with.
+	Instances  []*provider.Instance
+	Limits     []provider.InstanceSpec
+	Placements []tenancy.Placement
+	Workloads  []workload.Workload
+
+	mu sync.Mutex // guards Instances while servers start
+	// owner is the workload of the shared tables' owner (SharedTables).
+	owner workload.Workload
+	// template is the tenant whose data the others copy, with its
+	// workload (CloneDatabase, CloneDatadir).
+	template         *tenancy.Placement
+	templateWorkload workload.Workload
+}
+
+// Progress shows ingest progress per tenant.
+type Progress interface {
+	// Add makes tenant's bar and returns the callback that moves it.
+	Add(tenant string, total int64) func(rows int64)
+	// Done ends tenant's bar.
+	Done(tenant string, err error)
+	// Wait returns when every bar is drawn.
+	Wait()
+}
+
+// startAll starts every server of the run at once; each tenant's
+// provision is its server's start (one server: every tenant's).
+func startAll(ctx context.Context, r *Run) error {
+	n := len(r.Specs)
+	r.Instances = make([]*provider.Instance, n)
+	r.Limits = r.Specs
+	g, gctx := errgroup.WithContext(ctx)
+	for i, is := range r.Specs {
+		g.Go(func() error {
+			start := time.Now()
+			inst, err := r.Provider.Start(gctx, is)
+			end := time.Now()
+			r.setInstance(i, inst)
+			for ti, t := range r.Tenants {
+				if n == 1 || ti == i {
+					r.Record(t, "provision", start, end, err)
+				}
+			}
+			if err != nil {
+				return fmt.Errorf("instance %s: %w", is.Name, err)
+			}
+			return nil
+		})
+	}
+	err := g.Wait()
+	r.Instances = compact(r.Instances)
+	return err
+}
+
+func (r *Run) setInstance(i int, inst *provider.Instance) {
+	if inst == nil {
+		return
+	}
+	r.mu.Lock()
+	r.Instances[i] = inst
+	r.mu.Unlock()
+}
+
+func compact(in []*provider.Instance) []*provider.Instance {
+	var out []*provider.Instance
+	for _, i := range in {
+		if i != nil {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// placed keeps ps as the run's placements and tells the monitor.
+func (r *Run) placed(ps []tenancy.Placement) {
+	r.Placements = ps
+	if r.Placed != nil {
+		r.Placed(ps)
+	}
+}
+
+// buildWorkloads makes the workload of each of n tenants.
+func (r *Run) buildWorkloads(n int) error {
+	r.Workloads = make([]workload.Workload, n)
+	for i := range r.Workloads {
+		w, err := r.Build()
+		if err != nil {
+			return err
+		}
+		r.Workloads[i] = w
+	}
+	return nil
+}
+
+// perTenant runs fn for every placed tenant at once and records each
+// tenant's time in the phase. It returns when all are done: the barrier.
+func (r *Run) perTenant(ctx context.Context, phase string, fn func(ctx context.Context, i int) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for i, p := range r.Placements {
+		g.Go(func() error {
+			start := time.Now()
+			err := fn(gctx, i)
+			r.Record(p.Tenant, phase, start, time.Now(), err)
+			if err != nil {
+				return fmt.Errorf("tenant %s: %w", p.Tenant, err)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// setupTenant creates tenant i's tables over a connection of its own.
+func (r *Run) setupTenant(ctx context.Context, i int) error {
+	conn, err := r.Connect(r.Placements[i])(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	return r.Workloads[i].Setup(ctx, conn)
+}
+
+// postIngestTenant adds tenant i's keys and indexes and refreshes its
+// statistics.
+func (r *Run) postIngestTenant(ctx context.Context, i int) error {
+	conn, err := r.Connect(r.Placements[i])(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	return r.Workloads[i].PostIngest(ctx, conn)
+}
+
+// ingestTenant loads tenant i's data, with its progress bar.
+func (r *Run) ingestTenant(ctx context.Context, bars Progress, i int) error {
+	p, w := r.Placements[i], r.Workloads[i]
+	progress := bars.Add(p.Tenant, w.Rows())
+	err := w.Ingest(ctx, r.LoadConnect(p), progress)
+	bars.Done(p.Tenant, err)
+	return err
+}
+
+// loadTemplate runs the template's (tenant 0's) ingest and post-ingest,
+// recording both.
+func (r *Run) loadTemplate(ctx context.Context) error {
+	tenant := r.Placements[0].Tenant
+	bars := r.Progress()
+	start := time.Now()
+	err := r.ingestTenant(ctx, bars, 0)
+	bars.Wait()
+	r.Record(tenant, "ingest", start, time.Now(), err)
+	if err != nil {
+		return fmt.Errorf("tenant %s: %w", tenant, err)
+	}
+	start = time.Now()
+	err = r.postIngestTenant(ctx, 0)
+	r.Record(tenant, "post-ingest", start, time.Now(), err)
+	if err != nil {
+		return fmt.Errorf("tenant %s: %w", tenant, err)
+	}
+	return nil
+}
+
+// copiesPostIngested records the empty post-ingest of the copies: their
+// keys, indexes and statistics came with the template's data. The
+// template's own was recorded when it ran.
+func (r *Run) copiesPostIngested() {
+	now := time.Now()
+	for _, p := range r.Placements[1:] {
+		r.Record(p.Tenant, "post-ingest", now, now, nil)
+	}
+}

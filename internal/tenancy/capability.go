@@ -1,0 +1,86 @@
+package tenancy
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+// What a model can do beyond placing tenants, declared through small
+// interfaces so that callers (package provision) ask the model instead of
+// testing its name.
+
+// DatabaseCloner is a model whose tenants each own a database on one
+// shared server, so that a tenant's database can be a copy of another's
+// (CREATE DATABASE ... TEMPLATE): the tenant gets its role first
+// (AddRole), its database later (CloneDatabase).
+type DatabaseCloner interface {
+	AddRole(ctx context.Context, inst *provider.Instance, tenant string, index int) (Placement, error)
+	CloneDatabase(ctx context.Context, template, p Placement) error
+}
+
+// ServerAdopter is a model whose tenants each own a server, so that a
+// tenant's server can be a copy of another's stopped one, handed over to
+// the tenant by AdoptClone.
+type ServerAdopter interface {
+	AdoptClone(ctx context.Context, inst *provider.Instance, template Placement, tenant string, index int) (Placement, error)
+}
+
+// TableSharer is a model that keeps every tenant in the same tables: their
+// owner creates and loads the shared ones (ConnectOwner), then Share gives
+// each tenant its rows.
+type TableSharer interface {
+	ConnectOwner(ctx context.Context, inst *provider.Instance) (*pgx.Conn, error)
+	Share(ctx context.Context, inst *provider.Instance, ps []Placement, keys []workload.KeyColumn, ranges KeyRange) error
+}
+
+// WorkloadAcceptor is a model that holds some workloads only. Accepts says
+// why it cannot hold w, or "" when it can.
+type WorkloadAcceptor interface {
+	Accepts(w workload.Workload) string
+}
+
+// Accepts says why m cannot hold w, or "" when it can: a model that does
+// not implement WorkloadAcceptor holds every workload.
+func Accepts(m Model, w workload.Workload) string {
+	if a, ok := m.(WorkloadAcceptor); ok {
+		return a.Accepts(w)
+	}
+	return ""
+}
+
+func (Database) AddRole(ctx context.Context, inst *provider.Instance, tenant string, index int) (Placement, error) {
+	return AddRole(ctx, inst, tenant, index)
+}
+
+func (Database) CloneDatabase(ctx context.Context, template, p Placement) error {
+	return CloneDatabase(ctx, template, p)
+}
+
+func (Instance) AdoptClone(ctx context.Context, inst *provider.Instance, template Placement, tenant string, index int) (Placement, error) {
+	return AdoptClone(ctx, inst, template, tenant, index)
+}
+
+func (SharedTable) ConnectOwner(ctx context.Context, inst *provider.Instance) (*pgx.Conn, error) {
+	return ConnectOwner(ctx, inst)
+}
+
+// Accepts: the shared tables need a workload whose rows carry their
+// tenant's key (workload.Shared).
+func (SharedTable) Accepts(w workload.Workload) string {
+	if _, ok := w.(workload.Shared); !ok {
+		return "shared-table needs a workload with a tenant key"
+	}
+	return ""
+}
+
+// The built-in models declare what they can do.
+var (
+	_ DatabaseCloner   = Database{}
+	_ ServerAdopter    = Instance{}
+	_ TableSharer      = SharedTable{}
+	_ WorkloadAcceptor = SharedTable{}
+)
