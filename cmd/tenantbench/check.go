@@ -109,7 +109,11 @@ func checkKept(ctx context.Context, out io.Writer, dir string, kept []*run.Kept)
 	violated := 0
 	for _, k := range kept {
 		for _, t := range k.Tenants {
-			dsn, err := run.TenantDSN(dir, k, t)
+			eng, err := registries().Engines.Get(k.Engine)
+			if err != nil {
+				return 0, err
+			}
+			dsn, err := run.TenantDSN(dir, k, t, eng)
 			if err != nil {
 				return 0, err
 			}

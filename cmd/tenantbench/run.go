@@ -14,7 +14,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tenantbench/tenantbench/internal/driver"
-	"github.com/tenantbench/tenantbench/internal/provider/providers"
 	"github.com/tenantbench/tenantbench/internal/report"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/run"
@@ -113,12 +112,16 @@ func downCmd() *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
 			defer cancel()
-			// A kept record names no provider: only the local one keeps
-			// servers so far.
-			stopRecord := providers.Builtin()["local"].StopRecord
 			var failed error
 			for _, r := range recs {
-				if err := stopRecord(ctx, r.Record); err != nil {
+				f, err := registries().Providers.Get(r.Provider)
+				if err == nil && f.StopRecord == nil {
+					err = fmt.Errorf("provider %s keeps no servers", r.Provider)
+				}
+				if err == nil {
+					err = f.StopRecord(ctx, r.Record)
+				}
+				if err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "instance %s: %v\n", r.Name, err)
 					failed = err
 					continue

@@ -93,7 +93,7 @@ func (e *execution) do(ctx context.Context) *results.Summary {
 			err = errors.Join(err, terr)
 		}
 	} else {
-		e.kept = keptOf(e.instances, e.placements, e.workDir)
+		e.kept = keptOf(e.instances, e.placements, e.workDir, e.plan.Engine, e.plan.Provider)
 	}
 	e.obs = e.observations(time.Now(), err)
 	return results.Summarize(e.obs)

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tenantbench/tenantbench/internal/engine/postgres"
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
@@ -17,7 +17,12 @@ import (
 // Kept is one server left up by --keep, with the tenants on it.
 type Kept struct {
 	provider.Record
-	Tenants []KeptTenant `json:"tenants"`
+	// Engine and Provider name what the server is and who stops it
+	// (sut.engine and sut.provider of the run); empty in files written
+	// before they were recorded, which were PostgreSQL's, kept locally.
+	Engine   string       `json:"engine"`
+	Provider string       `json:"provider"`
+	Tenants  []KeptTenant `json:"tenants"`
 	// password is the superuser's; it goes to pgpass only.
 	password string
 	user     string
@@ -31,14 +36,14 @@ type KeptTenant struct {
 	password string
 }
 
-func keptOf(insts []*provider.Instance, ps []tenancy.Placement, workDir string) []*Kept {
+func keptOf(insts []*provider.Instance, ps []tenancy.Placement, workDir, engineName, providerName string) []*Kept {
 	var out []*Kept
 	for _, i := range insts {
 		rec := i.Record()
 		// The run's work directory, not the instance's: down removes it
 		// once the last of its instances is gone.
 		rec.WorkDir = workDir
-		k := &Kept{Record: rec, password: i.Password, user: i.User}
+		k := &Kept{Record: rec, Engine: engineName, Provider: providerName, password: i.Password, user: i.User}
 		for _, p := range ps {
 			if p.Instance == i {
 				k.Tenants = append(k.Tenants, KeptTenant{Tenant: p.Tenant, Database: p.Database, Role: p.Role, password: p.Password})
@@ -83,6 +88,19 @@ func WriteKept(d *results.Dir, kept []*Kept, w io.Writer) error {
 
 // ReadKept reads instances.json of a results directory.
 func ReadKept(dir string) ([]*Kept, error) {
+	kept, err := readKept(dir)
+	for _, k := range kept {
+		if k.Engine == "" {
+			k.Engine = "postgres"
+		}
+		if k.Provider == "" {
+			k.Provider = "local"
+		}
+	}
+	return kept, err
+}
+
+func readKept(dir string) ([]*Kept, error) {
 	b, err := os.ReadFile(filepath.Join(dir, KeptFile))
 	if err != nil {
 		return nil, fmt.Errorf("no instances kept in %s (no %s): %w", dir, KeptFile, err)
@@ -96,7 +114,7 @@ func ReadKept(dir string) ([]*Kept, error) {
 
 // TenantDSN is how to reach a kept tenant over TCP, its password read from
 // the results' pgpass.
-func TenantDSN(dir string, k *Kept, t KeptTenant) (string, error) {
+func TenantDSN(dir string, k *Kept, t KeptTenant, eng engine.Engine) (string, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "pgpass"))
 	if err != nil {
 		return "", err
@@ -104,8 +122,7 @@ func TenantDSN(dir string, k *Kept, t KeptTenant) (string, error) {
 	want := fmt.Sprintf("127.0.0.1:%d:%s:%s:", k.Port, pgpassEscape(t.Database), pgpassEscape(t.Role))
 	for _, line := range strings.Split(string(b), "\n") {
 		if pw, ok := strings.CutPrefix(line, want); ok {
-			// Kept servers are the local provider's, PostgreSQL.
-			inst := provider.Instance{Engine: postgres.Engine{}, Host: "127.0.0.1", Port: k.Port, SocketDir: k.SocketDir}
+			inst := provider.Instance{Engine: eng, Host: "127.0.0.1", Port: k.Port, SocketDir: k.SocketDir}
 			return inst.DSN("tcp", t.Database, t.Role, strings.NewReplacer(`\:`, ":", `\\`, `\`).Replace(pw)), nil
 		}
 	}
