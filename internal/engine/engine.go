@@ -42,7 +42,8 @@ type Engine interface {
 	// Footprint is what one idle server costs the machine beyond its
 	// clients' sessions (processes, bytes) and what a connection costs
 	// (bytes): the plan checks a spec's servers and connections against
-	// the machine with it. Figures bound, they do not predict.
+	// the machine with it. The figures are lower bounds: a plan they
+	// refuse cannot run; one they pass may still run short.
 	Footprint() (serverProcesses int, serverBytes, connectionBytes int64)
 }
 

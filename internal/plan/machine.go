@@ -109,9 +109,14 @@ func checkMachine(p *Plan, eng engine.Engine, m Machine) []spec.Problem {
 		if m.MemoryBytes > 0 && mem > m.MemoryBytes {
 			out = append(out, spec.Problem{Path: path, Value: strconv.Itoa(r.Tenants), Allowed: fmt.Sprintf(
 				"%s needs at least %s of memory (%s a server, %s a connection), more than this machine's %s: "+
-					"lower tenants or clients, or use a model with fewer servers", what, spec.ByteSize(mem),
-				spec.ByteSize(serverMemory), spec.ByteSize(backendMemory), spec.ByteSize(m.MemoryBytes))})
+					"lower tenants or clients, or use a model with fewer servers", what, gib(mem),
+				mib(serverMemory), mib(backendMemory), gib(m.MemoryBytes))})
 		}
 	}
 	return out
 }
+
+// gib writes a size in GiB with one decimal, as people compare memory.
+func gib(b int64) string { return strconv.FormatFloat(float64(b)/(1<<30), 'f', 1, 64) + " GiB" }
+
+func mib(b int64) string { return strconv.FormatFloat(float64(b)/(1<<20), 'f', -1, 64) + " MiB" }
