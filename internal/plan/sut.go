@@ -2,7 +2,8 @@ package plan
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/tenantbench/tenantbench/internal/engine"
@@ -24,13 +25,13 @@ func checkSUT(s *spec.Spec, regs Registries) (engine.Engine, []spec.Problem) {
 		return nil, append(out, spec.Problem{Path: "sut.engine", Value: spec.Shown(s.SUT.Engine),
 			Allowed: "must be one of " + strings.Join(regs.Engines.Names(), ", ")})
 	}
-	for _, key := range sortedKeys(s.SUT.Settings) {
+	for _, key := range slices.Sorted(maps.Keys(s.SUT.Settings)) {
 		if msg := eng.SettingRule(key); msg != "" {
 			out = append(out, spec.Problem{Path: spec.Join("sut.settings", key), Allowed: msg})
 		}
 	}
 	for i, c := range s.Workload.Cases {
-		for _, key := range sortedKeys(c.Settings) {
+		for _, key := range slices.Sorted(maps.Keys(c.Settings)) {
 			if msg := eng.SettingRule(key); msg != "" {
 				out = append(out, spec.Problem{Path: spec.Join(spec.Join(spec.Index("workload.cases", i), "settings"), key), Allowed: msg})
 			}
@@ -42,13 +43,4 @@ func checkSUT(s *spec.Spec, regs Registries) (engine.Engine, []spec.Problem) {
 			"must be 0 (unlimited) or at least %s: a %s server needs that much to run a benchmark", least, eng.Name())})
 	}
 	return eng, out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

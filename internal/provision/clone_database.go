@@ -65,26 +65,9 @@ func (cloneDatabase) Setup(ctx context.Context, r *Run) error {
 		}
 		return nil
 	})
-	for k := 1; k < len(tenants); k++ {
-		g.Go(func() error {
-			p, err := dc.AddRole(gctx, inst, tenants[k], k)
-			ps[k] = p
-			r.Record(tenants[k], "setup", start, time.Now(), err)
-			if err != nil {
-				return fmt.Errorf("tenant %s: %w", tenants[k], err)
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	r.placed(ps)
-	if err := r.buildWorkloads(len(ps)); err != nil {
-		return err
-	}
-	r.Workloads[0] = r.templateWorkload
-	return nil
+	return r.setupCopies(g, start, ps, func(k int) (tenancy.Placement, error) {
+		return dc.AddRole(gctx, inst, tenants[k], k)
+	})
 }
 
 // Ingest loads and post-ingests the template, then copies its database

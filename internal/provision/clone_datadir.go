@@ -110,26 +110,9 @@ func (cloneDatadir) Setup(ctx context.Context, r *Run) error {
 	ps := make([]tenancy.Placement, len(tenants))
 	ps[0] = *r.template
 	g, gctx := errgroup.WithContext(ctx)
-	for k := 1; k < len(tenants); k++ {
-		g.Go(func() error {
-			p, err := sa.AdoptClone(gctx, r.Instances[k], ps[0], tenants[k], k)
-			ps[k] = p
-			r.Record(tenants[k], "setup", start, time.Now(), err)
-			if err != nil {
-				return fmt.Errorf("tenant %s: %w", tenants[k], err)
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	r.placed(ps)
-	if err := r.buildWorkloads(len(ps)); err != nil {
-		return err
-	}
-	r.Workloads[0] = r.templateWorkload
-	return nil
+	return r.setupCopies(g, start, ps, func(k int) (tenancy.Placement, error) {
+		return sa.AdoptClone(gctx, r.Instances[k], ps[0], tenants[k], k)
+	})
 }
 
 // Ingest: done in the provision step.

@@ -122,6 +122,33 @@ func (r *Run) placed(ps []tenancy.Placement) {
 	}
 }
 
+// setupCopies sets up every tenant but the template (tenant 0, set up
+// apart in g) at once, each by each, recording its setup from start; when
+// all are done it places them and builds their workloads, the template
+// keeping its own.
+func (r *Run) setupCopies(g *errgroup.Group, start time.Time, ps []tenancy.Placement, each func(k int) (tenancy.Placement, error)) error {
+	for k := 1; k < len(ps); k++ {
+		g.Go(func() error {
+			p, err := each(k)
+			ps[k] = p
+			r.Record(r.Tenants[k], "setup", start, time.Now(), err)
+			if err != nil {
+				return fmt.Errorf("tenant %s: %w", r.Tenants[k], err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	r.placed(ps)
+	if err := r.buildWorkloads(len(ps)); err != nil {
+		return err
+	}
+	r.Workloads[0] = r.templateWorkload
+	return nil
+}
+
 // buildWorkloads makes the workload of each of n tenants.
 func (r *Run) buildWorkloads(n int) error {
 	r.Workloads = make([]workload.Workload, n)

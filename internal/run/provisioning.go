@@ -41,7 +41,7 @@ func (e *execution) provisioning() (provisioning, error) {
 	}
 	e.prov.strategy = st
 	e.prov.state = &provision.Run{Provider: e.opts.Provider, Model: m, Specs: e.instanceSpecs(),
-		Tenants: tenancy.TenantNames(r.Tenants), Clients: r.Clients, Workload: e.spec.Workload.Name,
+		Tenants: r.Names(), Clients: r.Clients, Workload: e.spec.Workload.Name,
 		Connect: e.connectTo, LoadConnect: e.loadConnect,
 		Build:    func() (workload.Workload, error) { return e.opts.Workloads.Build(e.workloadSpec(), r.Scale) },
 		Record:   e.record,
