@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tenantbench/tenantbench/internal/engine"
@@ -184,7 +183,7 @@ type worker struct {
 	client    workload.Client
 	fin       workload.Finisher // client's, when it has an end; nil otherwise
 	pacer     workload.Pacer    // client's, when it keys and thinks; nil otherwise
-	conn      *pgx.Conn
+	conn      workload.Session
 	mu        sync.Mutex // guards sock, which the watchdog may close
 	sock      net.Conn
 	lost      string        // first lost-connection error
@@ -197,21 +196,18 @@ type worker struct {
 }
 
 func (w *worker) connect(ctx context.Context) error {
-	conn, err := w.tenant.Connect(ctx)
-	if err != nil {
-		return err
-	}
 	// A reconnected client draws from a fresh stream, so a replay after an
 	// outage is still deterministic for the same outage.
-	client, err := w.tenant.Workload.NewClient(ctx, conn,
-		workload.ClientInfo{Index: w.index, Clients: w.tenant.Clients, Seed: mix(w.seed, w.connects)})
-	w.connects++
+	client, conn, err := w.tenant.Connect.Open(ctx, w.tenant.Workload, func() workload.ClientInfo {
+		seed := mix(w.seed, w.connects)
+		w.connects++
+		return workload.ClientInfo{Index: w.index, Clients: w.tenant.Clients, Seed: seed}
+	})
 	if err != nil {
-		conn.Close(context.Background())
 		return err
 	}
 	w.mu.Lock()
-	w.conn, w.client, w.sock = conn, client, conn.PgConn().Conn()
+	w.conn, w.client, w.sock = conn, client, conn.Socket()
 	// Asserted once per connection, not per transaction (the hot path).
 	w.fin, _ = client.(workload.Finisher)
 	w.pacer, _ = client.(workload.Pacer)
