@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/results"
 )
 
@@ -108,6 +109,10 @@ func TestQuickstart(t *testing.T) {
 	if len(rows) != 3 {
 		t.Fatalf("results.csv has %d rows, want 3", len(rows))
 	}
+	written, err := plan.Read(out)
+	if err != nil || len(written.Runs) != 3 {
+		t.Fatalf("%s: %v", plan.File, err)
+	}
 	footprint := map[string]float64{}
 	for i, model := range []string{"schema", "database", "instance"} {
 		r := rows[i]
@@ -165,6 +170,17 @@ func TestQuickstart(t *testing.T) {
 		wantInst := map[string]int{"schema": 1, "database": 1, "instance": 2}[model]
 		if len(s.Instances) != wantInst || s.Status != "ok" {
 			t.Errorf("run %s summary: %d instances (want %d), status %s", r["run_id"], len(s.Instances), wantInst, s.Status)
+		}
+		// The plan the run wrote names the servers and tenants the run had.
+		pr := written.Run(r["run_id"])
+		if pr == nil || len(pr.Instances) != wantInst || len(pr.TenantList) != len(s.Tenant) ||
+			pr.ServerPerTenant != (model == "instance") || pr.Provisioning == "" {
+			t.Fatalf("run %s in %s: %+v", r["run_id"], plan.File, pr)
+		}
+		for i, tt := range s.Tenant {
+			if pr.TenantList[i].Name != tt.Tenant {
+				t.Errorf("run %s: plan.json names tenant %d %s, the run %s", r["run_id"], i, pr.TenantList[i].Name, tt.Tenant)
+			}
 		}
 		for _, inst := range s.Instances {
 			if inst.Cgroup != "" && cgroupExists(inst.Cgroup) {
