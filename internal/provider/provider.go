@@ -19,6 +19,24 @@ type InstanceSpec struct {
 	MaxConnections int
 	CPUs           float64 // CFS quota in CPUs; 0 = unlimited
 	MemoryBytes    int64   // memory limit; 0 = unlimited
+	// Detached servers may outlive tenantbench (--keep); any other dies
+	// with it where the platform allows (the local provider: a parent
+	// death signal).
+	Detached bool
+	// Ledger, when not nil, is told of the server as soon as anything of
+	// it exists (directory, cgroup, process) and as each part is added,
+	// and when it has stopped: so that a tenantbench killed meanwhile
+	// leaves a record of what to clean up.
+	Ledger Ledger
+}
+
+// Ledger keeps the records of the servers that may be alive: a provider
+// calls Live with the record of everything it has made of a server so far
+// (again each time it adds to it; the data directory identifies it) and
+// Gone once the server has stopped.
+type Ledger interface {
+	Live(r Record)
+	Gone(r Record)
 }
 
 // Instance is one running server.
@@ -48,8 +66,12 @@ type Instance struct {
 // Record is what a kept instance leaves behind so that `tenantbench down`
 // can stop it later from another process.
 type Record struct {
-	Name       string `json:"name"`
-	Pid        int    `json:"pid"`
+	Name string `json:"name"`
+	Pid  int    `json:"pid"`
+	// PidStart is the process's start time (clock ticks since boot, field
+	// 22 of /proc/<pid>/stat), which tells it from a later process given
+	// the same pid; 0 when not known.
+	PidStart   uint64 `json:"pid_start,omitempty"`
 	DataDir    string `json:"data_dir"`
 	Port       int    `json:"port"`
 	SocketDir  string `json:"socket_dir"`

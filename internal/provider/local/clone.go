@@ -75,7 +75,7 @@ func (p *Provider) Clone(ctx context.Context, src *provider.Instance, s provider
 	if err := p.account.checkReachable(workDir); err != nil {
 		return nil, 0, fmt.Errorf("instance %s: %w", s.Name, err)
 	}
-	srv := &server{instDir: filepath.Join(workDir, s.Name)}
+	srv := &server{instDir: filepath.Join(workDir, s.Name), spec: s, workDir: workDir}
 	if err := os.Mkdir(srv.instDir, 0o700); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return nil, 0, fmt.Errorf("instance %s: %s already exists (left by an earlier run?): remove it or use another work directory", s.Name, srv.instDir)
@@ -111,6 +111,7 @@ func (p *Provider) Clone(ctx context.Context, src *provider.Instance, s provider
 	}
 	newProcess(inst, filepath.Join(srv.instDir, "data"), s)
 	srv.inst = inst
+	srv.note()
 	if err := p.makeSocketDir(srv); err != nil {
 		return nil, 0, err
 	}
@@ -136,7 +137,8 @@ func (p *Provider) copyDataDir(ctx context.Context, from string, srv *server) er
 	cmd := exec.CommandContext(ctx, "cp", "-a", "--", from, Of(srv.inst).DataDir)
 	cmd.Dir = srv.instDir
 	cmd.Env = serverEnv()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.account.credential()}
+	// Killed with tenantbench, as initdb.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.account.credential(), Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
@@ -185,7 +187,7 @@ func (p *Provider) Restart(ctx context.Context, inst *provider.Instance) (*provi
 	again := &provider.Instance{Name: inst.Name, Engine: inst.Engine, Host: inst.Host, User: inst.User, Password: inst.Password,
 		LogFile: inst.LogFile, SocketDir: inst.SocketDir}
 	newProcess(again, Of(inst).DataDir, old.spec)
-	srv := &server{instDir: old.instDir, inst: again}
+	srv := &server{instDir: old.instDir, inst: again, spec: old.spec, workDir: old.workDir}
 	if old.ownSocketDir {
 		// Stop removed the socket directory it had made.
 		if err := p.makeSocketDir(srv); err != nil {
@@ -199,6 +201,7 @@ func (p *Provider) Restart(ctx context.Context, inst *provider.Instance) (*provi
 		if srv.ownSocketDir {
 			_ = os.RemoveAll(srv.inst.SocketDir)
 		}
+		srv.forget() // the data directory is the run's to remove
 		return nil, fmt.Errorf("instance %s: restart: %w", inst.Name, err)
 	}
 	return again, nil

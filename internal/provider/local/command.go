@@ -34,6 +34,15 @@ func (p *Provider) startProcess(bins postgres.Binaries, srv *server) error {
 
 	args := []string{bins.Postgres(), "-D", Of(srv.inst).DataDir}
 	attr := &syscall.SysProcAttr{Setpgid: true, Credential: p.account.credential()}
+	if !srv.spec.Detached {
+		// The kernel signals the server when the thread of tenantbench
+		// that started it ends, tenantbench's death included (SIGKILL).
+		// Go sets it after switching to the server user, so the switch
+		// does not clear it, and exec (of the sh below, then of postgres)
+		// keeps it: the postmaster itself gets it. Go's threads end only
+		// with the process (tenantbench locks none to a goroutine).
+		attr.Pdeathsig = deathSignal
+	}
 	var cmd *exec.Cmd
 	switch {
 	case srv.group != nil && srv.group.Mode() == cgroup.V2:
@@ -65,6 +74,8 @@ func (p *Provider) startProcess(bins postgres.Binaries, srv *server) error {
 	srv.cmd = cmd
 	srv.exited = exited
 	Of(srv.inst).Pid = cmd.Process.Pid
+	Of(srv.inst).PidStart = startTime(cmd.Process.Pid)
+	srv.note()
 	srv.inst.Exited = exited
 	go func() {
 		_ = cmd.Wait()

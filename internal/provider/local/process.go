@@ -15,6 +15,7 @@ import (
 // what it needs to find the server again, and faults their signals.
 type Process struct {
 	Pid        int    // the postmaster; its process group is the server's
+	PidStart   uint64 // its start time (startTime), 0 if not known
 	DataDir    string // the server's data directory
 	CgroupPath string // below the hierarchy root, "" when none could be made
 	CgroupMode string // "v1", "v2" or "none"
@@ -96,7 +97,7 @@ func (p *Process) signalTree(sig syscall.Signal) error {
 // WorkDir is the instance's own directory (the parent of DataDir), which
 // StopRecord removes.
 func (p *Process) Record(r *provider.Record) {
-	r.Pid, r.DataDir, r.Cgroup, r.CgroupMode = p.Pid, p.DataDir, p.CgroupPath, p.CgroupMode
+	r.Pid, r.PidStart, r.DataDir, r.Cgroup, r.CgroupMode = p.Pid, p.PidStart, p.DataDir, p.CgroupPath, p.CgroupMode
 	r.WorkDir = filepath.Dir(p.DataDir)
 }
 

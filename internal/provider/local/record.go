@@ -23,6 +23,8 @@ const recordStopTimeout = 10 * time.Second
 // instances share until their own StopRecord. The recorded pid is
 // signalled only if it still is a postgres on rec.DataDir (else the data
 // directory's postmaster.pid is tried): a pid may have been reused since.
+// When the record has the process's start time (PidStart), the pid must
+// also have started then.
 // A server already gone is not an error; StopRecord may be run again
 // after a failure.
 func StopRecord(ctx context.Context, rec provider.Record) error {
@@ -33,7 +35,7 @@ func StopRecord(ctx context.Context, rec provider.Record) error {
 		return fmt.Errorf("record of instance %q: data directory %q is not in work directory %q; not touching either", rec.Name, rec.DataDir, rec.WorkDir)
 	}
 	pid := 0
-	if isPostmaster(rec.Pid, rec.DataDir) {
+	if isPostmaster(rec.Pid, rec.DataDir) && (rec.PidStart == 0 || startTime(rec.Pid) == rec.PidStart) {
 		pid = rec.Pid
 	} else if p := pidFromFile(rec.DataDir); isPostmaster(p, rec.DataDir) {
 		pid = p

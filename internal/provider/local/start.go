@@ -58,7 +58,7 @@ func (p *Provider) Start(ctx context.Context, s provider.InstanceSpec) (inst *pr
 	if err := p.account.checkReachable(workDir); err != nil {
 		return nil, fmt.Errorf("instance %s: %w", s.Name, err)
 	}
-	srv := &server{instDir: filepath.Join(workDir, s.Name)}
+	srv := &server{instDir: filepath.Join(workDir, s.Name), spec: s, workDir: workDir}
 	if err := os.Mkdir(srv.instDir, 0o700); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("instance %s: %s already exists (left by an earlier run?): remove it or use another work directory", s.Name, srv.instDir)
@@ -84,6 +84,7 @@ func (p *Provider) Start(ctx context.Context, s provider.InstanceSpec) (inst *pr
 	}
 	newProcess(inst, filepath.Join(srv.instDir, "data"), s)
 	srv.inst = inst
+	srv.note()
 	if inst.Password, err = password(); err != nil {
 		return nil, err
 	}
@@ -123,6 +124,7 @@ func (p *Provider) run(ctx context.Context, bins postgres.Binaries, srv *server,
 	p.mu.Lock()
 	p.servers[srv.inst] = srv
 	p.mu.Unlock()
+	srv.note() // with the port it got
 	return nil
 }
 
@@ -159,6 +161,7 @@ func (p *Provider) makeSocketDir(srv *server) error {
 		dir, srv.ownSocketDir = d, true
 	}
 	srv.inst.SocketDir = dir
+	srv.note()
 	return p.account.chown(dir)
 }
 
@@ -181,7 +184,8 @@ func (p *Provider) initdb(ctx context.Context, bins postgres.Binaries, srv *serv
 	cmd.Env = serverEnv()
 	// Its own process group, so that cancelling kills initdb and the
 	// bootstrap backend it runs.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.account.credential()}
+	// Killed with tenantbench: a half-made data directory is of no use.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.account.credential(), Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
@@ -227,6 +231,7 @@ func (p *Provider) makeCgroup(srv *server, workDir string, s provider.InstanceSp
 	// In force only when asked for: a server without limits runs
 	// unlimited, whatever the cgroup could enforce.
 	srv.inst.LimitsEnforced = g.LimitsEnforced() && (s.CPUs > 0 || s.MemoryBytes > 0)
+	srv.note()
 	return nil
 }
 
@@ -322,6 +327,7 @@ func (srv *server) abort() {
 		_ = os.RemoveAll(srv.inst.SocketDir)
 	}
 	_ = os.RemoveAll(srv.instDir)
+	srv.forget()
 }
 
 // logTail is the end of a log file, for error messages.

@@ -51,6 +51,7 @@ func (p *Provider) Stop(ctx context.Context, inst *provider.Instance) error {
 		return fmt.Errorf("stop instance %s: %w", inst.Name, err)
 	}
 	srv.stopped = true
+	srv.forget()
 	return nil
 }
 

@@ -1,0 +1,56 @@
+package local
+
+import (
+	"syscall"
+
+	"github.com/prometheus/procfs"
+
+	"github.com/tenantbench/tenantbench/internal/provider"
+)
+
+// deathSignal is what a server gets when tenantbench dies without
+// stopping it (SIGKILL, a crash): an immediate shutdown, which ends every
+// backend too. The data directory is thrown away with the run, so a
+// checkpoint would be wasted time.
+const deathSignal = syscall.SIGQUIT
+
+// note tells the spec's ledger what exists of srv so far: called as soon
+// as its directory is made and again as the socket directory, cgroup,
+// process and port are added.
+func (srv *server) note() {
+	if srv.spec.Ledger != nil && srv.inst != nil {
+		srv.spec.Ledger.Live(srv.record())
+	}
+}
+
+// forget tells the ledger that srv has stopped.
+func (srv *server) forget() {
+	if srv.spec.Ledger != nil && srv.inst != nil {
+		srv.spec.Ledger.Gone(srv.record())
+	}
+}
+
+// record is srv's Record for the ledger. Its WorkDir is the run's (the
+// spec's), as for a kept server: StopRecord removes it once empty.
+func (srv *server) record() provider.Record {
+	r := srv.inst.Record()
+	if srv.workDir != "" {
+		r.WorkDir = srv.workDir
+	}
+	return r
+}
+
+// startTime is pid's start time in clock ticks since boot (field 22 of
+// /proc/<pid>/stat): with the pid, it names one process, never a later
+// one given the same pid. 0 when the process cannot be read.
+func startTime(pid int) uint64 {
+	p, err := procfs.NewProc(pid)
+	if err != nil {
+		return 0
+	}
+	st, err := p.Stat()
+	if err != nil {
+		return 0
+	}
+	return st.Starttime
+}
