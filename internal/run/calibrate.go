@@ -24,7 +24,8 @@ type CalibrateOptions struct {
 	Provider  provider.Provider
 	Workloads workload.Registry
 	Models    tenancy.Models
-	WorkRoot  string // where the work directory goes; "" = os.TempDir()
+	WorkRoot  string  // where the work directory goes; "" = os.TempDir()
+	Ledger    *Ledger // records the server and work directory; nil: none
 	// Steps is the stopping rule (load.Calibration: Start, Step, Max,
 	// MinGain, MaxP99); Calibrate runs it from the start.
 	Steps load.Calibration
@@ -78,7 +79,7 @@ func Calibrate(ctx context.Context, p *plan.Plan, o CalibrateOptions) (cal *Cali
 	}
 	r := p.Runs[0]
 	e := &execution{opts: Options{Log: o.Log, Terminal: o.Terminal, Provider: o.Provider, Workloads: o.Workloads,
-		Models: o.Models, WorkRoot: o.WorkRoot}, plan: p, spec: p.Spec, run: &r, t0: time.Now()}
+		Models: o.Models, WorkRoot: o.WorkRoot, Ledger: o.Ledger}, plan: p, spec: p.Spec, run: &r, t0: time.Now()}
 	cal = &Calibrated{Run: r, Model: r.Model}
 	defer func() {
 		if terr := e.teardown(); terr != nil {
@@ -94,6 +95,7 @@ func Calibrate(ctx context.Context, p *plan.Plan, o CalibrateOptions) (cal *Cali
 		return cal, fmt.Errorf("making the work directory: %w", err)
 	}
 	e.workDir = wd
+	o.Ledger.AddWorkDir(wd)
 	// The servers' unprivileged user must traverse it.
 	if err := os.Chmod(wd, 0o755); err != nil {
 		return cal, err

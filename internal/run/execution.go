@@ -133,6 +133,7 @@ func (e *execution) phasesUpTo(ctx context.Context) error {
 		return err
 	}
 	e.workDir = wd
+	e.opts.Ledger.AddWorkDir(wd)
 	steps := []struct {
 		name string
 		fn   func(context.Context) error
@@ -301,6 +302,10 @@ func (e *execution) teardown() error {
 		if err := os.RemoveAll(e.workDir); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if len(errs) == 0 && e.workDir != "" {
+		// All stopped and removed: nothing of the run is left to find.
+		e.opts.Ledger.DoneWith(e.workDir)
 	}
 	return errors.Join(errs...)
 }

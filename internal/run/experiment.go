@@ -33,6 +33,9 @@ type Options struct {
 	WorkRoot  string // where runs' work directories go; "" = os.TempDir()
 	Monitor   bool   // sample resources, DBMS statistics and wait events
 	Version   string // tenantbench's version, for env.json
+	// Ledger records each server and work directory as it appears and
+	// goes (live.json and the machine-wide registry); nil records none.
+	Ledger *Ledger
 }
 
 // Outcome is what an experiment did.

@@ -85,7 +85,11 @@ func (e *execution) instanceSpecs() []provider.InstanceSpec {
 	specs := make([]provider.InstanceSpec, len(e.run.Instances))
 	for i, in := range e.run.Instances {
 		specs[i] = provider.InstanceSpec{Name: in.Name, WorkDir: e.workDir, Version: e.spec.SUT.Version,
-			Settings: e.run.Settings, MaxConnections: in.MaxConnections, CPUs: in.CPUs, MemoryBytes: in.MemoryBytes}
+			Settings: e.run.Settings, MaxConnections: in.MaxConnections, CPUs: in.CPUs, MemoryBytes: in.MemoryBytes,
+			Detached: e.keep} // a kept server outlives tenantbench
+		if e.opts.Ledger != nil { // not a non-nil interface holding nil
+			specs[i].Ledger = e.opts.Ledger
+		}
 	}
 	return specs
 }
