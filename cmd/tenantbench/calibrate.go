@@ -5,12 +5,10 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -80,20 +78,32 @@ func calibrateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// Ctrl-C and SIGTERM cancel the calibration; Calibrate then stops
-			// the server before tenantbench exits.
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			// Ctrl-C, SIGTERM, SIGHUP and a closed output cancel the
+			// calibration; Calibrate then stops the server before
+			// tenantbench exits.
+			ctx, cancel, stop := interruptContext(cmd.Context())
 			defer stop()
+			// The server and work directory go to the machine-wide
+			// registry only (no results directory), for `down --all`.
+			ledger, lerr := run.OpenLedger("", p.Provider, p.Engine)
+			if ledger == nil {
+				return lerr
+			}
+			if lerr != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), "tenantbench:", lerr)
+			}
+			defer ledger.Close()
 			if procs <= 0 {
 				procs = driver.DefaultProcs()
 			}
 			runtime.GOMAXPROCS(procs)
-			log := cmd.OutOrStdout()
+			stdout := cmd.OutOrStdout()
+			log := &outputLog{w: stdout, cancel: cancel}
 			r := p.Runs[0]
 			fmt.Fprintf(log, "tenantbench %s: calibrating %s: workload %s, model %s, 1 tenant, scale %s\n",
 				version, s.Name, s.Workload.Name, r.Model, strconv.FormatFloat(r.Scale, 'g', -1, 64))
-			cal, err := run.Calibrate(ctx, p, run.CalibrateOptions{Log: log, Terminal: isTerminal(log), Provider: prov,
-				Workloads: registry(), Models: tenancy.Builtin(),
+			cal, err := run.Calibrate(ctx, p, run.CalibrateOptions{Log: log, Terminal: isTerminal(stdout), Provider: prov,
+				Workloads: registry(), Models: tenancy.Builtin(), Ledger: ledger,
 				Steps:  loadshape.Calibration{Start: start, Step: step, Max: most, MinGain: minGain / 100, MaxP99: maxP99},
 				Warmup: warmup, Duration: duration})
 			if err != nil {

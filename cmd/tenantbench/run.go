@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -34,6 +31,7 @@ func runCmd() *cobra.Command {
 			"failed, 2 bad input (nothing was started).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			warnLeftovers(cmd.ErrOrStderr())
 			resolved, p, err := load(args[0])
 			if err != nil {
 				return err
@@ -55,18 +53,33 @@ func runCmd() *cobra.Command {
 			if err := p.Write(dir.Path); err != nil {
 				return err
 			}
-			// Ctrl-C and SIGTERM cancel the experiment; the orchestrator
-			// then stops every server before tenantbench exits.
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			// Ctrl-C, SIGTERM, SIGHUP and a closed output cancel the
+			// experiment; the orchestrator then stops every server before
+			// tenantbench exits.
+			ctx, cancel, stop := interruptContext(cmd.Context())
 			defer stop()
+			// Every server and work directory is in live.json as soon as
+			// it exists, for `down` after a SIGKILL.
+			ledger, lerr := run.OpenLedger(dir.Path, p.Provider, p.Engine)
+			if ledger == nil {
+				return lerr
+			}
+			if lerr != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), "tenantbench:", lerr)
+			}
 			if procs <= 0 {
 				procs = driver.DefaultProcs()
 			}
 			runtime.GOMAXPROCS(procs)
-			log := cmd.OutOrStdout()
+			stdout := cmd.OutOrStdout()
+			log := &outputLog{w: stdout, cancel: cancel}
 			fmt.Fprintf(log, "tenantbench %s: %s, %d run(s), results in %s\n", version, p.Name, len(p.Runs), out)
 			outcome, err := run.Experiment(ctx, p, run.Options{Out: dir, FailFast: failFast, Keep: keep, Log: log,
-				Terminal: isTerminal(log), Provider: prov, Workloads: registry(), Models: tenancy.Builtin(), Version: version, Monitor: monitorOn})
+				Terminal: isTerminal(stdout), Provider: prov, Workloads: registry(), Models: tenancy.Builtin(), Version: version,
+				Monitor: monitorOn, Ledger: ledger})
+			if cerr := ledger.Close(); cerr != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "tenantbench: %s: %v\n", run.LiveFile, cerr)
+			}
 			if err != nil {
 				return err
 			}
@@ -98,47 +111,6 @@ func runCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&monitorOn, "monitor", true, "sample resources, DBMS statistics and wait events (--monitor=false to measure without)")
 	cmd.Flags().IntVar(&procs, "procs", 0, "OS threads for the driver (GOMAXPROCS); default half the CPUs, at least 1")
 	return cmd
-}
-
-func downCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "down RESULTS_DIR",
-		Short: "Stop the instances a run left up with --keep",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			recs, err := run.ReadKept(args[0])
-			if err != nil {
-				return badInput{err}
-			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
-			defer cancel()
-			var failed error
-			for _, r := range recs {
-				f, err := registries().Providers.Get(r.Provider)
-				if err == nil && f.StopRecord == nil {
-					err = fmt.Errorf("provider %s keeps no servers", r.Provider)
-				}
-				if err == nil {
-					err = f.StopRecord(ctx, r.Record)
-				}
-				if err != nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "instance %s: %v\n", r.Name, err)
-					failed = err
-					continue
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "stopped instance %s (port %d)\n", r.Name, r.Port)
-			}
-			if failed != nil {
-				return failed
-			}
-			for _, f := range []string{run.KeptFile, "pgpass"} {
-				if err := os.Remove(filepath.Join(args[0], f)); err != nil && !os.IsNotExist(err) {
-					return err
-				}
-			}
-			return nil
-		},
-	}
 }
 
 func isTerminal(w any) bool {
