@@ -28,7 +28,16 @@ func interruptContext(parent context.Context) (ctx context.Context, cancel conte
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, cancel = context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, stopSignals...)
+	// A signal ignored when tenantbench started stays ignored: `nohup
+	// tenantbench run` must survive the hangup it asked to survive
+	// (Notify would undo the ignoring).
+	var catch []os.Signal
+	for _, s := range stopSignals {
+		if !signal.Ignored(s) {
+			catch = append(catch, s)
+		}
+	}
+	signal.Notify(ch, catch...)
 	done := make(chan struct{})
 	go func() {
 		select {

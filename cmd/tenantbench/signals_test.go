@@ -163,6 +163,14 @@ func TestKilled(t *testing.T) {
 			if len(cgroups) > 0 && (len(cgroups) != 2 || !cgroupExists(cgroups[0])) {
 				t.Fatalf("cgroups %v: want the two servers' left until down", cgroups)
 			}
+			// The postmasters themselves got the signal and shut down
+			// (they run as another user, behind a wrapper with cgroup v1).
+			for _, dir := range liveDirs(t, tmp) {
+				b, _ := os.ReadFile(filepath.Join(dir, "postgres.log"))
+				if !bytes.Contains(b, []byte("received immediate shutdown request")) || !bytes.Contains(b, []byte("database system is shut down")) {
+					t.Errorf("%s/postgres.log does not show an immediate shutdown:\n%s", dir, b)
+				}
+			}
 			// A new run (here of a missing spec) says what is left and how
 			// to remove it.
 			cmd := exec.Command(binary, "run", filepath.Join(tmp, "missing.yaml"))
@@ -206,6 +214,20 @@ func liveCgroups(t *testing.T, tmp string) []string {
 		if r.Cgroup != "" {
 			out = append(out, r.Cgroup)
 		}
+	}
+	return out
+}
+
+// liveDirs are the instance directories live.json lists.
+func liveDirs(t *testing.T, tmp string) []string {
+	t.Helper()
+	b, err := run.ReadLive(filepath.Join(tmp, "results"))
+	if err != nil || b == nil || len(b.Instances) == 0 {
+		t.Fatalf("%s after the kill: %v", run.LiveFile, err)
+	}
+	var out []string
+	for _, r := range b.Instances {
+		out = append(out, filepath.Dir(r.DataDir))
 	}
 	return out
 }
