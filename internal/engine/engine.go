@@ -47,6 +47,20 @@ type Engine interface {
 	Footprint() (serverProcesses int, serverBytes, connectionBytes int64)
 }
 
+// SettingsChecker is an engine that checks a spec's settings against the
+// server program a plan will run, before anything starts: names, values
+// and what they load. The plan asks for it; an engine without it is
+// judged by SettingRule alone.
+type SettingsChecker interface {
+	// CheckSettings checks settings (one value per key, each key one the
+	// engine's SettingRule allows) against the server of version ("" for
+	// the newest). It returns what it refuses and what it only warns
+	// about, each a message by settings key; the key "" is about the
+	// version itself (not installed, not fetchable). It downloads
+	// nothing.
+	CheckSettings(version string, settings map[string]string) (refused, warned map[string]string)
+}
+
 // Admin is the SQL an engine's superuser runs to place tenants. Each
 // method returns the statements to run in order, on one session.
 type Admin interface {
