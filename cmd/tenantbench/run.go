@@ -34,7 +34,7 @@ func runCmd() *cobra.Command {
 			"failed, 2 bad input (nothing was started).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			resolved, p, err := load(args[0])
+			resolved, p, err := load(args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -81,7 +81,7 @@ func owned(key string) string {
 	case "port":
 		return "tenantbench gives every instance a free port of its own"
 	case "listen_addresses", "unix_socket_group", "unix_socket_permissions", "bonjour", "bonjour_name":
-		return "tenantbench listens on loopback and its own socket only, so that nothing is exposed beyond this machine"
+		return "tenantbench listens on loopback only, and on its own socket, so that nothing is exposed beyond this machine"
 	case "unix_socket_directories":
 		return "tenantbench gives every instance a socket directory of its own"
 	case "data_directory", "config_file", "hba_file", "ident_file", "extension_destdir", "stats_temp_directory":
