@@ -131,6 +131,8 @@ func readConfig(ctx context.Context, b Binaries, settings map[string]string) str
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	// -C comes first: only then does the program run as root, as
+	// tenantbench may. It prints port, which every version has.
 	cmd := exec.CommandContext(ctx, b.Postgres(), "-C", "port", "-D", dir, "-c", "log_line_prefix=")
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANG=C", "LC_MESSAGES=C")
 	out, err := cmd.CombinedOutput()
