@@ -22,8 +22,10 @@ type Engine interface {
 	// Name is the engine's name in a spec (sut.engine).
 	Name() string
 	// SettingRule says what a key of sut.settings must be, "" when the
-	// spec may set it: a parameter name of this engine that tenantbench
-	// does not set itself (port, sockets, files, logging).
+	// spec may set it: a parameter name of this engine that cannot reach
+	// what tenantbench owns (included files, listening, authentication,
+	// file locations, logging, loading code, shell commands). The
+	// engine's server start refuses the same keys.
 	SettingRule(key string) string
 	// ConnectionReserve is the connections a server needs beyond the
 	// tenants' own: those the engine keeps for superusers and
