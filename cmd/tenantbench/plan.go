@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,7 +23,7 @@ func planCmd() *cobra.Command {
 		Short: "Validate a spec and print the runs it expands to; execute nothing",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, p, err := load(args[0])
+			_, p, err := load(args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -48,11 +49,14 @@ func registries() plan.Registries {
 
 // load builds the plan of the spec at path, reporting every problem at
 // once as bad input, and the spec as resolved (defaults filled) for the
-// results.
-func load(path string) ([]byte, *plan.Plan, error) {
+// results. The plan's warnings go to warn.
+func load(path string, warn io.Writer) ([]byte, *plan.Plan, error) {
 	p, problems := plan.Build(path, registries())
 	if len(problems) > 0 {
 		return nil, nil, badInput{problemsError(path, problems)}
+	}
+	for _, w := range p.Warnings {
+		fmt.Fprintf(warn, "%s: warning: %s\n", path, w.Error())
 	}
 	resolved, err := spec.Marshal(p.Spec)
 	if err != nil {

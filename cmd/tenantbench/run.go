@@ -32,7 +32,7 @@ func runCmd() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			warnLeftovers(cmd.ErrOrStderr())
-			resolved, p, err := load(args[0])
+			resolved, p, err := load(args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -22,8 +22,10 @@ type Engine interface {
 	// Name is the engine's name in a spec (sut.engine).
 	Name() string
 	// SettingRule says what a key of sut.settings must be, "" when the
-	// spec may set it: a parameter name of this engine that tenantbench
-	// does not set itself (port, sockets, files, logging).
+	// spec may set it: a parameter name of this engine that cannot reach
+	// what tenantbench owns (included files, listening, authentication,
+	// file locations, logging, loading code, shell commands). The
+	// engine's server start refuses the same keys.
 	SettingRule(key string) string
 	// ConnectionReserve is the connections a server needs beyond the
 	// tenants' own: those the engine keeps for superusers and
@@ -45,6 +47,20 @@ type Engine interface {
 	// the machine with it. The figures are lower bounds: a plan they
 	// refuse cannot run; one they pass may still run short.
 	Footprint() (serverProcesses int, serverBytes, connectionBytes int64)
+}
+
+// SettingsChecker is an engine that checks a spec's settings against the
+// server program a plan will run, before anything starts: names, values
+// and what they load. The plan asks for it; an engine without it is
+// judged by SettingRule alone.
+type SettingsChecker interface {
+	// CheckSettings checks settings (one value per key, each key one the
+	// engine's SettingRule allows) against the server of version ("" for
+	// the newest). It returns what it refuses and what it only warns
+	// about, each a message by settings key; the key "" is about the
+	// version itself (not installed, not fetchable). It downloads
+	// nothing.
+	CheckSettings(version string, settings map[string]string) (refused, warned map[string]string)
 }
 
 // Admin is the SQL an engine's superuser runs to place tenants. Each

@@ -32,3 +32,11 @@ func TestRegistry(t *testing.T) {
 	}()
 	r.Add(r["postgres"])
 }
+
+// TestPostgresChecksSettings: the plan finds PostgreSQL's settings
+// checker by asking the registered engine, not by its name.
+func TestPostgresChecksSettings(t *testing.T) {
+	if _, ok := Builtin()["postgres"].(SettingsChecker); !ok {
+		t.Error("the postgres engine has no SettingsChecker")
+	}
+}

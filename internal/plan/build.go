@@ -35,6 +35,10 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 		return nil, problems
 	}
 	eng, more := checkSUT(s, regs)
+	var server, warnings []spec.Problem
+	if eng != nil {
+		server, warnings = checkServer(s, eng)
+	}
 	more = append(more, regs.Workloads.Check(&s.Workload)...)
 	more = append(more, checkModels(s, regs)...)
 	if eng != nil {
@@ -57,10 +61,25 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 	for _, pr := range more {
 		problems = append(problems, pl.Place(pr))
 	}
+	// The server refuses what another check refused already (a
+	// max_connections that is not a number): one problem a path.
+	seen := map[string]bool{}
+	for _, pr := range problems {
+		seen[pr.Path] = true
+	}
+	for _, pr := range server {
+		if pr = pl.Place(pr); !seen[pr.Path] {
+			problems = append(problems, pr)
+		}
+	}
 	if len(problems) > 0 {
 		spec.SortProblems(problems)
 		return nil, problems
 	}
+	for _, w := range warnings {
+		p.Warnings = append(p.Warnings, pl.Place(w))
+	}
+	spec.SortProblems(p.Warnings)
 	return p, nil
 }
 

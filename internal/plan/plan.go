@@ -62,6 +62,12 @@ type Plan struct {
 	Dimensions Dimensions `json:"dimensions"`
 	Runs       []Run      `json:"runs"`
 
+	// Warnings are what the checks let pass but a user should read (a
+	// custom setting no server checks, a server version the run will
+	// fetch), each at its place in the spec. Only a plan built from a
+	// spec has them.
+	Warnings []spec.Problem `json:"-"`
+
 	// Spec is the spec the plan was built from; nil for a plan read back
 	// from a results directory.
 	Spec *spec.Spec `json:"-"`

@@ -31,18 +31,12 @@ type Config struct {
 // initdb's text stays above it, ours is rewritten below it.
 const configMarker = "# ---- written by tenantbench: edits below this line are overwritten ----"
 
-// Managed reports whether tenantbench must set the named setting itself:
-// the settings that say where the server's files and endpoints are. A spec
-// setting any of them would cut tenantbench off from its server.
-func Managed(name string) bool {
-	switch strings.ToLower(name) {
-	case "port", "unix_socket_directories", "data_directory", "config_file",
-		"hba_file", "ident_file", "external_pid_file", "logging_collector",
-		"log_destination":
-		return true
-	}
-	return false
-}
+// Managed reports whether a spec may not set the named setting: those
+// that say where the server's files and endpoints are, how clients
+// authenticate, what it loads and which commands it runs. It is the
+// engine's rule (owned), so that a server start refuses what the plan
+// refuses.
+func Managed(name string) bool { return owned(strings.ToLower(name)) != "" }
 
 var settingNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
 
@@ -53,13 +47,41 @@ func CheckSetting(name, value string) error {
 	if !settingNameRE.MatchString(name) {
 		return fmt.Errorf("setting name %q is not a PostgreSQL setting name (letters, digits, _ and at most one dot)", name)
 	}
-	if Managed(name) {
-		return fmt.Errorf("setting %q is managed by tenantbench and cannot be set in the spec", name)
+	if why := owned(strings.ToLower(name)); why != "" {
+		return fmt.Errorf("setting %q is managed by tenantbench and cannot be set in the spec: %s", name, why)
 	}
 	if strings.ContainsRune(value, 0) {
 		return fmt.Errorf("setting %q: the value contains a NUL byte", name)
 	}
+	if strings.ToLower(name) == "shared_preload_libraries" {
+		if _, err := PreloadLibraries(value); err != nil {
+			return fmt.Errorf("setting %q: %w", name, err)
+		}
+	}
 	return nil
+}
+
+// PreloadLibraries are the library names of a shared_preload_libraries
+// value: a comma-separated list, each name bare or in double quotes. A
+// name with a directory is refused: the server would load any file a
+// spec names, where a bare name is looked up among the installed
+// libraries ($libdir).
+func PreloadLibraries(value string) ([]string, error) {
+	var out []string
+	for _, part := range strings.Split(value, ",") {
+		n := strings.TrimSpace(part)
+		if len(n) >= 2 && n[0] == '"' && n[len(n)-1] == '"' {
+			n = strings.ReplaceAll(n[1:len(n)-1], `""`, `"`)
+		}
+		if n == "" {
+			continue
+		}
+		if strings.ContainsAny(n, `/\`) || strings.HasPrefix(n, "$") || n == "." || n == ".." {
+			return nil, fmt.Errorf("library %q: name an installed library without a directory (pg_stat_statements, auto_explain)", n)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // QuoteValue writes v as a postgresql.conf string literal. Every value may
