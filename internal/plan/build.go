@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -35,6 +36,10 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 		return nil, problems
 	}
 	eng, more := checkSUT(s, regs)
+	more = suggestNames(more, map[string]suggestion{
+		"sut.engine":   {s.SUT.Engine, regs.Engines.Names()},
+		"sut.provider": {s.SUT.Provider, regs.Providers.Names()},
+	})
 	more = append(more, regs.Workloads.Check(&s.Workload)...)
 	more = append(more, checkModels(s, regs)...)
 	if eng != nil {
@@ -62,6 +67,24 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 		return nil, problems
 	}
 	return p, nil
+}
+
+// suggestion is a name as written and the names it must be one of.
+type suggestion struct {
+	value string
+	names []string
+}
+
+// suggestNames adds "did you mean" to the problems of the paths of names
+// that checkSUT refuses, so that every registry's names are suggested
+// like the spec's own.
+func suggestNames(problems []spec.Problem, names map[string]suggestion) []spec.Problem {
+	for i, p := range problems {
+		if n, ok := names[p.Path]; ok && !strings.Contains(p.Allowed, "did you mean") {
+			problems[i].Allowed += spec.Suggest(n.value, n.names)
+		}
+	}
+	return problems
 }
 
 // build resolves every run of the expanded spec.

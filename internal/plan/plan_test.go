@@ -69,7 +69,11 @@ func TestBuildProblems(t *testing.T) {
 		{"max_connections under a pattern", "name: t\nsut: {settings: {max_connections: 50}}\ntenancy: {tenants: 2}\n" +
 			"workload: {name: tpcb, pattern: {name: single-peak, tau: 30}}\n", "sut.settings.max_connections", "50",
 			"2 tenants x 30 clients needs at least 65", 2},
-		{"workload unknown", "name: t\nworkload: {name: tpcx}\n", "workload.name", `"tpcx"`, "must be one of sales, tpcb, tpcc, tpch", 2},
+		{"workload unknown", "name: t\nworkload: {name: tpcx}\n", "workload.name", "tpcx", "must be one of sales, tpcb, tpcc, tpch; did you mean tpcb?", 2},
+		{"workload far from any", "name: t\nworkload: {name: ycsb}\n", "workload.name", "ycsb", "must be one of sales, tpcb, tpcc, tpch", 2},
+		{"model typo", minimal + "tenancy: {model: [schema, databse]}\n", "tenancy.model[1]", "databse", "; did you mean database?", 3},
+		{"engine typo", minimal + "sut: {engine: postgress}\n", "sut.engine", "postgress", "must be one of postgres; did you mean postgres?", 3},
+		{"provider typo", minimal + "sut: {provider: locale}\n", "sut.provider", "locale", "must be one of local; did you mean local?", 3},
 		{"engine unknown", minimal + "sut: {engine: mariadb}\n", "sut.engine", "mariadb", "must be one of postgres", 3},
 		{"provider unknown", minimal + "sut: {provider: external}\n", "sut.provider", "external", "must be one of local", 3},
 		{"memory small", minimal + "sut: {resources: {memory: 10MiB}}\n", "sut.resources.memory", "10MiB",
@@ -96,6 +100,9 @@ func TestBuildProblems(t *testing.T) {
 			}
 			if p.Value != c.value || !strings.Contains(p.Allowed, c.allows) || p.Line != c.line {
 				t.Errorf("got  %q (line %d, value %q)\nwant value %q, allowed containing %q, line %d", p.Error(), p.Line, p.Value, c.value, c.allows, c.line)
+			}
+			if strings.Contains(p.Allowed, "did you mean") && !strings.Contains(c.allows, "did you mean") {
+				t.Errorf("%q suggests a name where none is close", p.Error())
 			}
 			if len(problems) != 1 {
 				t.Errorf("%d problems, want 1:\n%v", len(problems), problems)
