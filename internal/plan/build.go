@@ -42,6 +42,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 	})
 	more = append(more, regs.Workloads.Check(&s.Workload)...)
 	more = append(more, checkModels(s, regs)...)
+	more = append(more, checkMemory(s, regs, m)...)
 	if eng != nil {
 		more = append(more, checkDivide(s, regs, eng)...)
 	}

@@ -230,3 +230,32 @@ func TestMachineHoldsThePlan(t *testing.T) {
 		t.Errorf("10,001 tenants: %v", problems)
 	}
 }
+
+// A per-server memory limit above the machine's memory is refused at
+// plan, on its line; with divide, a server's share is what counts.
+func TestMemoryAboveTheMachine(t *testing.T) {
+	m := Machine{MemoryBytes: 16 << 30, OpenFiles: 1 << 20, Processes: 1 << 20}
+	_, problems := buildSrc(t, minimal+"sut:\n  resources:\n    memory: 1000000TiB\n", m)
+	if len(problems) != 1 || problems[0].Path != "sut.resources.memory" || problems[0].Line != 5 ||
+		!strings.Contains(problems[0].Allowed, "more than this machine's memory of 16.0 GiB") ||
+		!strings.Contains(problems[0].Allowed, "give at most 16GiB") {
+		t.Errorf("1000000TiB on a 16 GiB machine: %v", problems)
+	}
+	if _, problems := buildSrc(t, minimal+"sut: {resources: {memory: 16GiB}}\n", m); len(problems) > 0 {
+		t.Errorf("the machine's whole memory is a limit it can give: %v", problems)
+	}
+	// 32 GiB divided over 4 instance servers is 8 GiB each: fits.
+	src := minimal + "sut: {resources: {memory: 32GiB, divide: true}}\ntenancy: {model: instance, tenants: 4}\n"
+	if _, problems := buildSrc(t, src, m); len(problems) > 0 {
+		t.Errorf("32 GiB divided over 4 servers: %v", problems)
+	}
+	// With one tenant the instance model has one server of 32 GiB.
+	src = minimal + "sut: {resources: {memory: 32GiB, divide: true}}\ntenancy: {model: instance, tenants: [1, 4]}\n"
+	if _, problems := buildSrc(t, src, m); len(problems) != 1 || !strings.Contains(problems[0].Allowed, "each of the 1 servers of model instance with 1 tenants") {
+		t.Errorf("32 GiB divided over 1 server: %v", problems)
+	}
+	// An unknown machine checks nothing.
+	if _, problems := buildSrc(t, minimal+"sut: {resources: {memory: 1000TiB}}\n", Machine{}); len(problems) > 0 {
+		t.Errorf("unknown machine memory: %v", problems)
+	}
+}
