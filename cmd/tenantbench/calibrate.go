@@ -15,7 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tenantbench/tenantbench/internal/driver"
 	loadshape "github.com/tenantbench/tenantbench/internal/load"
 	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/run"
@@ -43,6 +42,10 @@ func calibrateCmd() *cobra.Command {
 			"1 failed or interrupted, 2 bad input (nothing was started).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if procs, err = driverProcs(procs); err != nil {
+				return err
+			}
 			p, err := loadForCalibration(args[0], most)
 			if err != nil {
 				return err
@@ -84,9 +87,6 @@ func calibrateCmd() *cobra.Command {
 			// the server before tenantbench exits.
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if procs <= 0 {
-				procs = driver.DefaultProcs()
-			}
 			runtime.GOMAXPROCS(procs)
 			log := cmd.OutOrStdout()
 			r := p.Runs[0]

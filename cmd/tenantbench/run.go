@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/tenantbench/tenantbench/internal/driver"
 	"github.com/tenantbench/tenantbench/internal/report"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/run"
@@ -34,6 +33,10 @@ func runCmd() *cobra.Command {
 			"failed, 2 bad input (nothing was started).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if procs, err = driverProcs(procs); err != nil {
+				return err
+			}
 			resolved, p, err := load(args[0])
 			if err != nil {
 				return err
@@ -59,9 +62,6 @@ func runCmd() *cobra.Command {
 			// then stops every server before tenantbench exits.
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if procs <= 0 {
-				procs = driver.DefaultProcs()
-			}
 			runtime.GOMAXPROCS(procs)
 			log := cmd.OutOrStdout()
 			fmt.Fprintf(log, "tenantbench %s: %s, %d run(s), results in %s\n", version, p.Name, len(p.Runs), out)
