@@ -35,14 +35,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 	if s == nil {
 		return nil, problems
 	}
-	eng, more := checkSUT(s, regs)
-	more = suggestNames(more, map[string]suggestion{
-		"sut.engine":   {s.SUT.Engine, regs.Engines.Names()},
-		"sut.provider": {s.SUT.Provider, regs.Providers.Names()},
-	})
-	more = append(more, regs.Workloads.Check(&s.Workload)...)
-	more = append(more, checkModels(s, regs)...)
-	more = append(more, checkMemory(s, regs, m)...)
+	eng, more := checkRegistered(s, regs, m)
 	if eng != nil {
 		more = append(more, checkDivide(s, regs, eng)...)
 	}
@@ -68,6 +61,21 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 		return nil, problems
 	}
 	return p, nil
+}
+
+// checkRegistered runs the checks that need the registries and the
+// machine but not a valid spec: the engine and provider, the workload and
+// its options, the tenancy models and the memory limit. It returns the
+// engine, nil when sut.engine names none.
+func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, []spec.Problem) {
+	eng, more := checkSUT(s, regs)
+	more = suggestNames(more, map[string]suggestion{
+		"sut.engine":   {s.SUT.Engine, regs.Engines.Names()},
+		"sut.provider": {s.SUT.Provider, regs.Providers.Names()},
+	})
+	more = append(more, regs.Workloads.Check(&s.Workload)...)
+	more = append(more, checkModels(s, regs)...)
+	return eng, append(more, checkMemory(s, regs, m)...)
 }
 
 // suggestion is a name as written and the names it must be one of.

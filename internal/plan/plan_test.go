@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -257,5 +259,27 @@ func TestMemoryAboveTheMachine(t *testing.T) {
 	// An unknown machine checks nothing.
 	if _, problems := buildSrc(t, minimal+"sut: {resources: {memory: 1000TiB}}\n", Machine{}); len(problems) > 0 {
 		t.Errorf("unknown machine memory: %v", problems)
+	}
+}
+
+// calibrate checks the spec as plan does: a memory limit beyond the
+// machine and a misspelt engine are refused, the engine with a suggestion.
+func TestCalibrationChecksAsBuild(t *testing.T) {
+	if Here().MemoryBytes == 0 {
+		t.Skip("the machine's memory is unknown")
+	}
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	src := "name: t\nsut:\n  engine: postgress\n  resources: {memory: 1000000TiB, divide: true}\ntenancy: {model: instance, tenants: 10000}\nworkload: {name: tpcb}\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, problems := Calibration(path, regs(), 4)
+	var memory, engine bool
+	for _, p := range problems {
+		memory = memory || (p.Path == "sut.resources.memory" && p.Line == 4 && strings.Contains(p.Allowed, "more than this machine's memory"))
+		engine = engine || (p.Path == "sut.engine" && strings.HasSuffix(p.Allowed, "did you mean postgres?"))
+	}
+	if !memory || !engine {
+		t.Errorf("want the memory and the engine refused; got %v", problems)
 	}
 }
