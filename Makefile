@@ -15,3 +15,5 @@ test:
 # library kept out of tenantbench's build); about 25 s, 4 min cold.
 	cd internal/workload/tpch/duckdbcheck && go vet . && go test -count=1 -timeout 10m .
 	go test -count=1 -run '^$$' -fuzz FuzzParse -fuzztime 10s ./internal/spec
+# Building a plan from any spec must start nothing and create no file.
+	go test -count=1 -run '^$$' -fuzz FuzzBuild -fuzztime 10s ./internal/plan

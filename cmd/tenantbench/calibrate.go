@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tenantbench/tenantbench/internal/driver"
 	loadshape "github.com/tenantbench/tenantbench/internal/load"
 	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/run"
@@ -41,6 +40,10 @@ func calibrateCmd() *cobra.Command {
 			"1 failed or interrupted, 2 bad input (nothing was started).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if procs, err = driverProcs(procs); err != nil {
+				return err
+			}
 			p, err := loadForCalibration(args[0], most)
 			if err != nil {
 				return err
@@ -93,9 +96,6 @@ func calibrateCmd() *cobra.Command {
 				fmt.Fprintln(cmd.ErrOrStderr(), "tenantbench:", lerr)
 			}
 			defer ledger.Close()
-			if procs <= 0 {
-				procs = driver.DefaultProcs()
-			}
 			runtime.GOMAXPROCS(procs)
 			stdout := cmd.OutOrStdout()
 			log := &outputLog{w: stdout, cancel: cancel}

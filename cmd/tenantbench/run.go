@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/tenantbench/tenantbench/internal/driver"
 	"github.com/tenantbench/tenantbench/internal/report"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/run"
@@ -32,6 +31,10 @@ func runCmd() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			warnLeftovers(cmd.ErrOrStderr())
+			var err error
+			if procs, err = driverProcs(procs); err != nil {
+				return err
+			}
 			resolved, p, err := load(args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -66,9 +69,6 @@ func runCmd() *cobra.Command {
 			}
 			if lerr != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), "tenantbench:", lerr)
-			}
-			if procs <= 0 {
-				procs = driver.DefaultProcs()
 			}
 			runtime.GOMAXPROCS(procs)
 			stdout := cmd.OutOrStdout()

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -34,13 +35,11 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 	if s == nil {
 		return nil, problems
 	}
-	eng, more := checkSUT(s, regs)
+	eng, more := checkRegistered(s, regs, m)
 	var server, warnings []spec.Problem
 	if eng != nil {
 		server, warnings = checkServer(s, eng)
 	}
-	more = append(more, regs.Workloads.Check(&s.Workload)...)
-	more = append(more, checkModels(s, regs)...)
 	if eng != nil {
 		more = append(more, checkDivide(s, regs, eng)...)
 	}
@@ -81,6 +80,39 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 	}
 	spec.SortProblems(p.Warnings)
 	return p, nil
+}
+
+// checkRegistered runs the checks that need the registries and the
+// machine but not a valid spec: the engine and provider, the workload and
+// its options, the tenancy models and the memory limit. It returns the
+// engine, nil when sut.engine names none.
+func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, []spec.Problem) {
+	eng, more := checkSUT(s, regs)
+	more = suggestNames(more, map[string]suggestion{
+		"sut.engine":   {s.SUT.Engine, regs.Engines.Names()},
+		"sut.provider": {s.SUT.Provider, regs.Providers.Names()},
+	})
+	more = append(more, regs.Workloads.Check(&s.Workload)...)
+	more = append(more, checkModels(s, regs)...)
+	return eng, append(more, checkMemory(s, regs, m)...)
+}
+
+// suggestion is a name as written and the names it must be one of.
+type suggestion struct {
+	value string
+	names []string
+}
+
+// suggestNames adds "did you mean" to the problems of the paths of names
+// that checkSUT refuses, so that every registry's names are suggested
+// like the spec's own.
+func suggestNames(problems []spec.Problem, names map[string]suggestion) []spec.Problem {
+	for i, p := range problems {
+		if n, ok := names[p.Path]; ok && !strings.Contains(p.Allowed, "did you mean") {
+			problems[i].Allowed += spec.Suggest(n.value, n.names)
+		}
+	}
+	return problems
 }
 
 // build resolves every run of the expanded spec.

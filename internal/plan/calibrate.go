@@ -13,9 +13,12 @@ func Calibration(path string, regs Registries, clients int) (*Plan, []spec.Probl
 	if s == nil {
 		return nil, problems
 	}
-	eng, more := checkSUT(s, regs)
-	more = append(more, regs.Workloads.Check(&s.Workload)...)
-	for _, pr := range append(more, checkModels(s, regs)...) {
+	// Calibration runs one tenant on one server, which gets all of
+	// sut.resources whatever divide says: the memory check sees that.
+	one := *s
+	one.SUT.Resources.Divide = false
+	eng, more := checkRegistered(&one, regs, Here())
+	for _, pr := range more {
 		problems = append(problems, pl.Place(pr))
 	}
 	kept := problems[:0]

@@ -44,7 +44,7 @@ func checkModels(s *spec.Spec, regs Registries) []spec.Problem {
 		path := spec.Index("tenancy.model", i)
 		m, ok := regs.Models[name]
 		if !ok {
-			out = append(out, spec.Problem{Path: path, Value: name, Allowed: "must be one of " + strings.Join(regs.Models.Names(), ", ")})
+			out = append(out, spec.Problem{Path: path, Value: name, Allowed: spec.OneOf(name, regs.Models.Names())})
 			continue
 		}
 		a, ok := m.(accepter)

@@ -116,6 +116,41 @@ func checkMachine(p *Plan, eng engine.Engine, m Machine) []spec.Problem {
 	return out
 }
 
+// checkMemory refuses a per-server memory limit above the machine's
+// memory: such a limit limits nothing, so the run would measure a server
+// the machine cannot hold, not the limit the spec asks for. With divide,
+// the largest share any run gives a server is checked.
+func checkMemory(s *spec.Spec, regs Registries, m Machine) []spec.Problem {
+	mem := int64(s.SUT.Resources.Memory)
+	if m.MemoryBytes <= 0 || mem <= m.MemoryBytes {
+		return nil
+	}
+	per, how := mem, "each server"
+	if s.SUT.Resources.Divide {
+		per = 0 // the largest share of any run
+		for _, name := range s.Tenancy.Model {
+			model, ok := regs.Models[name]
+			if !ok {
+				continue
+			}
+			for _, t := range s.Tenancy.Tenants {
+				if t < 1 || t > spec.MaxTenants {
+					continue
+				}
+				if n := int64(max(1, model.Instances(t))); mem/n > per {
+					per, how = mem/n, fmt.Sprintf("with divide: true each of the %d servers of model %s with %d tenants", n, name, t)
+				}
+			}
+		}
+	}
+	if per <= m.MemoryBytes {
+		return nil
+	}
+	return []spec.Problem{{Path: "sut.resources.memory", Value: s.SUT.Resources.Memory.String(), Allowed: fmt.Sprintf(
+		"%s would be limited to %s, more than this machine's memory of %s: a limit the machine cannot give limits nothing; "+
+			"give at most %s, or 0 for no limit", how, gib(per), gib(m.MemoryBytes), spec.ByteSize(m.MemoryBytes>>20<<20))}}
+}
+
 // gib writes a size in GiB with one decimal, as people compare memory.
 func gib(b int64) string { return strconv.FormatFloat(float64(b)/(1<<30), 'f', 1, 64) + " GiB" }
 

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,7 +71,11 @@ func TestBuildProblems(t *testing.T) {
 		{"max_connections under a pattern", "name: t\nsut: {settings: {max_connections: 50}}\ntenancy: {tenants: 2}\n" +
 			"workload: {name: tpcb, pattern: {name: single-peak, tau: 30}}\n", "sut.settings.max_connections", "50",
 			"2 tenants x 30 clients needs at least 65", 2},
-		{"workload unknown", "name: t\nworkload: {name: tpcx}\n", "workload.name", `"tpcx"`, "must be one of sales, tpcb, tpcc, tpch", 2},
+		{"workload unknown", "name: t\nworkload: {name: tpcx}\n", "workload.name", "tpcx", "must be one of sales, tpcb, tpcc, tpch; did you mean tpcb?", 2},
+		{"workload far from any", "name: t\nworkload: {name: ycsb}\n", "workload.name", "ycsb", "must be one of sales, tpcb, tpcc, tpch", 2},
+		{"model typo", minimal + "tenancy: {model: [schema, databse]}\n", "tenancy.model[1]", "databse", "; did you mean database?", 3},
+		{"engine typo", minimal + "sut: {engine: postgress}\n", "sut.engine", "postgress", "must be one of postgres; did you mean postgres?", 3},
+		{"provider typo", minimal + "sut: {provider: locale}\n", "sut.provider", "locale", "must be one of local; did you mean local?", 3},
 		{"engine unknown", minimal + "sut: {engine: mariadb}\n", "sut.engine", "mariadb", "must be one of postgres", 3},
 		{"provider unknown", minimal + "sut: {provider: external}\n", "sut.provider", "external", "must be one of local", 3},
 		{"memory small", minimal + "sut: {resources: {memory: 10MiB}}\n", "sut.resources.memory", "10MiB",
@@ -96,6 +102,9 @@ func TestBuildProblems(t *testing.T) {
 			}
 			if p.Value != c.value || !strings.Contains(p.Allowed, c.allows) || p.Line != c.line {
 				t.Errorf("got  %q (line %d, value %q)\nwant value %q, allowed containing %q, line %d", p.Error(), p.Line, p.Value, c.value, c.allows, c.line)
+			}
+			if strings.Contains(p.Allowed, "did you mean") && !strings.Contains(c.allows, "did you mean") {
+				t.Errorf("%q suggests a name where none is close", p.Error())
 			}
 			if len(problems) != 1 {
 				t.Errorf("%d problems, want 1:\n%v", len(problems), problems)
@@ -221,5 +230,56 @@ func TestMachineHoldsThePlan(t *testing.T) {
 	if _, problems := buildSrc(t, "name: t\ntenancy: {tenants: 10001}\nworkload: {name: tpcb}\n", big); len(problems) != 1 ||
 		!strings.Contains(problems[0].Allowed, "1..10000") {
 		t.Errorf("10,001 tenants: %v", problems)
+	}
+}
+
+// A per-server memory limit above the machine's memory is refused at
+// plan, on its line; with divide, a server's share is what counts.
+func TestMemoryAboveTheMachine(t *testing.T) {
+	m := Machine{MemoryBytes: 16 << 30, OpenFiles: 1 << 20, Processes: 1 << 20}
+	_, problems := buildSrc(t, minimal+"sut:\n  resources:\n    memory: 1000000TiB\n", m)
+	if len(problems) != 1 || problems[0].Path != "sut.resources.memory" || problems[0].Line != 5 ||
+		!strings.Contains(problems[0].Allowed, "more than this machine's memory of 16.0 GiB") ||
+		!strings.Contains(problems[0].Allowed, "give at most 16GiB") {
+		t.Errorf("1000000TiB on a 16 GiB machine: %v", problems)
+	}
+	if _, problems := buildSrc(t, minimal+"sut: {resources: {memory: 16GiB}}\n", m); len(problems) > 0 {
+		t.Errorf("the machine's whole memory is a limit it can give: %v", problems)
+	}
+	// 32 GiB divided over 4 instance servers is 8 GiB each: fits.
+	src := minimal + "sut: {resources: {memory: 32GiB, divide: true}}\ntenancy: {model: instance, tenants: 4}\n"
+	if _, problems := buildSrc(t, src, m); len(problems) > 0 {
+		t.Errorf("32 GiB divided over 4 servers: %v", problems)
+	}
+	// With one tenant the instance model has one server of 32 GiB.
+	src = minimal + "sut: {resources: {memory: 32GiB, divide: true}}\ntenancy: {model: instance, tenants: [1, 4]}\n"
+	if _, problems := buildSrc(t, src, m); len(problems) != 1 || !strings.Contains(problems[0].Allowed, "each of the 1 servers of model instance with 1 tenants") {
+		t.Errorf("32 GiB divided over 1 server: %v", problems)
+	}
+	// An unknown machine checks nothing.
+	if _, problems := buildSrc(t, minimal+"sut: {resources: {memory: 1000TiB}}\n", Machine{}); len(problems) > 0 {
+		t.Errorf("unknown machine memory: %v", problems)
+	}
+}
+
+// calibrate checks the spec as plan does: a memory limit beyond the
+// machine and a misspelt engine are refused, the engine with a suggestion.
+func TestCalibrationChecksAsBuild(t *testing.T) {
+	if Here().MemoryBytes == 0 {
+		t.Skip("the machine's memory is unknown")
+	}
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	src := "name: t\nsut:\n  engine: postgress\n  resources: {memory: 1000000TiB, divide: true}\ntenancy: {model: instance, tenants: 10000}\nworkload: {name: tpcb}\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, problems := Calibration(path, regs(), 4)
+	var memory, engine bool
+	for _, p := range problems {
+		memory = memory || (p.Path == "sut.resources.memory" && p.Line == 4 && strings.Contains(p.Allowed, "more than this machine's memory"))
+		engine = engine || (p.Path == "sut.engine" && strings.HasSuffix(p.Allowed, "did you mean postgres?"))
+	}
+	if !memory || !engine {
+		t.Errorf("want the memory and the engine refused; got %v", problems)
 	}
 }

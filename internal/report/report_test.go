@@ -240,3 +240,35 @@ func TestWriteBrokenRun(t *testing.T) {
 		}
 	}
 }
+
+// A run that failed before its workload measured anything has empty
+// figures in results.csv (not 0); the report still draws the others and
+// lists it, with no throughput of 0 among the statistics.
+func TestReportRunFailedEarly(t *testing.T) {
+	s := synth{failEarly: true}
+	path := s.write(t)
+	tab, err := results.ReadTable(filepath.Join(path, "results.csv"))
+	must(t, err)
+	last := len(tab.Rows) - 1
+	for _, col := range []string{"throughput_tps", "latency_mean_ms", "committed", "tpm", "fairness_jain", "post_ingest_s", "workload_s"} {
+		if v := tab.Get(last, col); v != "" {
+			t.Errorf("failed run's %s = %q, want empty (not measured)", col, v)
+		}
+	}
+	for _, col := range []string{"provision_s", "setup_s", "ingest_s"} {
+		if v := tab.Get(last, col); v == "" {
+			t.Errorf("failed run's %s is empty; the phase ran", col)
+		}
+	}
+	if err := Write(path); err != nil {
+		t.Fatal(err)
+	}
+	md := readFile(t, filepath.Join(path, Subdir, "summary.md"))
+	if !strings.Contains(md, "| 008 | database, 2 tenants | 2 | ingest: t02: synthetic failure |") {
+		t.Errorf("summary.md does not list the failed run:\n%s", md)
+	}
+	got := mdRow(t, md, "Throughput (tx/s)", "database, 2 tenants")
+	if got[1] != "1" || got[3] != fmtNum(s.tenantTPS("database", 2, 1, 0)+s.tenantTPS("database", 2, 1, 1)) {
+		t.Errorf("point with a run failed early = %q", got)
+	}
+}

@@ -22,6 +22,9 @@ type synth struct {
 	scale float64 // multiplies every throughput, for compare
 	// failLast marks the last run failed.
 	failLast bool
+	// failEarly makes the last run fail in ingest, before its workload
+	// measured anything: results.csv leaves its figures empty.
+	failEarly bool
 }
 
 // synthModels and synthTenants span the synthetic plan, in plan order.
@@ -87,8 +90,13 @@ func (s synth) write(t *testing.T) string {
 					Settings: map[string]string{"shared_buffers": "128MB"}, Workload: "tpcb", Warmup: 2, Duration: 10,
 					Status: results.StatusOK, Start: start, End: start.Add(20 * time.Second)}
 				start = start.Add(30 * time.Second)
-				if s.failLast && n == len(synthModels)*len(synthTenants)*2 {
+				last := n == len(synthModels)*len(synthTenants)*2
+				if s.failLast && last {
 					sum.Status, sum.Error = results.StatusFailed, "workload: instance t02 exited: synthetic failure"
+				}
+				early := s.failEarly && last
+				if early {
+					sum.Status, sum.Error = results.StatusFailed, "ingest: t02: synthetic failure"
 				}
 				var phases []results.Phase
 				for k := range tenants {
@@ -101,16 +109,28 @@ func (s synth) write(t *testing.T) string {
 					at := 0.0
 					for j, ph := range []string{"provision", "setup", "ingest", "post-ingest", "workload"} {
 						d := float64(j+1) * float64(tenants)
-						phases = append(phases, results.Phase{Tenant: name, Phase: ph, Start: at, End: at + d, Status: "ok"})
+						status := "ok"
+						if early && ph == "ingest" {
+							status = "failed"
+						}
+						phases = append(phases, results.Phase{Tenant: name, Phase: ph, Start: at, End: at + d, Status: status})
 						at += d
+						if status != "ok" {
+							break
+						}
 					}
+				}
+				if early {
+					sum.Tenant = nil // the workload never ran
 				}
 				sum.Phases = phases
 				sum.Provider = results.AggregateOf(sum.Tenant, phases)
 				must(t, dir.WriteJSON(filepath.Join("runs", id, "summary.json"), sum))
 				must(t, dir.WritePhases(id, phases))
-				writeTenantsCSV(t, dir, id, sum.Tenant)
-				writeSeriesCSV(t, dir, id, sum.Tenant)
+				if !early {
+					writeTenantsCSV(t, dir, id, sum.Tenant)
+					writeSeriesCSV(t, dir, id, sum.Tenant)
+				}
 				must(t, dir.AppendResult(sum))
 			}
 		}

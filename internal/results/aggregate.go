@@ -34,6 +34,7 @@ func AggregateRuns(sums []*Summary) *Summary {
 	if agg.Status != StatusOK {
 		agg.Error = "not every repetition succeeded; the figures are the means of those that did"
 	}
+	agg.meanOf = len(ok)
 	if len(ok) == 0 {
 		return agg
 	}

@@ -47,3 +47,38 @@ func TestAggregateRuns(t *testing.T) {
 		t.Errorf("results.csv aggregate row:\n%s", b)
 	}
 }
+
+// A point none of whose repetitions succeeded measured nothing: its mean
+// row's figures are empty in results.csv, not 0.
+func TestAggregateOfFailedRunsIsEmpty(t *testing.T) {
+	failed := &Summary{RunID: "001", Model: "schema", Tenants: 2, Scale: 1, Clients: 4, Repetition: 1, Status: StatusFailed,
+		Phases: []Phase{{Tenant: "t01", Phase: "provision", End: 1, Status: "failed"}}}
+	failed.Provider = AggregateOf(nil, failed.Phases)
+	d, err := Create(filepath.Join(t.TempDir(), "out"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*Summary{failed, AggregateRuns([]*Summary{failed})} {
+		if err := d.AppendResult(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tab, err := ReadTable(filepath.Join(d.Path, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tab.Get(0, "provision_s"); got != "1" {
+		t.Errorf("the failed run's provision_s = %q, want 1 (it ran)", got)
+	}
+	for i := range tab.Rows {
+		for _, col := range []string{"throughput_tps", "latency_p99_ms", "committed", "failed", "setup_s", "workload_s", "tpm", "fairness_jain"} {
+			if v := tab.Get(i, col); v != "" {
+				t.Errorf("row %s: %s = %q, want empty", tab.Get(i, "run_id"), col, v)
+			}
+		}
+	}
+	rows, err := d.ReadResults() // the mean row is not a run
+	if err != nil || len(rows) != 1 || rows[0].TPS != 0 || rows[0].ProvisionS != 1 || rows[0].Status != StatusFailed {
+		t.Errorf("ReadResults of empty cells: %+v, %v", rows, err)
+	}
+}

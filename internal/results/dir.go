@@ -113,10 +113,16 @@ func (d *Dir) AppendResult(s *Summary) error {
 		row = append(row, s.Settings[k])
 	}
 	a := s.Provider
-	row = append(row, s.Status, ftoa(a.TPS), ftoa(a.MeanMs), ftoa(a.P95Ms), ftoa(a.P99Ms),
-		strconv.FormatInt(a.Committed, 10), strconv.FormatInt(a.Failed, 10),
-		ftoa(a.ProvisionS), ftoa(a.SetupS), ftoa(a.IngestS), ftoa(a.PostIngest), ftoa(a.WorkloadS),
-		ftoa(a.TPM), optional(a.NOPM), ftoa(a.FairnessJain), optional(a.CPUS), optional(a.MemPeakMB),
+	// A failed run's figures that were never measured are empty, not 0:
+	// a 0 would read as a measured standstill.
+	wl, ph := s.workloadMeasured(), s.phaseMeasured
+	row = append(row, s.Status, ifMeasured(wl, ftoa(a.TPS)), ifMeasured(wl, ftoa(a.MeanMs)),
+		ifMeasured(wl, ftoa(a.P95Ms)), ifMeasured(wl, ftoa(a.P99Ms)),
+		ifMeasured(wl, strconv.FormatInt(a.Committed, 10)), ifMeasured(wl, strconv.FormatInt(a.Failed, 10)),
+		ifMeasured(ph("provision"), ftoa(a.ProvisionS)), ifMeasured(ph("setup"), ftoa(a.SetupS)),
+		ifMeasured(ph("ingest"), ftoa(a.IngestS)), ifMeasured(ph("post-ingest"), ftoa(a.PostIngest)),
+		ifMeasured(ph("workload"), ftoa(a.WorkloadS)),
+		ifMeasured(wl, ftoa(a.TPM)), optional(a.NOPM), ifMeasured(wl, ftoa(a.FairnessJain)), optional(a.CPUS), optional(a.MemPeakMB),
 		optional(a.ETpX), optional(a.ELat),
 		optional(a.MemFootprintMB), optional(a.MemMarginalMB), usd(a.RUC), optional(a.PScore), optional(a.TScore),
 		optional(a.PowerAtSize), optional(a.ThroughputAtSize), optional(a.ECPU), optional(a.ERAM), s.Error)

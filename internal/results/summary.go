@@ -42,6 +42,10 @@ type Summary struct {
 	// MemoryKills are the server processes killed for memory during the
 	// workload phase (memory.go).
 	MemoryKills []MemoryKill `json:"memory_kills,omitempty"`
+	// meanOf is, for a row of AggregateRuns, how many successful
+	// repetitions its figures are the means of: with none, results.csv
+	// leaves them empty (cells.go).
+	meanOf int
 }
 
 // Instance describes one server of the run.

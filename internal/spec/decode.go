@@ -70,6 +70,12 @@ func (d *Decoder) place(p Problem) Problem {
 	if p.Line == 0 {
 		p.Line = d.lines[p.Path]
 	}
+	if before, _, merged := strings.Cut(p.Path, " with "); merged && p.Line == 0 {
+		// A case's options checked merged with workload.options
+		// ("workload.cases[0].options with workload.options: ..."): the
+		// case's options are what the user changes.
+		p.Line = d.lines[before]
+	}
 	return p
 }
 
@@ -364,5 +370,32 @@ func (d *Decoder) options(n *yaml.Node, path string, dst *yaml.Node) {
 			return
 		}
 	}
+	d.recordLines(n, path)
 	*dst = *n
+}
+
+// recordLines records the line of every path inside the options at path,
+// so that a problem a workload finds later, with the rest of the spec
+// (workload.options.refresh with the tenants), is placed on its line like
+// the spec's own.
+func (d *Decoder) recordLines(n *yaml.Node, path string) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode {
+				continue
+			}
+			kp := join(path, k.Value)
+			if _, seen := d.lines[kp]; !seen {
+				d.lines[kp] = v.Line
+			}
+			d.recordLines(v, kp)
+		}
+	case yaml.SequenceNode:
+		for i, e := range n.Content {
+			d.lines[index(path, i)] = e.Line
+			d.recordLines(e, index(path, i))
+		}
+	}
 }

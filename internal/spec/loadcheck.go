@@ -43,7 +43,7 @@ func levelRule(v float64) string {
 
 func patternRule(v string) string {
 	if !load.IsPattern(v) {
-		return "must be one of " + strings.Join(load.PatternNames(), ", ")
+		return OneOf(v, load.PatternNames())
 	}
 	return ""
 }
@@ -85,7 +85,7 @@ func (v *validator) load(s *Spec) {
 	l := &w.Load
 	sh, ok := load.ShapeOf(l.Shape)
 	if !ok || l.Shape == "" {
-		v.add("workload.load.shape", shown(l.Shape), shapes().allowed())
+		v.add("workload.load.shape", shown(l.Shape), shapes().allowed(l.Shape))
 		return
 	}
 	st := l.settings()

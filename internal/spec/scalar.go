@@ -102,6 +102,19 @@ func ReadText(n *yaml.Node) (string, string) {
 	return n.Value, ""
 }
 
+// ReadOneOf reads a scalar that must be one of names, refusing another
+// with the names and the nearest of them ("did you mean serializable?").
+func ReadOneOf(names ...string) Reader[string] {
+	return func(n *yaml.Node) (string, string) {
+		for _, name := range names {
+			if n.Value == name {
+				return n.Value, ""
+			}
+		}
+		return "", OneOf(n.Value, names)
+	}
+}
+
 // quotedHint is unquoted's hint.
 const quotedHint = ", written without quotes"
 

@@ -86,11 +86,28 @@ func (b ByteSize) String() string {
 	return fmt.Sprintf("%d%s", int64(b)/best.size, best.name)
 }
 
-// ParseDuration reads a Go duration ("30s", "2m", "1h30m", "500ms").
+// MaxDuration is the longest duration a spec may write. No benchmark runs
+// for eleven years; the bound keeps sums of a spec's durations (warmup +
+// duration, a schedule's stages) far from the 292 years where Go's
+// durations overflow.
+const MaxDuration = Duration(100_000 * time.Hour)
+
+const durationHelp = "must be a duration like 30s, 2m or 1h30m (units: ns, us, ms, s, m, h)"
+
+// durationSyntax is what time.ParseDuration reads, whatever the size: a
+// value of this form that it refuses is too large, not misspelt.
+var durationSyntax = regexp.MustCompile(`^[-+]?(0|([0-9]*\.?[0-9]+(ns|us|µs|μs|ms|s|m|h))+)$`)
+
+// ParseDuration reads a Go duration ("30s", "2m", "1h30m", "500ms"), at
+// most MaxDuration either way.
 func ParseDuration(s string) (Duration, error) {
-	d, err := time.ParseDuration(strings.TrimSpace(s))
-	if err != nil {
-		return 0, errors.New("must be a duration like 30s, 2m or 1h30m (units: ns, us, ms, s, m, h)")
+	s = strings.TrimSpace(s)
+	d, err := time.ParseDuration(s)
+	if err != nil && !durationSyntax.MatchString(s) {
+		return 0, errors.New(durationHelp)
+	}
+	if err != nil || d > MaxDuration.D() || d < -MaxDuration.D() {
+		return 0, fmt.Errorf("is out of range: at most %s", MaxDuration)
 	}
 	return Duration(d), nil
 }

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -89,8 +90,18 @@ func TestDuration(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"", "30", "1d", "soon", "5 minutes"} {
-		if _, err := ParseDuration(in); err == nil {
-			t.Errorf("ParseDuration(%q): want an error", in)
+		if _, err := ParseDuration(in); err == nil || !strings.Contains(err.Error(), "like 30s") {
+			t.Errorf("ParseDuration(%q) = %v: want a format error", in, err)
 		}
+	}
+	// Too long is out of range, with the most allowed, not a bad format.
+	for _, in := range []string{"100000000h", "100001h", "-100001h", "99999999999999999999s"} {
+		_, err := ParseDuration(in)
+		if err == nil || err.Error() != "is out of range: at most 100000h" {
+			t.Errorf("ParseDuration(%q) = %v: want out of range, at most 100000h", in, err)
+		}
+	}
+	if d, err := ParseDuration("100000h"); err != nil || d != MaxDuration {
+		t.Errorf("ParseDuration(100000h) = %v, %v: the most allowed must be accepted", d, err)
 	}
 }

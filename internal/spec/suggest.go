@@ -1,5 +1,7 @@
 package spec
 
+import "strings"
+
 // nearest returns the word of words closest to s when it is close enough
 // to be the one meant (a typo: "client" for "clients"), else "".
 func nearest(s string, words []string) string {
@@ -35,4 +37,20 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// Suggest is "; did you mean NAME?" when value looks like a typo of one of
+// names ("shema" for "schema"), else "". Messages that list the allowed
+// names append it, so that a slip is named, not only refused.
+func Suggest(value string, names []string) string {
+	if near := nearest(value, names); near != "" && near != value {
+		return "; did you mean " + near + "?"
+	}
+	return ""
+}
+
+// OneOf is the rule of a value that must be one of names, with the
+// nearest name when value looks like a typo of it.
+func OneOf(value string, names []string) string {
+	return "must be one of " + strings.Join(names, ", ") + Suggest(value, names)
 }

@@ -40,7 +40,9 @@ func (c choice) has(s string) bool {
 	return false
 }
 
-func (c choice) allowed() string {
+// allowed is the rule, naming the nearest word when v looks like a typo
+// of one.
+func (c choice) allowed(v string) string {
 	msg := "must be " + strings.Join(c.supported, " or ")
 	if len(c.supported) > 2 {
 		msg = "must be one of " + strings.Join(c.supported, ", ")
@@ -50,7 +52,7 @@ func (c choice) allowed() string {
 	} else if len(c.planned) > 1 {
 		msg += " (" + strings.Join(c.planned, " and ") + " are planned but not supported yet)"
 	}
-	return msg
+	return msg + Suggest(v, c.supported)
 }
 
 func transports() choice {
@@ -125,7 +127,7 @@ func Validate(s *Spec) []Problem {
 	oneOf(v, "workload.scale", s.Workload.Scale, scaleRule)
 	oneOf(v, "workload.clients", s.Workload.Clients, clientsRule)
 	if !provisions().has(s.Workload.Provision) {
-		v.add("workload.provision", shown(s.Workload.Provision), provisions().allowed()+
+		v.add("workload.provision", shown(s.Workload.Provision), provisions().allowed(s.Workload.Provision)+
 			" (clone: tenants of the database and instance models get a copy of the first tenant's data)")
 	}
 	v.cases(s)
@@ -171,7 +173,7 @@ func (v *validator) sut(s *SUT) {
 		{"sut.transport", s.Transport, transports()},
 	} {
 		if !c.choice.has(c.value) {
-			v.add(c.path, shown(c.value), c.choice.allowed())
+			v.add(c.path, shown(c.value), c.choice.allowed(c.value))
 		}
 	}
 	if s.Version != "" && !serverVersion.MatchString(s.Version) {

@@ -154,8 +154,7 @@ func (r Registry) Names() []string {
 func (r Registry) Check(w *spec.Workload) []spec.Problem {
 	f, ok := r[w.Name]
 	if !ok {
-		return []spec.Problem{{Path: "workload.name", Value: fmt.Sprintf("%q", w.Name),
-			Allowed: "must be one of " + strings.Join(r.Names(), ", ")}}
+		return []spec.Problem{{Path: "workload.name", Value: spec.Shown(w.Name), Allowed: spec.OneOf(w.Name, r.Names())}}
 	}
 	opts, problems := f.Parse(&w.Options)
 	if len(problems) == 0 && f.Spec != nil {

@@ -119,8 +119,7 @@ const optionsPath = "workload.options"
 func Parse(node *yaml.Node) (any, []spec.Problem) {
 	opts := DefaultOptions()
 	d := spec.NewDecoder()
-	preset := spec.Where(spec.ReadText, func(s string) bool { return presetMix(s) != nil },
-		"must be one of "+strings.Join(presetNames(), ", "))
+	preset := spec.ReadOneOf(presetNames()...)
 	distribution := spec.Where(spec.ReadText, func(s string) bool { return s == Uniform || s == Latest },
 		"must be "+Uniform+" or "+Latest+" (with k)")
 	k := spec.Where(spec.ReadInt64, spec.Within[int64](1, maxK),

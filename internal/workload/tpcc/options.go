@@ -94,9 +94,7 @@ func Parse(node *yaml.Node) (any, []spec.Problem) {
 		fmt.Sprintf("must be an integer from 0 (automatic) to %d", maxLoadConnections))
 	check := spec.Where(spec.ReadText, func(s string) bool { return s == CheckBasic || s == CheckFull },
 		"must be basic (conditions 3.3.2.1-3.3.2.4) or full (3.3.2.1-3.3.2.12)")
-	isolation := spec.Where(spec.ReadText, func(s string) bool {
-		return s == IsolationReadCommitted || s == IsolationRepeatableRead || s == IsolationSerializable
-	}, "must be one of read_committed, repeatable_read, serializable")
+	isolation := spec.ReadOneOf(IsolationReadCommitted, IsolationRepeatableRead, IsolationSerializable)
 	d.Mapping(node, optionsPath, []spec.Field{
 		{Key: "mix", Read: func(n *yaml.Node, p string) { readMix(d, n, p, &opts.Mix) }},
 		{Key: "all_warehouses", Read: boolean(&opts.AllWarehouses)},
