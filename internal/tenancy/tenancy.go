@@ -144,7 +144,8 @@ func (s *session) createRole(ctx context.Context, role string) (string, error) {
 	}
 	for _, st := range s.sql.CreateLogin(role, pw) {
 		if _, err := s.conn.Exec(ctx, st); err != nil {
-			// The statement holds the password: name the role only.
+			// The statement holds the password's verifier, which is
+			// not for the terminal either: name the role only.
 			return "", fmt.Errorf("creating role %s: %w", role, err)
 		}
 	}

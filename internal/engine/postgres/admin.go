@@ -30,9 +30,10 @@ func Ident(s string) string { return ident(s) }
 func (Engine) MaintenanceDatabase() string { return "postgres" }
 
 // CreateLogin makes a login role. Utility statements take no bind
-// parameters, so the password goes in as a quoted literal.
+// parameters, so what goes in the statement text is the password's SCRAM
+// verifier (scram.go), never the password: the text may be logged.
 func (Engine) CreateLogin(role, password string) []string {
-	return []string{"CREATE ROLE " + ident(role) + " LOGIN PASSWORD " + literal(password)}
+	return []string{"CREATE ROLE " + ident(role) + " LOGIN PASSWORD " + literal(scramVerifier(password))}
 }
 
 func (Engine) CreateGroup(role string) []string {
@@ -43,8 +44,9 @@ func (Engine) GrantRole(group, member string) []string {
 	return []string{"GRANT " + ident(group) + " TO " + ident(member)}
 }
 
+// SetPassword sends the password's SCRAM verifier, as CreateLogin does.
 func (Engine) SetPassword(role, password string) []string {
-	return []string{"ALTER ROLE " + ident(role) + " PASSWORD " + literal(password)}
+	return []string{"ALTER ROLE " + ident(role) + " PASSWORD " + literal(scramVerifier(password))}
 }
 
 // CreateDatabase makes db, owned by owner ("" for the admin). PUBLIC's

@@ -155,8 +155,9 @@ func (p *Provider) copyDataDir(ctx context.Context, from string, srv *server) er
 }
 
 // setSuperuserPassword replaces the superuser's password of inst, which
-// accepts inst.Password now. The password goes in as a quoted literal
-// (utility statements take no parameters); it is URL-safe base64.
+// accepts inst.Password now. The statement carries the password's SCRAM
+// verifier, not the password (engine/postgres SetPassword): the copy may
+// log every statement.
 func setSuperuserPassword(ctx context.Context, inst *provider.Instance, pw string) error {
 	conn, err := pgx.Connect(ctx, inst.AdminDSN("postgres"))
 	if err != nil {
