@@ -7,8 +7,10 @@ import (
 
 // addLoad puts what the load asked for and what arrived beside what was
 // measured: an open load's arrival counts per tenant (after warmup), per
-// second (rows of txn "all") and per slot, and every slot's target.
-func addLoad(res *Result, tenants []Tenant, queues []*arrivals, warmup time.Duration) {
+// second (rows of txn "all") and per slot, and every slot's target. ran
+// is how long the phase ran (its length unless it was cut): arrivals due
+// after it were never owed, so they count as neither arrived nor dropped.
+func addLoad(res *Result, tenants []Tenant, queues []*arrivals, warmup, ran time.Duration) {
 	warm := int64(math.Ceil(warmup.Seconds())) // the collector's warmup cut
 	end := res.Warmup + res.Duration
 	index := map[string]int{}
@@ -19,7 +21,7 @@ func addLoad(res *Result, tenants []Tenant, queues []*arrivals, warmup time.Dura
 		if q == nil {
 			continue
 		}
-		q.finish()
+		q.finish(ran)
 		o := &OpenResult{TargetRate: tenants[ti].Load.Profile.Mean(res.Warmup, end)}
 		for sec := warm; sec < int64(len(q.arrived)); sec++ {
 			o.Arrivals += q.arrived[sec]

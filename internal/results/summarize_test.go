@@ -239,3 +239,25 @@ func TestSummarizeStreams(t *testing.T) {
 		t.Errorf("analytical without a workload: %+v", an)
 	}
 }
+
+// TestRan: the measured part of a phase ends where the phase stopped,
+// within its planned duration; a phase stopped within its warmup measured
+// nothing, so its rates are not computed from the planned duration.
+func TestRan(t *testing.T) {
+	start := time.Unix(1000, 0)
+	for _, c := range []struct{ end, want time.Duration }{
+		{30 * time.Second, 20 * time.Second}, // ran to the end and beyond (in-flight)
+		{22 * time.Second, 20 * time.Second},
+		{10200 * time.Millisecond, 8200 * time.Millisecond}, // interrupted
+		{time.Second, 0}, // within the warmup
+	} {
+		if got := Ran(start, 2*time.Second, 20*time.Second, start.Add(c.end)); got != c.want {
+			t.Errorf("stopped at %v: ran %v, want %v", c.end, got, c.want)
+		}
+	}
+	w := &Workload{Start: start, Warmup: 2 * time.Second, Duration: Ran(start, 2*time.Second, 20*time.Second, start.Add(10200*time.Millisecond)),
+		Tenants: []TenantWorkload{{Name: "t01", All: TxnFigures{Txn: "all", Committed: 41000}}}}
+	if tps := Totals(w)[0].TPS; math.Abs(tps-5000) > 1e-9 {
+		t.Errorf("41,000 committed in the 8.2 s measured: %v tps, want 5000", tps)
+	}
+}
