@@ -178,6 +178,9 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 			tr.ConnLost, tr.ConnLostAt = w.lost, w.lostAt
 		}
 	}
+	if cut.Before(end) {
+		res.Slots = cutSlots(res.Slots, cut.Sub(start))
+	}
 	addLoad(res, tenants, queues, o.Warmup, cut.Sub(start))
 	return res, runErr
 }

@@ -37,6 +37,27 @@ func TestServer(t *testing.T) {
 	t.Run("Pacing", func(t *testing.T) { testPacing(t, tn) })
 	t.Run("Cancelled", func(t *testing.T) { testCancelled(t, tn) })
 	t.Run("StallZeroRows", func(t *testing.T) { testStallZeroRows(t, tn, inst) })
+	t.Run("CancelledSlots", func(t *testing.T) { testCancelledSlots(t, tn) })
+}
+
+// testCancelledSlots: a schedule of four 1 s slots cancelled 2.5 s in has
+// three slots, the last ending at the cut, and no row for the slot that
+// never started.
+func testCancelledSlots(t *testing.T, tn Tenant) {
+	slot := time.Second
+	tn.Load = &load.Tenant{Profile: load.Slots(slot, []float64{2, 2, 2, 2}), Varies: true, Conns: 2,
+		Windows: load.SlotStarts(slot, 4)}
+	tn.Clients = 2
+	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+	defer cancel()
+	res, _ := Run(ctx, []Tenant{tn}, Options{Duration: 4 * slot})
+	if len(res.Slots) != 3 {
+		t.Fatalf("%d slot rows, want 3: %+v", len(res.Slots), res.Slots)
+	}
+	last := res.Slots[2]
+	if last.End < 2400*time.Millisecond || last.End > 2900*time.Millisecond || last.Target != 2 || last.Committed == 0 {
+		t.Errorf("the cut slot: %+v, want it to end at the cut, 2.5 s", last)
+	}
 }
 
 // testCancelled: a phase of 1 s warmup and 20 s cancelled 3 s in measured
