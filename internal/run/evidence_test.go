@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,7 +27,8 @@ workload: {name: tpcb, scale: 1, clients: 2, warmup: 1s, duration: 20s}
 
 // wholeRun prepares the first run of yaml to be done whole (ex.do), with a
 // results directory, and calls during, in its own goroutine, once the
-// workload phase has been under way for after.
+// workload phase has been under way for after (about: the phase starts by
+// connecting every client).
 func wholeRun(t *testing.T, yaml string, after time.Duration, during func(ex *execution)) *execution {
 	t.Helper()
 	reg := workload.Registry{}
@@ -43,29 +45,37 @@ func wholeRun(t *testing.T, yaml string, after time.Duration, during func(ex *ex
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex := &execution{opts: Options{Log: testLog{t}, Provider: prov, Workloads: reg, Models: tenancy.Builtin(),
+	started := make(chan struct{})
+	log := &phaseLog{t: t, phase: "workload", started: started}
+	ex := &execution{opts: Options{Log: log, Provider: prov, Workloads: reg, Models: tenancy.Builtin(),
 		WorkRoot: pgtest.TempDir(t), Out: out}, plan: p, spec: p.Spec, run: &p.Runs[0]}
 	go func() {
-		// The workload starts once every tenant's post-ingest is recorded.
-		deadline := time.Now().Add(2 * time.Minute)
-		for time.Now().Before(deadline) {
-			ex.mu.Lock()
-			n := 0
-			for _, ph := range ex.phases {
-				if ph.Phase == "post-ingest" {
-					n++
-				}
-			}
-			ex.mu.Unlock()
-			if n == ex.run.Tenants {
-				time.Sleep(after)
-				during(ex)
-				return
-			}
-			time.Sleep(50 * time.Millisecond)
+		select {
+		case <-started:
+		case <-time.After(2 * time.Minute):
+			return
 		}
+		time.Sleep(after)
+		during(ex)
 	}()
 	return ex
+}
+
+// phaseLog sends a run's log lines to the test's and closes started when
+// the run logs that phase starts: the run's goroutine writes that line
+// after the provisioning has set the execution's instances.
+type phaseLog struct {
+	t       *testing.T
+	phase   string
+	started chan struct{}
+	once    sync.Once
+}
+
+func (l *phaseLog) Write(b []byte) (int, error) {
+	if strings.HasSuffix(strings.TrimRight(string(b), "\n"), "] "+l.phase) {
+		l.once.Do(func() { close(l.started) })
+	}
+	return testLog{l.t}.Write(b)
 }
 
 // workloadFailedForAll checks the workload phase is failed for every tenant.
