@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"testing"
@@ -259,5 +260,26 @@ func TestRan(t *testing.T) {
 		Tenants: []TenantWorkload{{Name: "t01", All: TxnFigures{Txn: "all", Committed: 41000}}}}
 	if tps := Totals(w)[0].TPS; math.Abs(tps-5000) > 1e-9 {
 		t.Errorf("41,000 committed in the 8.2 s measured: %v tps, want 5000", tps)
+	}
+}
+
+// TestSummarizeCutInWarmup: a run interrupted within its warmup measured
+// nothing: its rates are 0 or absent, never a division by 0, and its
+// summary is still written (JSON has no NaN or infinity).
+func TestSummarizeCutInWarmup(t *testing.T) {
+	o := monitored(observed())
+	o.Err = errors.New("interrupted")
+	o.Instances[0].LimitsEnforced, o.Instances[0].CPUs, o.Instances[0].MemoryBytes = true, 1, 1<<30
+	o.Instances[1].LimitsEnforced, o.Instances[1].CPUs, o.Instances[1].MemoryBytes = true, 1, 1<<30
+	o.Workload.Duration = Ran(o.Workload.Start, o.Workload.Warmup, o.Duration, o.Workload.Start.Add(time.Second))
+	for i := range o.Workload.Tenants {
+		o.Workload.Tenants[i].All.Committed, o.Workload.Tenants[i].All.Rollbacks = 0, 0
+	}
+	s := Summarize(o)
+	if s.Measured != 0 || s.Provider.TPS != 0 || s.Tenant[0].TPS != 0 || s.Tenant[0].TPM != 0 {
+		t.Errorf("measured %v s, %v tps, tenant %+v", s.Measured, s.Provider.TPS, s.Tenant[0])
+	}
+	if _, err := json.Marshal(s); err != nil {
+		t.Errorf("summary.json of a run cut in its warmup: %v", err)
 	}
 }
