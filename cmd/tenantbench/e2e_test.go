@@ -266,7 +266,39 @@ workload: {name: tpcb, scale: 1, clients: 2, duration: 10m}
 			t.Errorf("cgroup %s still exists", inst.Cgroup)
 		}
 	}
+	// Cut about 5 s into 10 minutes: the rates divide by the time it ran.
+	if s.Measured <= 1 || s.Measured > 60 {
+		t.Errorf("measured_s %v of a run interrupted at its first progress line", s.Measured)
+	}
+	for _, tr := range readCSV(t, filepath.Join(out, "runs", "001", "tenants.csv")) {
+		if tr["txn"] != "all" {
+			continue
+		}
+		want := num(t, tr["committed"]) / s.Measured
+		if got := num(t, tr["throughput_tps"]); want == 0 || math.Abs(got-want) > 0.01*want {
+			t.Errorf("tenant %s: %v tps, want committed / measured_s = %v", tr["tenant"], got, want)
+		}
+	}
+	workloadFailed(t, filepath.Join(out, "runs", "001", "phases.csv"), 2)
 	assertNoLeftovers(t, tmp)
+}
+
+// workloadFailed checks that phases.csv marks the workload failed for
+// each of the run's tenants.
+func workloadFailed(t *testing.T, path string, tenants int) {
+	t.Helper()
+	n := 0
+	for _, p := range readCSV(t, path) {
+		if p["phase"] == "workload" {
+			n++
+			if p["status"] != "failed" {
+				t.Errorf("%s: tenant %s's workload %s in a run that failed in it", path, p["tenant"], p["status"])
+			}
+		}
+	}
+	if n != tenants {
+		t.Errorf("%s: %d workload rows, want %d", path, n, tenants)
+	}
 }
 
 // TestBadSpec: every problem at once, exit status 2, nothing started.
@@ -512,6 +544,15 @@ progress: 1s
 			if rows[0]["status"] != "failed" || !strings.Contains(rows[0]["error"], "exited during the run") {
 				t.Errorf("run 001 = %v, want failed because the instance exited", rows[0])
 			}
+			// The dead server's log is kept with the run, and the error
+			// names the copy, not the work directory teardown removed.
+			logs, _ := filepath.Glob(filepath.Join(out, "runs", "001", "server-*.log"))
+			if len(logs) != 1 || !strings.Contains(rows[0]["error"], "(its log: "+logs[0]+")") {
+				t.Errorf("kept logs %v; error %q should name the copy", logs, rows[0]["error"])
+			} else if b, _ := os.ReadFile(logs[0]); !strings.Contains(string(b), "ready to accept connections") {
+				t.Errorf("the copy %s of the log:\n%s", logs[0], b)
+			}
+			workloadFailed(t, filepath.Join(out, "runs", "001", "phases.csv"), 2)
 			if !failFast && rows[1]["status"] != "ok" {
 				t.Errorf("run 002 = %v, want ok", rows[1])
 			}

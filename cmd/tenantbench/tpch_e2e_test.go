@@ -192,6 +192,18 @@ workload: {name: tpch, scale: 0.1, clients: 1, duration: 5m}
 			!strings.Contains(r["error"], "killed for memory") {
 			t.Errorf("run %s: %s %q, kill %+v", r["run_id"], r["status"], r["error"], k)
 		}
+		// The server's log, with its report of the kill, is kept with the
+		// run and named in the error; the phase of the kill is failed.
+		logCopy := filepath.Join(out, "runs", r["run_id"], "server-"+k.Instance+".log")
+		if lb, err := os.ReadFile(logCopy); err != nil || !strings.Contains(string(lb), "terminated by signal 9") ||
+			!strings.Contains(r["error"], "its log: "+logCopy) {
+			t.Errorf("run %s: kept log %s (%v), error %q", r["run_id"], logCopy, err, r["error"])
+		}
+		for _, p := range s.Phases {
+			if p.Phase == k.Phase && p.Status != "failed" {
+				t.Errorf("run %s: %s's %s, the phase of the memory kill, is %s", r["run_id"], p.Tenant, p.Phase, p.Status)
+			}
+		}
 	}
 	assertNoLeftovers(t, tmp)
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -40,6 +41,11 @@ type Collector struct {
 	label string
 
 	slots *slotter // nil without a schedule
+	// last is the end of the phase in whole seconds (rounded up; cut
+	// short by cutAt): every second below it gets its rows, zeros when
+	// nothing completed in it (a stalled server). 0 (NewCollector without
+	// a phase) writes rows only for seconds that saw something.
+	last atomic.Int64
 }
 
 type tenantAgg struct {
@@ -99,6 +105,7 @@ func newCollector(start time.Time, warmup time.Duration, tenants []string, txnNa
 	if slots != nil {
 		c.slots = newSlotter(tenants, slots, phase)
 	}
+	c.last.Store(int64((phase + time.Second - 1) / time.Second))
 	go c.loop()
 	return c
 }
@@ -248,8 +255,23 @@ func (c *Collector) second(s int64) []*secondAgg {
 	return sec
 }
 
-// finalize closes every open second below upTo into the series.
+// cutAt ends the phase's seconds at t (the phase was cut short there): no
+// rows of zeros after it.
+func (c *Collector) cutAt(t time.Time) {
+	s := int64((t.Sub(c.start) + time.Second - 1) / time.Second)
+	if s < c.last.Load() {
+		c.last.Store(s)
+	}
+}
+
+// finalize closes every open second below upTo into the series. A second
+// of the phase in which no client handed in anything is a row of zeros
+// per tenant and type, so that a stall shows as seconds of nothing rather
+// than as missing seconds.
 func (c *Collector) finalize(upTo int64) {
+	for s := max(c.finalized, 0); s < min(upTo, c.last.Load()); s++ {
+		c.second(s)
+	}
 	var secs []int64
 	for s := range c.open {
 		if s < upTo {

@@ -135,3 +135,43 @@ func TestMixDistinct(t *testing.T) {
 		seen[s] = true
 	}
 }
+
+// TestZeroSeconds: a second of the phase in which nothing completed is a
+// row of zeros per tenant and type (a stalled server shows as seconds of
+// nothing, not as missing seconds), up to the phase's end, or up to where
+// it was cut.
+func TestZeroSeconds(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cut  time.Duration // 0: not cut
+		secs int           // seconds with rows
+	}{{"whole", 0, 6}, {"cut", 3500 * time.Millisecond, 4}} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now().Add(-10 * time.Second)
+			c := newCollector(start, 0, []string{"t01", "t02"}, []string{"a", "b"}, 1, nil, 0, "", nil, 6*time.Second)
+			r := c.Recorder(0)
+			r.Record(0, start.Add(500*time.Millisecond), time.Millisecond)
+			r.Record(1, start.Add(1500*time.Millisecond), time.Millisecond)
+			r.Flush()
+			if tc.cut > 0 {
+				c.cutAt(start.Add(tc.cut))
+			}
+			res := c.Close()
+			rows := map[int64]int{}
+			for _, row := range res.Series {
+				rows[row.Second]++
+				if row.Second >= 2 && (row.Committed != 0 || row.Failed != 0 || row.MeanMs != 0) {
+					t.Errorf("second %d had nothing, row %+v", row.Second, row)
+				}
+			}
+			for s := int64(0); s < int64(tc.secs); s++ {
+				if rows[s] != 2*3 { // 2 tenants x (2 types + all)
+					t.Errorf("second %d: %d rows, want 6", s, rows[s])
+				}
+			}
+			if len(rows) != tc.secs {
+				t.Errorf("rows for %d seconds, want %d: %v", len(rows), tc.secs, rows)
+			}
+		})
+	}
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/load"
+	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -143,10 +144,15 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	grace := time.NewTimer(time.Until(end) + o.Grace)
 	defer grace.Stop()
 	var runErr error
+	cut := end // when the clients were stopped: the phase's end unless cancelled
 	select {
 	case <-finished:
 	case <-ctx.Done():
 		runErr = ctx.Err()
+		if now := time.Now(); now.Before(end) {
+			cut = now
+		}
+		col.cutAt(cut)
 		stopped.Store(true)
 		close(stop)
 		closeSockets(workers)
@@ -159,7 +165,9 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	}
 	closeAll(workers)
 	res := col.Close()
-	res.Warmup, res.Duration = o.Warmup, o.Duration
+	// A cancelled phase measured only until it was cut: its rates divide
+	// by the time it ran, not by the duration it was planned for.
+	res.Warmup, res.Duration = o.Warmup, results.Ran(start, o.Warmup, o.Duration, cut)
 	for _, w := range workers {
 		tr := &res.Tenants[w.tenantIdx]
 		for typ, n := range w.retries {
@@ -170,7 +178,10 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 			tr.ConnLost, tr.ConnLostAt = w.lost, w.lostAt
 		}
 	}
-	addLoad(res, tenants, queues, o.Warmup)
+	if cut.Before(end) {
+		res.Slots = cutSlots(res.Slots, cut.Sub(start))
+	}
+	addLoad(res, tenants, queues, o.Warmup, cut.Sub(start))
 	return res, runErr
 }
 

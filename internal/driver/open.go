@@ -60,13 +60,15 @@ func (a *arrivals) claim(now time.Duration) (time.Duration, bool) {
 
 // finish counts the arrivals due before the end that no client claimed,
 // because every connection stayed busy until the end: they were not
-// served, so they count as dropped. Call it when the clients have stopped.
-func (a *arrivals) finish() {
+// served, so they count as dropped. Those due at or after until (the
+// phase was cut there) were never owed and are not counted. Call it when
+// the clients have stopped.
+func (a *arrivals) finish(until time.Duration) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for !a.done {
 		t, ok := a.seq.Next()
-		if !ok || t >= a.end {
+		if !ok || t >= a.end || t >= until {
 			a.done = true
 			break
 		}

@@ -31,7 +31,7 @@ func openWorker(t *testing.T, rate float64, d time.Duration, onFull string) (*in
 	defer w.sleep.close()
 	var stopped atomic.Bool
 	w.openLoop(q, &stopped, make(chan struct{}), start, start.Add(d))
-	q.finish()
+	q.finish(d)
 	return c, q, col.Close()
 }
 
@@ -127,7 +127,7 @@ func TestOpenLoopOverload(t *testing.T) {
 		w.sleep.usePrecise()
 		var stopped atomic.Bool
 		w.openLoop(q, &stopped, make(chan struct{}), start, start.Add(d))
-		q.finish()
+		q.finish(d)
 		res := col.Close()
 		all := res.Tenants[0].All
 		var arrived, dropped, queued int64
@@ -262,7 +262,7 @@ func openPool(t *testing.T, n int, rate float64, d, txn time.Duration, onFull st
 			t.Fatal("an idle client did not end with the arrivals")
 		}
 	}
-	q.finish()
+	q.finish(d)
 	col.Close()
 	ran := make([]int64, n)
 	for i, c := range clients {

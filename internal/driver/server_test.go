@@ -14,6 +14,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/load"
 	"github.com/tenantbench/tenantbench/internal/pgtest"
 	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
@@ -34,6 +35,119 @@ func TestServer(t *testing.T) {
 	t.Run("CoordinatedOmission", func(t *testing.T) { testCoordinatedOmission(t, tn, inst) })
 	t.Run("ClosedSlots", func(t *testing.T) { testClosedSlots(t, tn) })
 	t.Run("Pacing", func(t *testing.T) { testPacing(t, tn) })
+	t.Run("Cancelled", func(t *testing.T) { testCancelled(t, tn) })
+	t.Run("StallZeroRows", func(t *testing.T) { testStallZeroRows(t, tn, inst) })
+	t.Run("CancelledSlots", func(t *testing.T) { testCancelledSlots(t, tn) })
+}
+
+// testCancelledSlots: a schedule of four 1 s slots cancelled 2.5 s in has
+// three slots, the last ending at the cut, and no row for the slot that
+// never started.
+func testCancelledSlots(t *testing.T, tn Tenant) {
+	slot := time.Second
+	tn.Load = &load.Tenant{Profile: load.Slots(slot, []float64{2, 2, 2, 2}), Varies: true, Conns: 2,
+		Windows: load.SlotStarts(slot, 4)}
+	tn.Clients = 2
+	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+	defer cancel()
+	res, _ := Run(ctx, []Tenant{tn}, Options{Duration: 4 * slot})
+	if len(res.Slots) != 3 {
+		t.Fatalf("%d slot rows, want 3: %+v", len(res.Slots), res.Slots)
+	}
+	last := res.Slots[2]
+	if last.End < 2400*time.Millisecond || last.End > 2900*time.Millisecond || last.Target != 2 || last.Committed == 0 {
+		t.Errorf("the cut slot: %+v, want it to end at the cut, 2.5 s", last)
+	}
+}
+
+// testCancelled: a phase of 1 s warmup and 20 s cancelled 3 s in measured
+// about 2 s, and its rates divide by those, not by the 20 s planned.
+func testCancelled(t *testing.T, tn Tenant) {
+	tn.Clients = 2
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	res, err := Run(ctx, []Tenant{tn}, Options{Warmup: time.Second, Duration: 20 * time.Second})
+	if err == nil {
+		t.Fatal("a cancelled phase returned no error")
+	}
+	if res.Duration < 1800*time.Millisecond || res.Duration > 2500*time.Millisecond {
+		t.Fatalf("measured %v of a phase cancelled 2 s after its warmup", res.Duration)
+	}
+	// The rate of the whole seconds measured, from the series.
+	var committed, secs int64
+	for _, r := range res.Series {
+		if r.Txn == "all" && !r.Warmup && r.Second < 3 {
+			committed += r.Committed
+			secs++
+		}
+	}
+	all := res.Tenants[0].All
+	if secs == 0 || committed == 0 || all.Committed == 0 {
+		t.Fatalf("nothing measured: %d in %d whole seconds, %d in all", committed, secs, all.Committed)
+	}
+	perSec := float64(committed) / float64(secs)
+	tot := results.Totals(res.Figures())[0]
+	t.Logf("committed %d in %v: %.1f tps; the whole seconds ran %.1f tps", all.Committed, res.Duration, tot.TPS, perSec)
+	if want := float64(all.Committed) / res.Duration.Seconds(); math.Abs(tot.TPS-want) > 1e-6*want {
+		t.Errorf("throughput %.1f tps, want committed / measured seconds %.1f", tot.TPS, want)
+	}
+	if tot.TPS < 0.7*perSec || tot.TPS > 1.3*perSec {
+		t.Errorf("throughput %.1f tps, the seconds ran %.1f tps: not divided by the time it ran", tot.TPS, perSec)
+	}
+}
+
+// testStallZeroRows: the server frozen (SIGSTOP) for 3 s of a 7 s phase;
+// the seconds in which nothing completed are rows of zeros in the series.
+func testStallZeroRows(t *testing.T, tn Tenant, inst *provider.Instance) {
+	tn.Clients = 2
+	rs, _ := provider.As[provider.ResourceSampler](inst)
+	var frozen, thawed time.Time
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(2 * time.Second)
+		procs := instanceProcs(t, rs.ProcessRoot()) // the phase's backends included
+		frozen = time.Now()
+		for _, p := range procs {
+			_ = syscall.Kill(p, syscall.SIGSTOP)
+		}
+		time.Sleep(3 * time.Second)
+		thawed = time.Now()
+		for _, p := range procs {
+			_ = syscall.Kill(p, syscall.SIGCONT)
+		}
+	}()
+	res, err := Run(context.Background(), []Tenant{tn}, Options{Duration: 7 * time.Second})
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The whole seconds of the phase within the freeze.
+	from := int64((frozen.Sub(res.Start) + time.Second - 1) / time.Second)
+	to := int64(thawed.Sub(res.Start) / time.Second)
+	if to-from < 1 {
+		t.Fatalf("the freeze (%v to %v after the start) covers no whole second", frozen.Sub(res.Start), thawed.Sub(res.Start))
+	}
+	all := map[int64]results.SecondRow{}
+	for _, r := range res.Series {
+		if r.Txn == "all" {
+			all[r.Second] = r
+		}
+	}
+	for s := int64(0); s < 7; s++ {
+		r, ok := all[s]
+		if !ok {
+			t.Errorf("second %d has no row", s)
+			continue
+		}
+		t.Logf("second %d: %d committed", s, r.Committed)
+		if s >= from && s < to && r.Committed != 0 {
+			t.Errorf("second %d, frozen: %d committed", s, r.Committed)
+		}
+	}
+	if all[0].Committed == 0 || all[6].Committed == 0 {
+		t.Error("nothing committed in the first or last second, outside the freeze")
+	}
 }
 
 // paced wraps a workload's clients with a keying and a think time, as

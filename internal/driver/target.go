@@ -3,14 +3,18 @@ package driver
 import (
 	"math"
 	"time"
+
+	"github.com/tenantbench/tenantbench/internal/results"
 )
 
 // addLoad puts what the load asked for and what arrived beside what was
 // measured: an open load's arrival counts per tenant (after warmup), per
-// second (rows of txn "all") and per slot, and every slot's target.
-func addLoad(res *Result, tenants []Tenant, queues []*arrivals, warmup time.Duration) {
+// second (rows of txn "all") and per slot, and every slot's target. ran
+// is how long the phase ran (its length unless it was cut): arrivals due
+// after it were never owed, so they count as neither arrived nor dropped.
+func addLoad(res *Result, tenants []Tenant, queues []*arrivals, warmup, ran time.Duration) {
 	warm := int64(math.Ceil(warmup.Seconds())) // the collector's warmup cut
-	end := res.Warmup + res.Duration
+	end := min(ran, res.Warmup+res.Duration)
 	index := map[string]int{}
 	for i, t := range tenants {
 		index[t.Name] = i
@@ -19,7 +23,7 @@ func addLoad(res *Result, tenants []Tenant, queues []*arrivals, warmup time.Dura
 		if q == nil {
 			continue
 		}
-		q.finish()
+		q.finish(ran)
 		o := &OpenResult{TargetRate: tenants[ti].Load.Profile.Mean(res.Warmup, end)}
 		for sec := warm; sec < int64(len(q.arrived)); sec++ {
 			o.Arrivals += q.arrived[sec]
@@ -44,7 +48,8 @@ func addLoad(res *Result, tenants []Tenant, queues []*arrivals, warmup time.Dura
 			r.Target = l.Profile.Mean(r.Start, min(r.End, end))
 		}
 		if q := queues[ti]; q != nil {
-			for sec := int64(r.Start / time.Second); sec < int64(r.End/time.Second) && sec < int64(len(q.arrived)); sec++ {
+			hi := int64((r.End + time.Second - 1) / time.Second) // a slot cut short ends within a second
+			for sec := int64(r.Start / time.Second); sec < hi && sec < int64(len(q.arrived)); sec++ {
 				r.Arrivals += q.arrived[sec]
 				r.Queued += q.queued[sec]
 				r.Dropped += q.dropped[sec]
@@ -58,4 +63,19 @@ func queueOf(queues []*arrivals, index map[string]int, tenant string) *arrivals 
 		return queues[i]
 	}
 	return nil
+}
+
+// cutSlots drops the slots of a phase cut short at end that start at or
+// after it and ends the one it cut at end: their rates then divide by the
+// time they ran, as the run's do.
+func cutSlots(slots []results.SlotRow, end time.Duration) []results.SlotRow {
+	out := slots[:0]
+	for _, r := range slots {
+		if r.Start >= end {
+			continue
+		}
+		r.End = min(r.End, end)
+		out = append(out, r)
+	}
+	return out
 }

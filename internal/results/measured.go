@@ -7,9 +7,11 @@ import "time"
 // driver produces it from its histograms (driver.Result.Figures), so that
 // results holds data only and never the driver's in-memory state.
 type Workload struct {
-	Start    time.Time
-	Warmup   time.Duration
-	Duration time.Duration // the measured part, after warmup
+	Start  time.Time
+	Warmup time.Duration
+	// Duration is the measured part, after warmup: the planned duration,
+	// or less when the phase was cut short (Ran).
+	Duration time.Duration
 	Tenants  []TenantWorkload
 	Series   []SecondRow
 	// Slots are the per-slot measurements of a run with a schedule, by
@@ -24,18 +26,28 @@ func (w *Workload) Measured() (from, to time.Time) {
 	return from, from.Add(w.Duration)
 }
 
+// Ran is the measured part of a workload phase that started at start,
+// with warmup then planned measured time, and stopped at end: what ran
+// after the warmup, at most planned, 0 when it stopped within the
+// warmup. Every rate divides by it, so a phase cut short (interrupted, or
+// ended early by its query streams) reports what it did in the time it
+// ran.
+func Ran(start time.Time, warmup, planned time.Duration, end time.Time) time.Duration {
+	return min(max(end.Sub(start)-warmup, 0), planned)
+}
+
 // CutToStreams shortens the measured part to what query streams ran when
 // they ended the workload phase, at end, before its duration (every
 // client done): rates (throughput, tpm, E_TpX) and the monitor's window
 // then cover the streams, not the idle rest of workload.duration. Without
-// streams it does nothing.
+// streams, or when they ended within the warmup (no measured part to cut
+// to), it does nothing. It cuts as the driver cuts an interrupted phase
+// (Ran), and never lengthens what the driver cut.
 func (w *Workload) CutToStreams(streams []TenantStreams, end time.Time) {
-	if streams == nil {
+	if streams == nil || end.Sub(w.Start) <= w.Warmup {
 		return
 	}
-	if ran := end.Sub(w.Start) - w.Warmup; ran > 0 && ran < w.Duration {
-		w.Duration = ran
-	}
+	w.Duration = Ran(w.Start, w.Warmup, w.Duration, end)
 }
 
 // TenantWorkload is one tenant's measurements after warmup.

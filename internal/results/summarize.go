@@ -82,6 +82,7 @@ func Summarize(o *Observations) *Summary {
 	w := o.Workload
 	if w != nil {
 		sum.Tenant = Totals(w)
+		sum.Measured = w.Duration.Seconds()
 	}
 	for i := range sum.Tenant {
 		for _, p := range o.Phases {

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"testing"
@@ -237,5 +238,48 @@ func TestSummarizeStreams(t *testing.T) {
 	o.Workload = nil
 	if an := o.Analytical(); an != nil {
 		t.Errorf("analytical without a workload: %+v", an)
+	}
+}
+
+// TestRan: the measured part of a phase ends where the phase stopped,
+// within its planned duration; a phase stopped within its warmup measured
+// nothing, so its rates are not computed from the planned duration.
+func TestRan(t *testing.T) {
+	start := time.Unix(1000, 0)
+	for _, c := range []struct{ end, want time.Duration }{
+		{30 * time.Second, 20 * time.Second}, // ran to the end and beyond (in-flight)
+		{22 * time.Second, 20 * time.Second},
+		{10200 * time.Millisecond, 8200 * time.Millisecond}, // interrupted
+		{time.Second, 0}, // within the warmup
+	} {
+		if got := Ran(start, 2*time.Second, 20*time.Second, start.Add(c.end)); got != c.want {
+			t.Errorf("stopped at %v: ran %v, want %v", c.end, got, c.want)
+		}
+	}
+	w := &Workload{Start: start, Warmup: 2 * time.Second, Duration: Ran(start, 2*time.Second, 20*time.Second, start.Add(10200*time.Millisecond)),
+		Tenants: []TenantWorkload{{Name: "t01", All: TxnFigures{Txn: "all", Committed: 41000}}}}
+	if tps := Totals(w)[0].TPS; math.Abs(tps-5000) > 1e-9 {
+		t.Errorf("41,000 committed in the 8.2 s measured: %v tps, want 5000", tps)
+	}
+}
+
+// TestSummarizeCutInWarmup: a run interrupted within its warmup measured
+// nothing: its rates are 0 or absent, never a division by 0, and its
+// summary is still written (JSON has no NaN or infinity).
+func TestSummarizeCutInWarmup(t *testing.T) {
+	o := monitored(observed())
+	o.Err = errors.New("interrupted")
+	o.Instances[0].LimitsEnforced, o.Instances[0].CPUs, o.Instances[0].MemoryBytes = true, 1, 1<<30
+	o.Instances[1].LimitsEnforced, o.Instances[1].CPUs, o.Instances[1].MemoryBytes = true, 1, 1<<30
+	o.Workload.Duration = Ran(o.Workload.Start, o.Workload.Warmup, o.Duration, o.Workload.Start.Add(time.Second))
+	for i := range o.Workload.Tenants {
+		o.Workload.Tenants[i].All.Committed, o.Workload.Tenants[i].All.Rollbacks = 0, 0
+	}
+	s := Summarize(o)
+	if s.Measured != 0 || s.Provider.TPS != 0 || s.Tenant[0].TPS != 0 || s.Tenant[0].TPM != 0 {
+		t.Errorf("measured %v s, %v tps, tenant %+v", s.Measured, s.Provider.TPS, s.Tenant[0])
+	}
+	if _, err := json.Marshal(s); err != nil {
+		t.Errorf("summary.json of a run cut in its warmup: %v", err)
 	}
 }

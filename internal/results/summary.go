@@ -29,6 +29,10 @@ type Summary struct {
 	Workload   string            `json:"workload"`
 	Warmup     float64           `json:"warmup_s"`
 	Duration   float64           `json:"duration_s"`
+	// Measured is the measured part the rates divide by: Duration, or
+	// less when the run was cut short (interrupted) or its query streams
+	// ended it (Workload.Duration); 0 when nothing was measured.
+	Measured float64 `json:"measured_s"`
 
 	Status string    `json:"status"`
 	Error  string    `json:"error,omitempty"`

@@ -59,6 +59,11 @@ type execution struct {
 	// targets is the load's target of every second of the workload
 	// phase, summed over tenants (targets.csv); nil without a schedule.
 	targets []float64
+	// keptLogs are the copies of server logs kept in the results
+	// directory, by instance, and the instances whose exit the run's error
+	// names already (evidence.go).
+	keptLogs  map[string]string
+	exitNamed map[string]bool
 }
 
 func (e *execution) label() string {
@@ -77,7 +82,7 @@ func (e *execution) do(ctx context.Context) *results.Summary {
 	e.t0 = time.Now()
 	err := e.phasesUpTo(ctx)
 	e.memWatch.finish(e.instances)
-	err = errors.Join(append([]error{err}, e.memoryKillErrors()...)...)
+	err = errors.Join(append(append([]error{err}, e.memoryKillErrors()...), e.exitedErrors()...)...)
 	// The monitor stops before the servers do: its last round and the
 	// DBMS statistics need them up.
 	samples, merr := e.mon.Stop()
@@ -161,10 +166,27 @@ func (e *execution) phasesUpTo(ctx context.Context) error {
 			err = e.healthAfterWorkload()
 		}
 		if err != nil {
-			return fmt.Errorf("phase %s: %w", s.name, err)
+			err = fmt.Errorf("phase %s: %w", s.name, err)
+			e.failPhase(s.name, err)
+			return err
 		}
 	}
 	return nil
+}
+
+// failPhase marks phase failed for every tenant that recorded it: a phase
+// fails as a whole (a dead server, a lost connection or another tenant's
+// failure also fails the tenants whose own part ended well), so that no
+// tenant's row says ok for a phase the run failed in. A tenant's own error
+// stays; the others get the phase's.
+func (e *execution) failPhase(phase string, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := range e.phases {
+		if p := &e.phases[i]; p.Phase == phase && p.Status != "failed" {
+			p.Status, p.Error = "failed", "the phase failed: "+err.Error()
+		}
+	}
 }
 
 // record adds one tenant's phase.
@@ -262,10 +284,8 @@ func (e *execution) mark(ctx context.Context, label string) {
 func (e *execution) healthAfterWorkload() error {
 	var errs []error
 	for _, inst := range e.instances {
-		select {
-		case <-inst.Exited:
-			errs = append(errs, fmt.Errorf("instance %s exited during the run (see %s)", inst.Name, inst.LogFile))
-		default:
+		if err := e.exited(inst); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if e.result != nil {

@@ -96,12 +96,22 @@ func (e *execution) phaseAt(s float64) string {
 	return phase
 }
 
-// memoryKillErrors describe the memory kills for the run's error.
+// memoryKillErrors describe the memory kills for the run's error, each
+// with the copy of the instance's log (its crash recovery is in it).
 func (e *execution) memoryKillErrors() []error {
 	var errs []error
 	for _, k := range e.memoryKills() {
-		errs = append(errs, fmt.Errorf("instance %s: %d server process(es) killed for memory (%s OOM killer) at %.1f s, phase %s; %d query execution(s) lost (summary.json memory_kills)",
-			k.Instance, k.Kills, k.Source, k.AtS, k.Phase, len(k.Lost)))
+		log := ""
+		for _, inst := range e.instances {
+			if inst != nil && inst.Name == k.Instance {
+				log = "; " + e.keepLog(inst)
+			}
+		}
+		if k.Phase != "" {
+			e.failPhase(k.Phase, fmt.Errorf("instance %s: server process(es) killed for memory", k.Instance))
+		}
+		errs = append(errs, fmt.Errorf("instance %s: %d server process(es) killed for memory (%s OOM killer) at %.1f s, phase %s; %d query execution(s) lost (summary.json memory_kills)%s",
+			k.Instance, k.Kills, k.Source, k.AtS, k.Phase, len(k.Lost), log))
 	}
 	return errs
 }
