@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -221,5 +222,22 @@ func TestMachineHoldsThePlan(t *testing.T) {
 	if _, problems := buildSrc(t, "name: t\ntenancy: {tenants: 10001}\nworkload: {name: tpcb}\n", big); len(problems) != 1 ||
 		!strings.Contains(problems[0].Allowed, "1..10000") {
 		t.Errorf("10,001 tenants: %v", problems)
+	}
+}
+
+// tenancy.isolation reaches every run of the plan, and plan.json.
+func TestIsolationCarried(t *testing.T) {
+	p := mustBuild(t, "name: t\ntenancy: {model: [schema, database], isolation: audit}\nworkload: {name: tpcb}\n")
+	for _, r := range p.Runs {
+		if !r.Audits() {
+			t.Errorf("run %s does not audit", r.ID)
+		}
+	}
+	b, err := json.Marshal(p)
+	if err != nil || !strings.Contains(string(b), `"isolation":"audit"`) {
+		t.Errorf("plan.json lacks the isolation: %v", err)
+	}
+	if p := mustBuild(t, minimal); p.Runs[0].Audits() {
+		t.Error("a spec without tenancy.isolation audits")
 	}
 }
