@@ -1,12 +1,13 @@
 package isolation
 
-// File is the audit's results file in a run's directory,
-// runs/<id>/isolation.csv: one row per probe, with Header's columns.
-const File = "isolation.csv"
+import "github.com/tenantbench/tenantbench/internal/results"
 
-// Header is the columns of File: the run's tenancy model, the probe's
-// name, its outcome (denied, visible or possible) and the evidence.
-var Header = []string{"model", "probe", "outcome", "evidence"}
+// File is the audit's results file in a run's directory,
+// runs/<id>/isolation.csv; its format is the results package's.
+const File = results.IsolationFile
+
+// Header is the columns of File.
+var Header = results.IsolationHeader
 
 // Rows are findings as File's rows, header first.
 func Rows(model string, fs []Finding) [][]string {
