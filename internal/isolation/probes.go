@@ -3,10 +3,14 @@ package isolation
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // probe is one attempt from the attacker's role.
@@ -33,6 +37,7 @@ var probes = []probe{
 	{"metadata: role names", roleNames},
 	{"lock: LOCK TABLE", lockTable},
 	{"lock: row locks", rowLocks},
+	{"vacuum: held back by a long transaction", vacuumHorizon},
 	{"connections: exhaustion", exhaustion},
 	{"sessions: terminate", terminate},
 }
@@ -263,8 +268,10 @@ func (au *audit) stall(ctx context.Context, lock, victimSQL string) Finding {
 	start := time.Now()
 	_, err = au.v.Exec(ctx, victimSQL)
 	took := time.Since(start).Round(time.Millisecond)
-	if sqlstate(err) == "57014" { // query_canceled: it waited until the timeout
-		return Finding{Outcome: Possible, Evidence: fmt.Sprintf("%s took the lock (%s); %s's statement waited %s and was cancelled (57014)", au.attacker.Tenant, held, au.victim.Tenant, took)}
+	// query_canceled: it waited until the timeout; lock_not_available:
+	// until a lock_timeout of the victim's role.
+	if code := sqlstate(err); code == "57014" || code == "55P03" {
+		return Finding{Outcome: Possible, Evidence: fmt.Sprintf("%s took the lock (%s); %s's statement waited %s and failed (%s)", au.attacker.Tenant, held, au.victim.Tenant, took, code)}
 	}
 	if err != nil {
 		return Finding{Outcome: Denied, Evidence: fmt.Sprintf("%s held %s; %s's statement failed without waiting: %s", au.attacker.Tenant, held, au.victim.Tenant, refused(err))}
@@ -326,4 +333,58 @@ func terminate(ctx context.Context, au *audit) Finding {
 		return Finding{Outcome: Possible, Evidence: fmt.Sprintf("pg_terminate_backend(%d) ended %s's session", pid, au.victim.Tenant)}
 	}
 	return Finding{Outcome: Denied, Evidence: fmt.Sprintf("pg_terminate_backend(%d) returned false: not a backend of %s's server", pid, au.attacker.Tenant)}
+}
+
+// deadKept finds, in VACUUM VERBOSE's messages, how many dead rows could
+// not be removed yet (PostgreSQL 15 and later, and 14 and earlier).
+var deadKept = regexp.MustCompile(`(\d+) are dead but not yet removable|(\d+) dead row versions cannot be removed yet`)
+
+// vacuumHorizon: an open snapshot of the attacker's keeps the dead rows of
+// the victim's updates from being removed wherever the server counts the
+// attacker's transaction in the victim's horizon (the same database), so
+// that the victim's tables bloat for as long as the attacker likes. The
+// victim updates its rows while the attacker's snapshot is open, then the
+// server's superuser vacuums the victim's table.
+func vacuumHorizon(ctx context.Context, au *audit) Finding {
+	if _, err := au.a.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1"); err != nil {
+		return Finding{Outcome: Denied, Evidence: refused(err)}
+	}
+	defer rollback(au.a)
+	if _, err := au.v.Exec(ctx, "UPDATE "+au.table+" SET v = v"); err != nil {
+		return Finding{Outcome: Denied, Evidence: "the victim's update: " + refused(err)}
+	}
+	cfg, err := pgx.ParseConfig(au.victim.Instance.AdminDSN(au.victim.Database))
+	if err != nil {
+		return Finding{Outcome: Denied, Evidence: err.Error()}
+	}
+	var mu sync.Mutex
+	kept := -1
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		for _, s := range []string{n.Message, n.Detail} {
+			if m := deadKept.FindStringSubmatch(s); m != nil {
+				// The table's and its TOAST table's: the larger.
+				n, _ := strconv.Atoi(m[1] + m[2])
+				mu.Lock()
+				kept = max(kept, n)
+				mu.Unlock()
+			}
+		}
+	}
+	admin, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return Finding{Outcome: Denied, Evidence: "the superuser's session: " + err.Error()}
+	}
+	defer admin.Close(context.Background())
+	if _, err := admin.Exec(ctx, "VACUUM (VERBOSE) "+au.qualified); err != nil {
+		return Finding{Outcome: Denied, Evidence: "VACUUM: " + refused(err)}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	switch {
+	case kept < 0:
+		return Finding{Outcome: Denied, Evidence: "VACUUM VERBOSE did not say how many dead rows it kept"}
+	case kept > 0:
+		return Finding{Outcome: Possible, Evidence: fmt.Sprintf("%s's open snapshot kept VACUUM from removing %d of %s's dead rows", au.attacker.Tenant, kept, au.victim.Tenant)}
+	}
+	return Finding{Outcome: Denied, Evidence: fmt.Sprintf("VACUUM removed %s's dead rows while %s's snapshot was open", au.victim.Tenant, au.attacker.Tenant)}
 }
