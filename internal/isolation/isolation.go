@@ -66,7 +66,7 @@ type audit struct {
 	table            string // the canary table, unqualified
 	qualified        string // schema-qualified, as the victim names it
 	lo               uint32 // the victim's large object
-	drop             func(context.Context) error
+	drop             func(ctx context.Context, v *pgx.Conn) error
 }
 
 // Audit runs every probe from attacker's role against victim, another
@@ -98,6 +98,14 @@ func Audit(ctx context.Context, m tenancy.Model, attacker, victim tenancy.Placem
 	for _, p := range probes {
 		f := p.run(ctx, au)
 		f.Probe = p.name
+		// A refusal is the server's answer; a lost session or the audit's
+		// time running out is no answer, and no finding.
+		if err := ctx.Err(); err != nil {
+			return nil, errors.Join(fmt.Errorf("isolation audit: probe %s: %w", p.name, err), au.clean())
+		}
+		if au.a.IsClosed() || au.v.IsClosed() {
+			return nil, errors.Join(fmt.Errorf("isolation audit: probe %s: a tenant's session was lost (%s)", p.name, f.Evidence), au.clean())
+		}
 		out = append(out, f)
 		// A probe that failed midway may leave its transaction open.
 		rollback(au.a)
@@ -106,7 +114,7 @@ func Audit(ctx context.Context, m tenancy.Model, attacker, victim tenancy.Placem
 	if err := au.clean(); err != nil {
 		return out, fmt.Errorf("isolation audit: dropping the canary of tenant %s: %w", victim.Tenant, err)
 	}
-	return out, ctx.Err()
+	return out, nil
 }
 
 // plant makes the victim's canary: a table of canaryRows rows and a large
@@ -126,7 +134,7 @@ func (au *audit) plant(ctx context.Context, m tenancy.Model) error {
 			return err
 		}
 		owner = o
-		au.drop = func(ctx context.Context) error {
+		au.drop = func(ctx context.Context, _ *pgx.Conn) error {
 			defer o.Close(context.Background())
 			_, err := o.Exec(ctx, "DROP TABLE IF EXISTS "+au.table)
 			return err
@@ -140,8 +148,8 @@ func (au *audit) plant(ctx context.Context, m tenancy.Model) error {
 			return err
 		}
 	} else {
-		au.drop = func(ctx context.Context) error {
-			_, err := au.v.Exec(ctx, "DROP TABLE IF EXISTS "+au.table)
+		au.drop = func(ctx context.Context, v *pgx.Conn) error {
+			_, err := v.Exec(ctx, "DROP TABLE IF EXISTS "+au.table)
 			return err
 		}
 		if _, err := au.v.Exec(ctx, create); err != nil {
@@ -164,16 +172,26 @@ func (au *audit) plant(ctx context.Context, m tenancy.Model) error {
 	return nil
 }
 
-// clean drops the canary, whatever state the audit is in.
+// clean drops the canary, whatever state the audit is in: on a new
+// session of the victim's if a probe ended its own.
 func (au *audit) clean() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	v := au.v
+	if v.IsClosed() {
+		var err error
+		if v, err = pgx.Connect(ctx, au.victim.DSN("tcp")); err != nil {
+			return err
+		}
+		defer v.Close(context.Background())
+	}
+	rollback(v)
 	var errs []error
 	if au.drop != nil {
-		errs = append(errs, au.drop(ctx))
+		errs = append(errs, au.drop(ctx, v))
 	}
 	if au.lo != 0 {
-		_, err := au.v.Exec(ctx, "SELECT lo_unlink($1)", au.lo)
+		_, err := v.Exec(ctx, "SELECT lo_unlink($1)", au.lo)
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
