@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,4 +59,14 @@ workload: {name: tpcc, scale: 1, clients: 4, duration: 1s}
 		t.Fatalf("down: %v\n%s", err, b)
 	}
 	assertNoLeftovers(t, tmp)
+}
+
+// TestAuditNothingKept: `audit` on a directory without kept instances is
+// bad input (exit 2), and says why.
+func TestAuditNothingKept(t *testing.T) {
+	b, err := exec.Command(binary, "audit", t.TempDir()).CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(b), "nothing to audit") {
+		t.Errorf("audit of an empty directory: %v\n%s", err, b)
+	}
 }
