@@ -142,7 +142,7 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Pl
 func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) (Run, error) {
 	model := regs.Models[sr.Model]
 	r := Run{Run: *sr, Workload: s.Workload.Name, WarmupS: s.Workload.Warmup.D().Seconds(),
-		DurationS: s.Workload.Duration.D().Seconds(), Transport: s.SUT.Transport}
+		DurationS: s.Workload.Duration.D().Seconds(), Transport: s.SUT.Transport, Isolation: s.Tenancy.Isolation}
 	st := provision.Choose(model, s.Workload.Provision, sr.Tenants, regs.Providers[s.SUT.Provider].Clones)
 	r.Provisioning, r.Provision = st.Name(), spec.ProvisionLoad
 	if st.Clones() {

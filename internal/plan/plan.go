@@ -136,7 +136,13 @@ type Run struct {
 	ServerPerTenant bool `json:"server_per_tenant"`
 	// TenantList is every tenant of the run, in order.
 	TenantList []Tenant `json:"tenant_list"`
+	// Isolation is tenancy.isolation: spec.IsolationAudit runs the
+	// isolation audit in the check phase; "" or spec.IsolationOff do not.
+	Isolation string `json:"isolation,omitempty"`
 }
+
+// Audits says whether the run's check phase runs the isolation audit.
+func (r *Run) Audits() bool { return r.Isolation == spec.IsolationAudit }
 
 // Instance is one server of a run: its name, its tenants and its limits.
 type Instance struct {

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -281,5 +282,22 @@ func TestCalibrationChecksAsBuild(t *testing.T) {
 	}
 	if !memory || !engine {
 		t.Errorf("want the memory and the engine refused; got %v", problems)
+	}
+}
+
+// tenancy.isolation reaches every run of the plan, and plan.json.
+func TestIsolationCarried(t *testing.T) {
+	p := mustBuild(t, "name: t\ntenancy: {model: [schema, database], isolation: audit}\nworkload: {name: tpcb}\n")
+	for _, r := range p.Runs {
+		if !r.Audits() {
+			t.Errorf("run %s does not audit", r.ID)
+		}
+	}
+	b, err := json.Marshal(p)
+	if err != nil || !strings.Contains(string(b), `"isolation":"audit"`) {
+		t.Errorf("plan.json lacks the isolation: %v", err)
+	}
+	if p := mustBuild(t, minimal); p.Runs[0].Audits() {
+		t.Error("a spec without tenancy.isolation audits")
 	}
 }

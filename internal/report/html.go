@@ -18,6 +18,7 @@ type page struct {
 	SpecText  string
 	Results   []*table
 	Failed    *table
+	Isolation *table // nil when no run audited isolation
 	Sections  []section
 	Warnings  []string
 	Generated string
@@ -81,6 +82,7 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 <li><a href="#plan">Plan</a></li>
 <li><a href="#results">Results</a></li>
 <li><a href="#failed">Failed runs</a></li>
+{{if .Isolation}}<li><a href="#isolation">Isolation audit</a></li>{{end}}
 {{range $i, $s := .Sections}}<li><a href="#section-{{$i}}">{{$s.Title}}</a></li>
 {{end}}{{if .Warnings}}<li><a href="#warnings">Warnings</a></li>{{end}}
 </ul></nav>
@@ -114,6 +116,11 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 <p class="note">{{.Failed.Note}}</p>
 {{if .Failed.Rows}}{{template "table" .Failed}}{{end}}
 </section>
+{{with .Isolation}}<section id="isolation">
+<h2>Isolation audit</h2>
+<p class="note">{{.Note}}</p>
+{{template "table" .}}
+</section>{{end}}
 {{range $i, $s := .Sections}}<section id="section-{{$i}}">
 <h2>{{$s.Title}}</h2>
 {{range $s.Figures}}{{if .Note}}<figure class="missing" id="fig-{{.ID}}">

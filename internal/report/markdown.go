@@ -65,6 +65,10 @@ func renderMarkdown(p *page) []byte {
 	}
 	fmt.Fprintf(&b, "## Failed runs\n\n%s\n\n", p.Failed.Note)
 	writeMDTable(&b, p.Failed)
+	if p.Isolation != nil {
+		fmt.Fprintf(&b, "## Isolation audit\n\n%s\n\n", p.Isolation.Note)
+		writeMDTable(&b, p.Isolation)
+	}
 	for _, s := range p.Sections {
 		fmt.Fprintf(&b, "## %s\n\n", s.Title)
 		for _, f := range s.Figures {

@@ -37,6 +37,7 @@ func Write(dir string) error {
 		SpecText:  e.specText,
 		Results:   e.resultTables(),
 		Failed:    e.failedTable(),
+		Isolation: e.isolationTable(),
 		Sections:  sections,
 		Warnings:  e.warnings,
 		Generated: "Generated " + time.Now().UTC().Format("2006-01-02 15:04:05 MST") + ".",

@@ -17,6 +17,10 @@ import (
 // against the workload's consistency conditions (TPC-C clause 3.3.2, the
 // TPC-B balances), and any violation fails the run loudly. A workload
 // without conditions has nothing to check.
+//
+// Then, when the spec asks for it (tenancy.isolation: audit), the
+// isolation audit tries from one tenant's role to reach another
+// (isolation.go).
 func (e *execution) check(ctx context.Context) error {
 	if len(e.workloads) == 0 {
 		return nil
@@ -27,7 +31,7 @@ func (e *execution) check(ctx context.Context) error {
 			return CheckTenant(ctx, e.workloads[i], e.connect(i))
 		})
 	}
-	return errors.Join(err, e.audit())
+	return errors.Join(err, e.audit(), e.isolationAudit(ctx))
 }
 
 // audit compares the input every tenant's clients drew during the run

@@ -324,6 +324,7 @@ func (d *Decoder) tenancy(n *yaml.Node, path string, t *Tenancy) {
 	d.Mapping(n, path, []Field{
 		{"model", func(n *yaml.Node, p string) { values(d, n, p, ReadText, modelRule, (*[]string)(&t.Model)) }},
 		{"tenants", func(n *yaml.Node, p string) { values(d, n, p, ReadInt, tenantsRule, (*[]int)(&t.Tenants)) }},
+		{"isolation", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &t.Isolation) }},
 	})
 
 }

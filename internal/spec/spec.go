@@ -64,7 +64,16 @@ type Resources struct {
 type Tenancy struct {
 	Model   Strings `yaml:"model"`
 	Tenants Ints    `yaml:"tenants"`
+	// Isolation is IsolationAudit to run the isolation audit in every
+	// run's check phase (package isolation), or "" / IsolationOff.
+	Isolation string `yaml:"isolation,omitempty"`
 }
+
+// The values of tenancy.isolation.
+const (
+	IsolationOff   = "off"
+	IsolationAudit = "audit"
+)
 
 // Workload names the workload and its size and load.
 type Workload struct {

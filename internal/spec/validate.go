@@ -67,6 +67,8 @@ const (
 
 func provisions() choice { return choice{[]string{ProvisionLoad, ProvisionClone}, nil} }
 
+func isolations() choice { return choice{[]string{IsolationOff, IsolationAudit}, nil} }
+
 // experimentName is usable as a directory name on every file system.
 var experimentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
@@ -124,6 +126,10 @@ func Validate(s *Spec) []Problem {
 	v.cost(s.Cost)
 	oneOf(v, "tenancy.model", s.Tenancy.Model, modelRule)
 	oneOf(v, "tenancy.tenants", s.Tenancy.Tenants, tenantsRule)
+	if s.Tenancy.Isolation != "" && !isolations().has(s.Tenancy.Isolation) {
+		v.add("tenancy.isolation", shown(s.Tenancy.Isolation), isolations().allowed(s.Tenancy.Isolation)+
+			" (audit: the check phase tries, from one tenant's role, to reach another tenant; see runs/<id>/isolation.csv)")
+	}
 	oneOf(v, "workload.scale", s.Workload.Scale, scaleRule)
 	oneOf(v, "workload.clients", s.Workload.Clients, clientsRule)
 	if !provisions().has(s.Workload.Provision) {

@@ -85,3 +85,20 @@ func TestPlanCap(t *testing.T) {
 		t.Errorf("want the plan refused:\n%s", joinProblems(problems))
 	}
 }
+
+// TestIsolation: tenancy.isolation is off unless the spec asks for the
+// audit; any other value is refused at its line.
+func TestIsolation(t *testing.T) {
+	s, problems := Parse([]byte("name: t\ntenancy:\n  isolation: audit\nworkload: {name: tpcb}\n"))
+	if len(problems) > 0 || s.Tenancy.Isolation != IsolationAudit {
+		t.Fatalf("isolation: audit: %q, %s", s.Tenancy.Isolation, joinProblems(problems))
+	}
+	if s, problems := Parse([]byte("name: t\nworkload: {name: tpcb}\n")); len(problems) > 0 || s.Tenancy.Isolation == IsolationAudit {
+		t.Errorf("no isolation key: %q, %s", s.Tenancy.Isolation, joinProblems(problems))
+	}
+	_, problems = Parse([]byte("name: t\ntenancy:\n  isolation: maybe\nworkload: {name: tpcb}\n"))
+	if len(problems) != 1 || problems[0].Path != "tenancy.isolation" || problems[0].Line != 3 ||
+		!strings.Contains(problems[0].Allowed, "off or audit") {
+		t.Errorf("isolation: maybe: %s", joinProblems(problems))
+	}
+}
