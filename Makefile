@@ -14,6 +14,6 @@ test:
 # TPC-H answers against DuckDB: a module of its own (cgo, a 60 MB
 # library kept out of tenantbench's build); about 25 s, 4 min cold.
 	cd internal/workload/tpch/duckdbcheck && go vet . && go test -count=1 -timeout 10m .
-	go test -count=1 -run '^$$' -fuzz FuzzParse -fuzztime 10s ./internal/spec
+	go test -count=1 -run '^$$' -fuzz FuzzParse -fuzztime 10s -fuzzminimizetime 1s ./internal/spec
 # Building a plan from any spec must start nothing and create no file.
-	go test -count=1 -run '^$$' -fuzz FuzzBuild -fuzztime 10s ./internal/plan
+	go test -count=1 -run '^$$' -fuzz FuzzBuild -fuzztime 10s -fuzzminimizetime 1s ./internal/plan

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/prometheus/procfs"
-
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -58,7 +56,7 @@ type Owner struct {
 }
 
 // Alive reports whether the owner still runs.
-func (o Owner) Alive() bool { return o.Pid > 0 && o.Start != 0 && procStart(o.Pid) == o.Start }
+func (o Owner) Alive() bool { return o.Pid > 0 && o.Start != 0 && provider.StartTime(o.Pid) == o.Start }
 
 // Empty reports whether the book lists nothing to clean up.
 func (b *LiveBook) Empty() bool { return len(b.Instances) == 0 && len(b.WorkDirs) == 0 }
@@ -97,7 +95,7 @@ func registryFile(regDir string, b *LiveBook) string {
 // (the ledger is returned either way).
 func OpenLedger(resultsDir, providerName, engineName string) (*Ledger, error) {
 	self := os.Getpid()
-	l := &Ledger{book: LiveBook{Owner: Owner{Pid: self, Start: procStart(self)}, Provider: providerName, Engine: engineName}}
+	l := &Ledger{book: LiveBook{Owner: Owner{Pid: self, Start: provider.StartTime(self)}, Provider: providerName, Engine: engineName}}
 	if resultsDir != "" {
 		abs, err := filepath.Abs(resultsDir)
 		if err != nil {
@@ -237,18 +235,4 @@ func dropRecord(rs []provider.Record, dataDir string) []provider.Record {
 		}
 	}
 	return out
-}
-
-// procStart is pid's start time in clock ticks since boot; 0 if it
-// cannot be read (no such process).
-func procStart(pid int) uint64 {
-	p, err := procfs.NewProc(pid)
-	if err != nil {
-		return 0
-	}
-	st, err := p.Stat()
-	if err != nil {
-		return 0
-	}
-	return st.Starttime
 }

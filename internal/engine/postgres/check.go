@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tenantbench/tenantbench/internal/suggest"
 )
 
 // CheckSettings checks settings against the server program a plan will
@@ -255,41 +257,9 @@ func (f Finder) published(ctx context.Context, version string) (string, error) {
 	return newestRelease(ctx, repo+"/io/zonky/test/postgres/"+artifact, version)
 }
 
-// nearest is the parameter closest to key when it is close enough to be
-// a typo of it (at most 2 edits), else "".
+// nearest is the parameter key was probably meant to be, "" for none.
 func nearest(key string, params map[string]Param) string {
-	best, bestDist := "", 3
-	for _, name := range sortedKeys(params) {
-		if d := editDistance(key, name); d < bestDist {
-			best, bestDist = name, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, by bytes
-// (names are ASCII).
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 64 // not a typo of a parameter's name
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggest.Nearest(key, sortedKeys(params))
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/cgroup"
 	"github.com/tenantbench/tenantbench/internal/engine/postgres"
+	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
 // joinScript runs as the server's first process: it writes its own pid
@@ -74,7 +75,7 @@ func (p *Provider) startProcess(bins postgres.Binaries, srv *server) error {
 	srv.cmd = cmd
 	srv.exited = exited
 	Of(srv.inst).Pid = cmd.Process.Pid
-	Of(srv.inst).PidStart = startTime(cmd.Process.Pid)
+	Of(srv.inst).PidStart = provider.StartTime(cmd.Process.Pid)
 	srv.note()
 	srv.inst.Exited = exited
 	go func() {

@@ -3,8 +3,6 @@ package local
 import (
 	"syscall"
 
-	"github.com/prometheus/procfs"
-
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -38,19 +36,4 @@ func (srv *server) record() provider.Record {
 		r.WorkDir = srv.workDir
 	}
 	return r
-}
-
-// startTime is pid's start time in clock ticks since boot (field 22 of
-// /proc/<pid>/stat): with the pid, it names one process, never a later
-// one given the same pid. 0 when the process cannot be read.
-func startTime(pid int) uint64 {
-	p, err := procfs.NewProc(pid)
-	if err != nil {
-		return 0
-	}
-	st, err := p.Stat()
-	if err != nil {
-		return 0
-	}
-	return st.Starttime
 }

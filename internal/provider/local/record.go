@@ -35,7 +35,7 @@ func StopRecord(ctx context.Context, rec provider.Record) error {
 		return fmt.Errorf("record of instance %q: data directory %q is not in work directory %q; not touching either", rec.Name, rec.DataDir, rec.WorkDir)
 	}
 	pid := 0
-	if isPostmaster(rec.Pid, rec.DataDir) && (rec.PidStart == 0 || startTime(rec.Pid) == rec.PidStart) {
+	if isPostmaster(rec.Pid, rec.DataDir) && (rec.PidStart == 0 || provider.StartTime(rec.Pid) == rec.PidStart) {
 		pid = rec.Pid
 	} else if p := pidFromFile(rec.DataDir); isPostmaster(p, rec.DataDir) {
 		pid = p
