@@ -84,7 +84,11 @@ func eTpX(r *run) (float64, bool) {
 	if !ok || r.summary == nil {
 		return 0, false
 	}
-	v, err := metrics.ETpX(r.row.TPS, r.summary.Duration, cpu)
+	secs := r.summary.Measured // the time the rates divide by
+	if secs <= 0 {
+		secs = r.summary.Duration // results older than measured_s
+	}
+	v, err := metrics.ETpX(r.row.TPS, secs, cpu)
 	return v, err == nil
 }
 
