@@ -11,7 +11,8 @@ package engine
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/tenantbench/tenantbench/internal/engine/postgres"
@@ -167,12 +168,7 @@ func (r Registry) Add(e Engine) {
 
 // Names are the registered engines' names, sorted.
 func (r Registry) Names() []string {
-	names := make([]string, 0, len(r))
-	for n := range r {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(r))
 }
 
 // Get is the engine named name, or an error listing those there are.

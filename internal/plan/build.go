@@ -10,6 +10,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/provision"
 	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -159,7 +160,7 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) 
 		}
 		r.Options = string(b)
 	}
-	names := tenantNames(sr.Tenants)
+	names := tenancy.TenantNames(sr.Tenants)
 	for _, n := range names {
 		r.TenantList = append(r.TenantList, Tenant{Name: n, Scale: sr.Scale, Conns: sr.Clients})
 	}

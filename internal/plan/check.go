@@ -19,8 +19,6 @@ type accepter interface {
 	Accepts(w workload.Workload) string
 }
 
-func tenantNames(n int) []string { return tenancy.TenantNames(n) }
-
 // perServer is how many tenants share one server of model m.
 func perServer(m tenancy.Model, tenants int) int {
 	n := max(1, m.Instances(tenants))

@@ -3,7 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -36,12 +37,7 @@ func (r Registry) Add(f Factory) {
 // Names are the registered providers' names, sorted: what sut.provider
 // may be.
 func (r Registry) Names() []string {
-	names := make([]string, 0, len(r))
-	for n := range r {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(r))
 }
 
 // Get is the provider named name, or an error listing those there are.

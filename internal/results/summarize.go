@@ -49,6 +49,8 @@ type Observations struct {
 	StorageGB *float64
 	// Prices are the unit prices of the resource unit cost.
 	Prices metrics.Prices
+
+	analytical *Analytical // Analytical's answer, once computed
 }
 
 // Monitored are the monitor's figures of the measured workload that the
@@ -157,6 +159,9 @@ func (o *Observations) Analytical() *Analytical {
 	if o.Streams == nil || o.Workload == nil {
 		return nil
 	}
-	from, to := o.Workload.Measured()
-	return AnalyticalOf(o.Streams, o.Scale, o.Workload.Start, from, to)
+	if o.analytical == nil { // computed once: Summarize and the run's files share it
+		from, to := o.Workload.Measured()
+		o.analytical = AnalyticalOf(o.Streams, o.Scale, o.Workload.Start, from, to)
+	}
+	return o.analytical
 }

@@ -41,7 +41,7 @@ func (e *execution) provisioning() (provisioning, error) {
 	}
 	e.prov.strategy = st
 	e.prov.state = &provision.Run{Provider: e.opts.Provider, Model: m, Specs: e.instanceSpecs(),
-		Tenants: r.Names(), Clients: r.Clients, Workload: e.spec.Workload.Name,
+		Tenants: r.Names(), Clients: r.Clients, Workload: e.run.Workload,
 		Connect: e.connectTo, LoadConnect: e.loadConnect,
 		Build:    func() (workload.Workload, error) { return e.opts.Workloads.Build(e.workloadSpec(), r.Scale) },
 		Record:   e.record,
@@ -84,7 +84,7 @@ func (e *execution) postIngest(ctx context.Context) error {
 func (e *execution) instanceSpecs() []provider.InstanceSpec {
 	specs := make([]provider.InstanceSpec, len(e.run.Instances))
 	for i, in := range e.run.Instances {
-		specs[i] = provider.InstanceSpec{Name: in.Name, WorkDir: e.workDir, Version: e.spec.SUT.Version,
+		specs[i] = provider.InstanceSpec{Name: in.Name, WorkDir: e.workDir, Version: e.plan.Version,
 			Settings: e.run.Settings, MaxConnections: in.MaxConnections, CPUs: in.CPUs, MemoryBytes: in.MemoryBytes,
 			Detached: e.keep} // a kept server outlives tenantbench
 		if e.opts.Ledger != nil { // not a non-nil interface holding nil
@@ -100,7 +100,7 @@ func (e *execution) connect(i int) workload.Connect { return e.connectTo(e.place
 // connectTo returns how the tenant of p connects: its role, its
 // database, its search_path, over the spec's transport.
 func (e *execution) connectTo(p tenancy.Placement) workload.Connect {
-	dsn := p.DSN(e.spec.SUT.Transport)
+	dsn := p.DSN(e.run.Transport)
 	return func(ctx context.Context) (*pgx.Conn, error) {
 		cfg, err := pgx.ParseConfig(dsn)
 		if err != nil {
@@ -118,7 +118,7 @@ func (e *execution) connectTo(p tenancy.Placement) workload.Connect {
 // units from a common queue, so the ones connected do the work.
 func (e *execution) loadConnect(p tenancy.Placement) workload.Connect {
 	slots := make(chan struct{}, max(1, e.run.Clients))
-	dsn := p.DSN(e.spec.SUT.Transport)
+	dsn := p.DSN(e.run.Transport)
 	return func(ctx context.Context) (*pgx.Conn, error) {
 		select {
 		case slots <- struct{}{}:

@@ -8,7 +8,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -53,12 +54,7 @@ func Builtin() Models {
 
 // Names are the models' names, sorted.
 func (m Models) Names() []string {
-	var n []string
-	for k := range m {
-		n = append(n, k)
-	}
-	sort.Strings(n)
-	return n
+	return slices.Sorted(maps.Keys(m))
 }
 
 // TenantName is the name of tenant i (from 0) of a run of n tenants,

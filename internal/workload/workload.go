@@ -6,8 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -141,12 +142,7 @@ func (r Registry) Add(f Factory) {
 
 // Names are the registered workload names, sorted.
 func (r Registry) Names() []string {
-	names := make([]string, 0, len(r))
-	for n := range r {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(r))
 }
 
 // Check validates the workload name, its options and, for workloads that
