@@ -53,6 +53,9 @@ type run struct {
 
 func (r *run) ok() bool { return r.row.Status == results.StatusOK }
 
+// interrupted: a signal cut the run short.
+func (r *run) interrupted() bool { return r.row.Status == results.StatusInterrupted }
+
 // vary records which dimensions vary across the experiment's runs.
 type vary struct {
 	scale, clients bool

@@ -79,8 +79,16 @@ func Write(dir string) error {
 
 // counts says how many runs the plan has and how they ended.
 func (e *experiment) counts() string {
-	ok := e.okCount()
-	s := fmt.Sprintf("%d run(s) ended: %d ok, %d failed.", len(e.runs), ok, len(e.runs)-ok)
+	ok, cut := e.okCount(), 0
+	for _, r := range e.runs {
+		if r.interrupted() {
+			cut++
+		}
+	}
+	s := fmt.Sprintf("%d run(s) ended: %d ok, %d failed.", len(e.runs), ok, len(e.runs)-ok-cut)
+	if cut > 0 {
+		s = fmt.Sprintf("%d run(s) ended: %d ok, %d failed, %d interrupted.", len(e.runs), ok, len(e.runs)-ok-cut, cut)
+	}
 	if e.plan != nil && len(e.plan.Runs) > len(e.runs) {
 		s += fmt.Sprintf(" The plan has %d: %d did not run (the experiment was cut or is still running).",
 			len(e.plan.Runs), len(e.plan.Runs)-len(e.runs))

@@ -26,6 +26,9 @@ type Observations struct {
 
 	Start, End time.Time
 	Err        error // nil when the run succeeded
+	// Interrupted is why the run was cut short (a signal), nil when it
+	// was not: the run's status is then StatusInterrupted.
+	Interrupted error
 
 	// Instances are the run's servers with their limits and tenants.
 	Instances []Instance
@@ -80,6 +83,12 @@ func Summarize(o *Observations) *Summary {
 		Status: StatusOK, Instances: o.Instances, Phases: o.Phases, MemoryKills: o.MemoryKills}
 	if o.Err != nil {
 		sum.Status, sum.Error = StatusFailed, o.Err.Error()
+	}
+	if o.Interrupted != nil {
+		sum.Status = StatusInterrupted
+		if o.Err == nil {
+			sum.Error = "interrupted (" + o.Interrupted.Error() + ")"
+		}
 	}
 	w := o.Workload
 	if w != nil {

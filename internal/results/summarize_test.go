@@ -283,3 +283,21 @@ func TestSummarizeCutInWarmup(t *testing.T) {
 		t.Errorf("summary.json of a run cut in its warmup: %v", err)
 	}
 }
+
+// TestSummarizeInterrupted: a run cut by a signal is marked interrupted,
+// with the signal in its error, whether or not a phase also failed.
+func TestSummarizeInterrupted(t *testing.T) {
+	o := monitored(observed())
+	o.Interrupted = errors.New("SIGHUP")
+	if s := Summarize(o); s.Status != StatusInterrupted || s.Error != "interrupted (SIGHUP)" {
+		t.Errorf("status %q, error %q", s.Status, s.Error)
+	}
+	o.Err = errors.New("interrupted (SIGHUP) during the run; its results are partial: phase workload: canceled")
+	if s := Summarize(o); s.Status != StatusInterrupted || s.Error != o.Err.Error() {
+		t.Errorf("status %q, error %q", s.Status, s.Error)
+	}
+	o.Interrupted = nil
+	if s := Summarize(o); s.Status != StatusFailed {
+		t.Errorf("a failed run's status %q", s.Status)
+	}
+}

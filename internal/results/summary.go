@@ -14,6 +14,9 @@ import (
 const (
 	StatusOK     = "ok"
 	StatusFailed = "failed"
+	// StatusInterrupted is a run cut short by a signal (its error names
+	// it): its figures cover the time it ran, as a failed run's do.
+	StatusInterrupted = "interrupted"
 )
 
 // Summary is runs/<id>/summary.json: everything about one run.

@@ -105,7 +105,7 @@ func TestInterruptedRate(t *testing.T) {
 	defer cancel()
 	ex := wholeRun(t, cutSpec, 4*time.Second, func(*execution) { cancel() })
 	sum := ex.do(ctx)
-	if sum.Status != results.StatusFailed || !strings.Contains(sum.Error, "interrupted") {
+	if sum.Status != results.StatusInterrupted || !strings.Contains(sum.Error, "interrupted") {
 		t.Fatalf("status %s: %s", sum.Status, sum.Error)
 	}
 	var ran float64

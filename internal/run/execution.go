@@ -101,6 +101,9 @@ func (e *execution) do(ctx context.Context) *results.Summary {
 		e.kept = keptOf(e.instances, e.placements, e.workDir, e.plan.Engine, e.plan.Provider)
 	}
 	e.obs = e.observations(time.Now(), err)
+	if ctx.Err() != nil {
+		e.obs.Interrupted = context.Cause(ctx)
+	}
 	return results.Summarize(e.obs)
 }
 
