@@ -198,10 +198,11 @@ func (b *bench) loadTB(ctx context.Context) (setup, ingest, post float64, err er
 	return t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds(), nil
 }
 
-// gotpcArgs are the connection flags of go-tpc for its database.
+// gotpcArgs are the connection flags of go-tpc for its database; the
+// password goes through a pgpass file (runGotpc).
 func (b *bench) gotpcArgs(args ...string) []string {
 	return append(args, "-d", "postgres", "--conn-params", "sslmode=disable", "-H", b.inst.Host,
-		"-P", strconv.Itoa(b.inst.Port), "-U", b.gt.Role, "-p", b.gt.Password, "-D", b.gt.Database,
+		"-P", strconv.Itoa(b.inst.Port), "-U", b.gt.Role, "-D", b.gt.Database,
 		"--warehouses", strconv.Itoa(b.warehouses))
 }
 
@@ -209,9 +210,14 @@ func (b *bench) gotpcArgs(args ...string) []string {
 // and system, from its rusage).
 func (b *bench) runGotpc(args []string) ([]byte, float64, error) {
 	cmd := exec.Command(b.gotpc, args...)
+	remove, err := benchutil.PassFile(cmd, b.gt.Password)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer remove()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	err = cmd.Run()
 	if err != nil {
 		return out.Bytes(), 0, fmt.Errorf("go-tpc %s: %v\n%s", args[1], err, tail(out.Bytes()))
 	}

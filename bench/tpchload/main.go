@@ -161,16 +161,21 @@ func goTPC(ctx context.Context, inst *provider.Instance, bin, db string, sf, thr
 		return 0, err
 	}
 	args := []string{"tpch", "prepare", "-d", "postgres", "-H", inst.Host, "-P", strconv.Itoa(inst.Port),
-		"-U", inst.User, "-p", inst.Password, "-D", db, "--sf", strconv.Itoa(sf), "-T", strconv.Itoa(threads),
+		"-U", inst.User, "-D", db, "--sf", strconv.Itoa(sf), "-T", strconv.Itoa(threads),
 		"--conn-params", "sslmode=disable"}
 	if analyze {
 		args = append(args, "--analyze")
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
+	remove, err := benchutil.PassFile(cmd, inst.Password)
+	if err != nil {
+		return 0, err
+	}
+	defer remove()
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
-	err := cmd.Run()
+	err = cmd.Run()
 	d := time.Since(start).Seconds()
 	if err != nil {
 		return 0, fmt.Errorf("go-tpc: %w\n%s", err, tail(out.String()))

@@ -71,11 +71,43 @@ var (
 	lagLine = regexp.MustCompile(`schedule lag: avg ([0-9.]+)`)
 )
 
-// RunPgbench runs pgbench (from PATH) with args and the password, and
-// reads its figures.
+// PassFile gives cmd the password through a pgpass file of its own
+// (mode 0600, PGPASSFILE), read by libpq and by lib/pq (go-tpc): neither
+// a flag, which any user sees in the process list, nor PGPASSWORD. The
+// file matches any server, database and user: a bench tool's peer
+// connects to one server only. remove deletes it.
+func PassFile(cmd *exec.Cmd, password string) (remove func(), err error) {
+	f, err := os.CreateTemp("", "tenantbench-pgpass-")
+	if err != nil {
+		return nil, err
+	}
+	escaped := strings.NewReplacer(`\`, `\\`, `:`, `\:`).Replace(password)
+	if _, err := fmt.Fprintf(f, "*:*:*:*:%s\n", escaped); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return nil, err
+	}
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = append(env, "PGPASSFILE="+f.Name())
+	return func() { os.Remove(f.Name()) }, nil
+}
+
+// RunPgbench runs pgbench (from PATH) with args and the password (given
+// through PassFile), and reads its figures.
 func RunPgbench(args []string, password string) (Pgbench, error) {
 	cmd := exec.Command("pgbench", args...)
-	cmd.Env = append(os.Environ(), "PGPASSWORD="+password)
+	remove, err := PassFile(cmd, password)
+	if err != nil {
+		return Pgbench{}, err
+	}
+	defer remove()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return Pgbench{}, fmt.Errorf("pgbench: %v\n%s", err, out)
