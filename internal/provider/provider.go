@@ -28,6 +28,11 @@ type InstanceSpec struct {
 	// and when it has stopped: so that a tenantbench killed meanwhile
 	// leaves a record of what to clean up.
 	Ledger Ledger
+	// KeepLog, when not nil, is given the log of a server that failed to
+	// start, before the provider removes it with the rest of the server,
+	// and returns a phrase for the error that names the copy it kept (or
+	// says why there is none).
+	KeepLog func(name, logFile string) string
 }
 
 // Ledger keeps the records of the servers that may be alive: a provider

@@ -11,24 +11,33 @@ import (
 // directory it is in, and returns a phrase naming the copy for an error:
 // "its log: <path>", or why there is none.
 func (e *execution) keepLog(inst *provider.Instance) string {
-	if path, ok := e.keptLogs[inst.Name]; ok {
+	return e.keepLogOf(inst.Name, inst.LogFile)
+}
+
+// keepLogOf is keepLog of the server name whose log is logFile; a
+// provider calls it (InstanceSpec.KeepLog) for a server that failed to
+// start, from the goroutine that started it.
+func (e *execution) keepLogOf(name, logFile string) string {
+	e.logMu.Lock()
+	defer e.logMu.Unlock()
+	if path, ok := e.keptLogs[name]; ok {
 		return "its log: " + path
 	}
-	if inst.LogFile == "" {
+	if logFile == "" {
 		return "its provider keeps no log"
 	}
 	if e.opts.Out == nil {
 		return "no results directory to keep its log in"
 	}
-	path, err := e.opts.Out.KeepServerLog(e.run.ID, inst.Name, inst.LogFile)
+	path, err := e.opts.Out.KeepServerLog(e.run.ID, name, logFile)
 	if err != nil {
-		e.logf("keeping the log of instance %s: %v", inst.Name, err)
+		e.logf("keeping the log of instance %s: %v", name, err)
 		return fmt.Sprintf("its log could not be kept: %v", err)
 	}
 	if e.keptLogs == nil {
 		e.keptLogs = map[string]string{}
 	}
-	e.keptLogs[inst.Name] = path
+	e.keptLogs[name] = path
 	return "its log: " + path
 }
 

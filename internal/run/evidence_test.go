@@ -168,3 +168,25 @@ func TestServerKilledLog(t *testing.T) {
 	}
 	workloadFailedForAll(t, sum)
 }
+
+// TestStartFailedLog: a server that the plan passed but that refuses to
+// start (here a value it rejects, set behind the plan's back) fails the
+// run with its log kept in runs/<id>/, and the error names that copy.
+func TestStartFailedLog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	ex := wholeRun(t, cutSpec, 0, func(*execution) {})
+	ex.run.Settings = map[string]string{"work_mem": "-1"}
+	sum := ex.do(context.Background())
+	copyPath := filepath.Join(ex.opts.Out.Path, "runs", sum.RunID, "server-shared.log")
+	if sum.Status != results.StatusFailed || !strings.Contains(sum.Error, "its log: "+copyPath) {
+		t.Fatalf("status %s, error %q: want the failed start with its log's copy %s", sum.Status, sum.Error, copyPath)
+	}
+	if b, err := os.ReadFile(copyPath); err != nil || !strings.Contains(string(b), "work_mem") {
+		t.Errorf("the copy of the log: %v\n%s", err, b)
+	}
+	if _, err := os.Stat(ex.workDir); !os.IsNotExist(err) {
+		t.Errorf("the work directory %s is still there (%v)", ex.workDir, err)
+	}
+}

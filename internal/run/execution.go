@@ -63,6 +63,7 @@ type execution struct {
 	// directory, by instance, and the instances whose exit the run's error
 	// names already (evidence.go).
 	keptLogs  map[string]string
+	logMu     sync.Mutex // keptLogs: servers start in parallel
 	exitNamed map[string]bool
 }
 

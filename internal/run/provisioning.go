@@ -86,7 +86,8 @@ func (e *execution) instanceSpecs() []provider.InstanceSpec {
 	for i, in := range e.run.Instances {
 		specs[i] = provider.InstanceSpec{Name: in.Name, WorkDir: e.workDir, Version: e.plan.Version,
 			Settings: e.run.Settings, MaxConnections: in.MaxConnections, CPUs: in.CPUs, MemoryBytes: in.MemoryBytes,
-			Detached: e.keep} // a kept server outlives tenantbench
+			Detached: e.keep, // a kept server outlives tenantbench
+			KeepLog:  e.keepLogOf}
 		if e.opts.Ledger != nil { // not a non-nil interface holding nil
 			specs[i].Ledger = e.opts.Ledger
 		}

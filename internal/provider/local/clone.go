@@ -90,6 +90,7 @@ func (p *Provider) Clone(ctx context.Context, src *provider.Instance, s provider
 				delete(p.servers, srv.inst)
 				p.mu.Unlock()
 			}
+			err = keepLog(s, srv, err)
 			srv.abort()
 			err = fmt.Errorf("instance %s: %w", s.Name, err)
 		}

@@ -607,3 +607,37 @@ func TestFetchedBinaries(t *testing.T) {
 		t.Errorf("server_version_num = %s", got)
 	}
 }
+
+// TestStartFailureKeepsLog: a server that exits while starting (a value
+// PostgreSQL refuses at start) has its log handed to KeepLog before Start
+// removes its directory, and the error names the kept copy.
+func TestStartFailureKeepsLog(t *testing.T) {
+	p := newProvider(t, Options{})
+	dir := testDir(t)
+	kept := filepath.Join(t.TempDir(), "kept.log")
+	var copied []byte
+	s := provider.InstanceSpec{Name: "bad", WorkDir: dir, Settings: map[string]string{"work_mem": "-1"},
+		KeepLog: func(name, logFile string) string {
+			b, err := os.ReadFile(logFile)
+			if err != nil {
+				return "not kept: " + err.Error()
+			}
+			copied = b
+			os.WriteFile(kept, b, 0o644)
+			return "its log: " + kept
+		}}
+	inst, err := p.Start(context.Background(), s)
+	if err == nil {
+		_ = p.Stop(context.Background(), inst)
+		t.Fatal("a server with work_mem -1 started")
+	}
+	if !strings.Contains(err.Error(), "its log: "+kept) {
+		t.Errorf("error does not name the kept log: %v", err)
+	}
+	if !strings.Contains(string(copied), "work_mem") {
+		t.Errorf("kept log does not say why the server stopped:\n%s", copied)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bad")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the failed server's directory is left (%v)", err)
+	}
+}

@@ -67,6 +67,7 @@ func (p *Provider) Start(ctx context.Context, s provider.InstanceSpec) (inst *pr
 	}
 	defer func() {
 		if err != nil {
+			err = keepLog(s, srv, err)
 			srv.abort()
 			err = fmt.Errorf("instance %s: %w", s.Name, err)
 		}
@@ -301,15 +302,15 @@ func waitReady(ctx context.Context, srv *server, timeout time.Duration) (string,
 		last = err
 		select {
 		case <-srv.exited:
-			return "", fmt.Errorf("the server exited while starting (%s); end of %s:\n%s",
-				srv.cmd.ProcessState, srv.inst.LogFile, logTail(srv.inst.LogFile, 20))
+			return "", fmt.Errorf("the server exited while starting (%s); the end of its log:\n%s",
+				srv.cmd.ProcessState, logTail(srv.inst.LogFile, 20))
 		case <-ctx.Done():
 			return "", ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return "", fmt.Errorf("the server did not accept connections within %v (last error: %v); end of %s:\n%s",
-				timeout, last, srv.inst.LogFile, logTail(srv.inst.LogFile, 20))
+			return "", fmt.Errorf("the server did not accept connections within %v (last error: %v); the end of its log:\n%s",
+				timeout, last, logTail(srv.inst.LogFile, 20))
 		}
 	}
 }
@@ -328,6 +329,18 @@ func (srv *server) abort() {
 	}
 	_ = os.RemoveAll(srv.instDir)
 	srv.forget()
+}
+
+// keepLog adds to err, the error of a failed start, where the server's
+// log was kept (InstanceSpec.KeepLog): abort removes the original.
+func keepLog(s provider.InstanceSpec, srv *server, err error) error {
+	if s.KeepLog == nil || srv.inst == nil {
+		return err
+	}
+	if _, serr := os.Stat(srv.inst.LogFile); serr != nil {
+		return err
+	}
+	return fmt.Errorf("%w (%s)", err, s.KeepLog(s.Name, srv.inst.LogFile))
 }
 
 // logTail is the end of a log file, for error messages.
