@@ -325,3 +325,14 @@ func fileSafe(s string) string {
 		return '-'
 	}, s)
 }
+
+// unitOf reads a resources.csv column's unit from its suffix, the
+// results files' naming rule (docs/results.md).
+func unitOf(col string) string {
+	for suffix, unit := range map[string]string{"_ms": "ms", "_s": "s", "_mb": "MB", "_tps": "tx/s", "_bytes": "bytes"} {
+		if strings.HasSuffix(col, suffix) {
+			return unit
+		}
+	}
+	return ""
+}

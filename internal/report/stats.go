@@ -3,9 +3,9 @@ package report
 import (
 	"math"
 	"sort"
-	"strings"
 
 	"github.com/tenantbench/tenantbench/internal/metrics"
+	"github.com/tenantbench/tenantbench/internal/results"
 )
 
 // metric is one figure of a run that the report aggregates over the
@@ -15,8 +15,8 @@ type metric struct {
 	title string
 	unit  string
 	// dir says which value is the less favourable one (Erdelt and Rabl 2026,
-	// section 5.1); 0 for a column the report does not know, which then has
-	// none.
+	// section 5.1); 0 for a figure no direction makes better, which then
+	// has none.
 	dir metrics.Direction
 	// value is the run's value; false when the run has none.
 	value func(*run) (float64, bool)
@@ -37,24 +37,28 @@ func extra(key string) func(*run) (float64, bool) {
 	return func(r *run) (float64, bool) { v, ok := r.row.Extra[key]; return v, ok }
 }
 
+// declared is the metric of a declared results.csv column
+// (results.ColumnOf): its title, unit and direction are the declaration's.
+func declared(key string, value func(*run) (float64, bool)) metric {
+	c, ok := results.ColumnOf(key)
+	if !ok {
+		panic("report: results.csv has no column " + key)
+	}
+	return metric{key: key, title: c.Title, unit: c.Unit, dir: c.Dir, value: value}
+}
+
 var (
-	mThroughput = metric{"throughput_tps", "Throughput", "tx/s", metrics.HigherIsBetter,
-		column(func(r *run) float64 { return r.row.TPS })}
-	mMeanLat = metric{"latency_mean_ms", "Mean latency", "ms", metrics.LowerIsBetter,
-		column(func(r *run) float64 { return r.row.MeanMs })}
-	mP95 = metric{"latency_p95_ms", "p95 latency", "ms", metrics.LowerIsBetter,
-		column(func(r *run) float64 { return r.row.P95Ms })}
-	mP99 = metric{"latency_p99_ms", "p99 latency", "ms", metrics.LowerIsBetter,
-		column(func(r *run) float64 { return r.row.P99Ms })}
-	mFairness = metric{"fairness_jain", "Fairness, Jain's index", "", metrics.HigherIsBetter, jain}
-	mIngest   = metric{"ingest_s", "Ingest", "s", metrics.LowerIsBetter,
-		column(func(r *run) float64 { return r.row.IngestS })}
-	mPostIngest = metric{"post_ingest_s", "Post-ingest", "s", metrics.LowerIsBetter,
-		column(func(r *run) float64 { return r.row.PostIngestS })}
-	mCPU  = metric{"cpu_s", "CPU time of the system under test", "CPU-s", metrics.LowerIsBetter, extra("cpu_s")}
-	mMem  = metric{"mem_peak_mb", "Peak memory", "MB", metrics.LowerIsBetter, extra("mem_peak_mb")}
-	mETpX = metric{"e_tpx", "E_TpX, throughput efficiency", "tx per CPU-s", metrics.HigherIsBetter, eTpX}
-	mELat = metric{"e_lat", "E_Lat, latency efficiency", "1/s", metrics.HigherIsBetter, eLat}
+	mThroughput = declared("throughput_tps", column(func(r *run) float64 { return r.row.TPS }))
+	mMeanLat    = declared("latency_mean_ms", column(func(r *run) float64 { return r.row.MeanMs }))
+	mP95        = declared("latency_p95_ms", column(func(r *run) float64 { return r.row.P95Ms }))
+	mP99        = declared("latency_p99_ms", column(func(r *run) float64 { return r.row.P99Ms }))
+	mFairness   = declared("fairness_jain", jain)
+	mIngest     = declared("ingest_s", column(func(r *run) float64 { return r.row.IngestS }))
+	mPostIngest = declared("post_ingest_s", column(func(r *run) float64 { return r.row.PostIngestS }))
+	mCPU        = declared("cpu_s", extra("cpu_s"))
+	mMem        = declared("mem_peak_mb", extra("mem_peak_mb"))
+	mETpX       = declared("e_tpx", eTpX)
+	mELat       = declared("e_lat", eLat)
 )
 
 // jain is Jain's index over the tenants' throughput: results.csv's
@@ -138,20 +142,17 @@ func extraMetrics(runs []*run) []metric {
 	}
 	sort.Strings(rest)
 	for _, k := range rest {
-		out = append(out, metric{key: k, title: k, unit: unitOf(k), value: extra(k)})
+		c, ok := results.ColumnOf(k)
+		if !ok {
+			// A column of another tenantbench version: shown as it is.
+			c = results.Column{Name: k, Title: k, Source: "results.csv " + k}
+		}
+		if ok && !c.Figure() {
+			continue // a label of the run, not a figure
+		}
+		out = append(out, metric{key: k, title: c.Title, unit: c.Unit, dir: c.Dir, value: extra(k)})
 	}
 	return out
-}
-
-// unitOf guesses a column's unit from its suffix, the results files'
-// naming rule (docs/results.md).
-func unitOf(col string) string {
-	for suffix, unit := range map[string]string{"_ms": "ms", "_s": "s", "_mb": "MB", "_tps": "tx/s", "_bytes": "bytes"} {
-		if strings.HasSuffix(col, suffix) {
-			return unit
-		}
-	}
-	return ""
 }
 
 // stat is a metric over the successful repetitions of a point.

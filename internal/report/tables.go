@@ -202,7 +202,7 @@ func (e *experiment) resultTables() []*table {
 		case metrics.LowerIsBetter:
 			t.Note = "Lower is better; the less favourable value is the maximum."
 		default:
-			t.Note = "A column the report does not know: no less favourable value."
+			t.Note = "Neither higher nor lower is better: no less favourable value."
 		}
 		t.Note += " Source: " + source(m) + "."
 		for _, p := range e.points {
@@ -219,13 +219,17 @@ func (e *experiment) resultTables() []*table {
 	return out
 }
 
-// source says where a metric's values come from.
+// source says where a metric's values come from: its column's
+// declaration, and what the report computes when the column is absent.
 func source(m metric) string {
 	switch m.key {
 	case mFairness.key:
-		return "Jain's index over runs/<id>/tenants.csv throughput_tps (txn all), or results.csv fairness_jain"
+		return "results.csv fairness_jain, or Jain's index over runs/<id>/tenants.csv throughput_tps (txn all)"
 	case mETpX.key, mELat.key:
 		return "results.csv " + m.key + ", or Erdelt and Rabl 2026, eq. 1-2 from results.csv cpu_s"
+	}
+	if c, ok := results.ColumnOf(m.key); ok {
+		return "results.csv " + m.key + ": " + c.Source
 	}
 	return "results.csv " + m.key
 }

@@ -78,17 +78,19 @@ func (d *Dir) writeCSV(name string, header []string, rows [][]string) error {
 	return d.WriteFile(name, []byte(sb.String()), 0o644)
 }
 
-// ResultsHeader is the header of results.csv.
+// ResultsHeader is the header of results.csv: the declared columns
+// (columns.go), the swept settings' after the matrix point's.
 func (d *Dir) ResultsHeader() []string {
-	h := []string{"run_id", "model", "tenants", "scale", "clients", "repetition"}
-	for _, k := range d.settingKeys {
-		h = append(h, "set_"+k)
+	var h []string
+	for _, c := range resultColumns {
+		h = append(h, c.Name)
+		if c.Name == "repetition" {
+			for _, k := range d.settingKeys {
+				h = append(h, settingColumn(k).Name)
+			}
+		}
 	}
-	return append(h, "status", "throughput_tps", "latency_mean_ms", "latency_p95_ms", "latency_p99_ms",
-		"committed", "failed", "provision_s", "setup_s", "ingest_s", "post_ingest_s", "workload_s",
-		"tpm", "nopm", "fairness_jain", "cpu_s", "mem_peak_mb", "e_tpx", "e_lat",
-		"mem_footprint_per_tenant_mb", "mem_marginal_per_tenant_mb", "ruc_usd_per_min", "p_score", "t_score",
-		"power_at_size", "throughput_at_size", "e_cpu", "e_ram", "error")
+	return h
 }
 
 // AppendResult adds a run's row to results.csv, creating it with its

@@ -144,8 +144,8 @@ type ResultRow struct {
 	Extra map[string]float64
 }
 
-// resultColumns are the columns ResultRow has a field for.
-var resultColumns = map[string]bool{"run_id": true, "model": true, "tenants": true, "scale": true, "clients": true,
+// rowFields are the columns ResultRow has a field for.
+var rowFields = map[string]bool{"run_id": true, "model": true, "tenants": true, "scale": true, "clients": true,
 	"repetition": true, "status": true, "throughput_tps": true, "latency_mean_ms": true, "latency_p95_ms": true,
 	"latency_p99_ms": true, "committed": true, "failed": true, "provision_s": true, "setup_s": true, "ingest_s": true,
 	"post_ingest_s": true, "workload_s": true, "error": true}
@@ -184,7 +184,7 @@ func (d *Dir) ReadResults() ([]ResultRow, error) {
 			switch {
 			case strings.HasPrefix(h, "set_"):
 				row.Settings[strings.TrimPrefix(h, "set_")] = t.Get(i, h)
-			case resultColumns[h] || t.Get(i, h) == "":
+			case rowFields[h] || t.Get(i, h) == "":
 			default:
 				if v, err := strconv.ParseFloat(t.Get(i, h), 64); err == nil {
 					row.Extra[h] = v

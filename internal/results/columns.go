@@ -1,0 +1,95 @@
+package results
+
+import (
+	"strings"
+
+	"github.com/tenantbench/tenantbench/internal/metrics"
+)
+
+// Column is what one results.csv column means, declared once, here, for
+// every reader: the report's tables and `compare` take its title, unit and
+// direction from it, and results.csv's header is the list of names.
+type Column struct {
+	Name  string
+	Title string
+	Unit  string // "" for a count, an index or a label
+	// Dir is which way the figure improves (HigherIsBetter or
+	// LowerIsBetter), 0 for neither: a matrix dimension, a label, or a
+	// figure no direction makes better (the workload phase's length).
+	Dir metrics.Direction
+	// Source is where the figure comes from: the paper and equation, or
+	// what tenantbench measured; docs/results.md says it at length.
+	Source string
+}
+
+// Figure says the column holds a number the report aggregates over
+// repetitions, rather than a label of the run.
+func (c Column) Figure() bool { return c.Unit != "" || c.Dir != 0 }
+
+const (
+	higher = metrics.HigherIsBetter
+	lower  = metrics.LowerIsBetter
+)
+
+// resultColumns are results.csv's columns in order; the set_<key>
+// columns of swept settings follow repetition (settingColumn).
+var resultColumns = []Column{
+	{"run_id", "Run", "", 0, "the plan"},
+	{"model", "Tenancy model", "", 0, "the plan (matrix dimension)"},
+	{"tenants", "Tenants", "", 0, "the plan (matrix dimension)"},
+	{"scale", "Scale", "", 0, "the plan (matrix dimension)"},
+	{"clients", "Clients per tenant", "", 0, "the plan (matrix dimension)"},
+	{"repetition", "Repetition", "", 0, "the plan"},
+	{"status", "Status", "", 0, "the run: ok, failed or interrupted"},
+	{"throughput_tps", "Throughput", "tx/s", higher, "the driver: committed transactions per second, summed over tenants"},
+	{"latency_mean_ms", "Mean latency", "ms", lower, "the driver: macro-average of the tenants' means"},
+	{"latency_p95_ms", "p95 latency", "ms", lower, "the driver: the worst tenant's 95th percentile"},
+	{"latency_p99_ms", "p99 latency", "ms", lower, "the driver: the worst tenant's 99th percentile"},
+	{"committed", "Committed transactions", "tx", higher, "the driver, summed over tenants after warmup"},
+	{"failed", "Failed transactions", "tx", lower, "the driver, summed over tenants after warmup"},
+	{"provision_s", "Provision", "s", lower, "the run: the longest tenant's time in the phase"},
+	{"setup_s", "Setup", "s", lower, "the run: the longest tenant's time in the phase"},
+	{"ingest_s", "Ingest", "s", lower, "the run: the longest tenant's time in the phase"},
+	{"post_ingest_s", "Post-ingest", "s", lower, "the run: the longest tenant's time in the phase"},
+	{"workload_s", "Workload phase", "s", 0, "the run: the longest tenant's time in the phase (set by workload.duration)"},
+	{"tpm", "TPM", "tx/min", higher, "HammerDB's TPM (Matos and Pedreira 2025), from tenantbench's own counts"},
+	{"nopm", "NOPM", "New-Orders/min", higher, "committed New-Orders per minute (Matos and Pedreira 2025; TPC-C tpmC)"},
+	{"fairness_jain", "Fairness, Jain's index", "", higher, "Jain's index over the tenants' throughput (Jain et al. 1984)"},
+	{"cpu_s", "CPU time of the system under test", "CPU-s", lower, "the monitor: the instances' cgroup CPU during the measured workload"},
+	{"mem_peak_mb", "Peak memory", "MB", lower, "the monitor: the instances' peak memory during the measured workload"},
+	{"e_tpx", "E_TpX, throughput efficiency", "tx per CPU-s", higher, "Erdelt and Rabl 2026, eq. 1"},
+	{"e_lat", "E_Lat, latency efficiency", "1/s", higher, "Erdelt and Rabl 2026, eq. 2"},
+	{"mem_footprint_per_tenant_mb", "Memory footprint per tenant", "MB", lower, "Oracle 2014, Table 2"},
+	{"mem_marginal_per_tenant_mb", "Marginal memory per tenant", "MB", lower, "the monitor: memory during the workload minus before any tenant, over tenants"},
+	{"ruc_usd_per_min", "Resource unit cost", "USD/min", lower, "Zhang et al. 2025, Table III prices"},
+	{"p_score", "P-Score", "tx/s per USD/min", higher, "Zhang et al. 2025, eq. 1"},
+	{"t_score", "T-Score", "tx/s per USD/min", higher, "Zhang et al. 2025, eq. 7"},
+	{"power_at_size", "Power@Size", "", higher, "Erdelt and Rabl 2026, eq. 4 (TPC-H Power@Size)"},
+	{"throughput_at_size", "Throughput@Size", "", higher, "Erdelt and Rabl 2026, eq. 3 (TPC-H Throughput@Size)"},
+	{"e_cpu", "E_CPU", "queries x SF per CPU-s", higher, "Erdelt and Rabl 2026, eq. 5"},
+	{"e_ram", "E_RAM", "queries x SF per GB", higher, "Erdelt and Rabl 2026, eq. 6"},
+	{"error", "Error", "", 0, "the run: why it failed or was cut"},
+}
+
+// settingColumn is the column of a swept sut.settings key.
+func settingColumn(key string) Column {
+	return Column{Name: "set_" + key, Title: key, Source: "the plan: sut.settings (matrix dimension)"}
+}
+
+// ColumnOf is the declaration of a results.csv column, false for a name
+// results.csv does not have.
+func ColumnOf(name string) (Column, bool) {
+	if key, ok := strings.CutPrefix(name, "set_"); ok && key != "" {
+		return settingColumn(key), true
+	}
+	for _, c := range resultColumns {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Column{}, false
+}
+
+// ResultColumns are the declarations of results.csv's columns without the
+// swept settings, in order.
+func ResultColumns() []Column { return append([]Column(nil), resultColumns...) }
