@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -11,8 +10,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/results"
@@ -273,32 +270,14 @@ func drawnPanels(id, title, caption string, charts []*chart) *figure {
 }
 
 // renderPanels is render for charts stacked top to bottom.
-func renderPanels(charts []*chart) (out rendered, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("drawing %q: %v", charts[0].Title.Text, r)
-		}
-	}()
+func renderPanels(charts []*chart) (rendered, error) {
 	h := panelHeight * vg.Length(len(charts))
 	tiles := draw.Tiles{Rows: len(charts), Cols: 1, PadY: vg.Points(6)}
-	drawAll := func(dc draw.Canvas) {
+	return renderSized(charts[0].Title.Text, figWidth, h, func(dc draw.Canvas) {
 		for i, c := range charts {
 			c.draw(tiles.At(dc, 0, i))
 		}
-	}
-	sc := vgsvg.New(figWidth, h)
-	drawAll(draw.New(sc))
-	var sb bytes.Buffer
-	if _, err := sc.WriteTo(&sb); err != nil {
-		return out, err
-	}
-	ic := vgimg.NewWith(vgimg.UseWH(figWidth, h), vgimg.UseDPI(pngDPI))
-	drawAll(draw.New(ic))
-	var pb bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: ic}).WriteTo(&pb); err != nil {
-		return out, err
-	}
-	return rendered{svg: svgFonts(sb.Bytes()), png: pb.Bytes()}, nil
+	})
 }
 
 func fmtTau(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -129,7 +129,7 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 </figure>
 {{else}}<figure id="fig-{{.ID}}">
 {{svg .}}
-<figcaption>{{.Caption}} Files: <a href="{{.ID}}.svg">{{.ID}}.svg</a>, <a href="{{.ID}}.png">{{.ID}}.png</a>.</figcaption>
+<figcaption>{{.Caption}} Files: <a href="{{.ID}}.svg">{{.ID}}.svg</a>, <a href="{{.ID}}.png">{{.ID}}.png</a>, <a href="{{.ID}}.pdf">{{.ID}}.pdf</a>.</figcaption>
 </figure>
 {{end}}{{end}}</section>
 {{end}}

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
@@ -120,33 +121,47 @@ func (c *chart) draw(dc draw.Canvas) {
 	c.legend.Draw(draw.Crop(dc, dc.Max.X-dc.Min.X-strip+vg.Points(8), 0, 0, top))
 }
 
-// rendered is a figure drawn in both formats.
+// rendered is a figure drawn in every format: SVG for the page, PNG for
+// a quick look, PDF for a paper.
 type rendered struct {
-	svg, png []byte
+	svg, png, pdf []byte
 }
 
-// render draws c as SVG and PNG. gonum/plot panics on some degenerate
-// input (such as an axis of NaN); a figure that cannot be drawn must not
-// cost the report, so a panic becomes the figure's error.
-func render(c *chart) (out rendered, err error) {
+// render draws c as SVG, PNG and PDF.
+func render(c *chart) (rendered, error) {
+	return renderSized(c.Title.Text, figWidth, figHeight, c.draw)
+}
+
+// renderSized draws with drawAll on a w x h canvas in every format.
+// gonum/plot panics on some degenerate input (such as an axis of NaN); a
+// figure that cannot be drawn must not cost the report, so a panic
+// becomes the figure's error.
+func renderSized(title string, w, h vg.Length, drawAll func(draw.Canvas)) (out rendered, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("drawing %q: %v", c.Title.Text, r)
+			err = fmt.Errorf("drawing %q: %v", title, r)
 		}
 	}()
-	sc := vgsvg.New(figWidth, figHeight)
-	c.draw(draw.New(sc))
+	sc := vgsvg.New(w, h)
+	drawAll(draw.New(sc))
 	var sb bytes.Buffer
 	if _, err := sc.WriteTo(&sb); err != nil {
 		return out, err
 	}
-	ic := vgimg.NewWith(vgimg.UseWH(figWidth, figHeight), vgimg.UseDPI(pngDPI))
-	c.draw(draw.New(ic))
+	ic := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI))
+	drawAll(draw.New(ic))
 	var pb bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: ic}).WriteTo(&pb); err != nil {
 		return out, err
 	}
-	return rendered{svg: svgFonts(sb.Bytes()), png: pb.Bytes()}, nil
+	pc := vgpdf.New(w, h)
+	pc.EmbedFonts(true) // a PDF that prints the same anywhere
+	drawAll(draw.New(pc))
+	var db bytes.Buffer
+	if _, err := pc.WriteTo(&db); err != nil {
+		return out, err
+	}
+	return rendered{svg: svgFonts(sb.Bytes()), png: pb.Bytes(), pdf: db.Bytes()}, nil
 }
 
 // svgFonts adds fallbacks to the font families gonum writes: it names

@@ -17,7 +17,8 @@ const Subdir = "report"
 
 // Write renders the results directory dir into dir/report/: report.html
 // (self-contained: it opens from disk with no network), summary.md (the
-// same tables in Markdown) and every figure as <name>.svg and <name>.png.
+// same tables in Markdown) and every figure as <name>.svg, <name>.png and
+// <name>.pdf.
 // A previous report is replaced whole. The error wraps ErrNotResults when
 // dir is not a results directory.
 func Write(dir string) error {
@@ -59,6 +60,7 @@ func Write(dir string) error {
 			if f.Note == "" {
 				files[f.ID+".svg"] = f.Img.svg
 				files[f.ID+".png"] = f.Img.png
+				files[f.ID+".pdf"] = f.Img.pdf
 			}
 		}
 	}

@@ -108,11 +108,14 @@ func TestReportTables(t *testing.T) {
 		}
 	}
 	for _, id := range coreFigures {
-		for _, ext := range []string{".svg", ".png"} {
+		for _, ext := range []string{".svg", ".png", ".pdf"} {
 			st, err := os.Stat(filepath.Join(path, Subdir, id+ext))
 			if err != nil || st.Size() < 1000 {
 				t.Errorf("figure %s%s: %v", id, ext, err)
 			}
+		}
+		if b := readFile(t, filepath.Join(path, Subdir, id+".pdf")); !strings.HasPrefix(b, "%PDF-") {
+			t.Errorf("figure %s.pdf is not a PDF: %.20q", id, b)
 		}
 		if !strings.Contains(html, `<figure id="fig-`+id+`">`) {
 			t.Errorf("report.html lacks figure %s", id)
