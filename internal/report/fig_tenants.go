@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"sort"
 
 	"gonum.org/v1/plot/plotter"
@@ -16,6 +17,7 @@ func (e *experiment) byTenants(id string, m metric, title, source string) *figur
 	var ticks tenantTicks
 	seen := map[int]bool{}
 	top, lines, spread := 0.0, 0, false
+	lo := math.Inf(1)
 	for i, s := range seriesNames(e.points) {
 		var xs, means, mins, maxs []float64
 		for _, p := range e.seriesPoints(s) {
@@ -27,7 +29,7 @@ func (e *experiment) byTenants(id string, m metric, title, source string) *figur
 			means = append(means, st.Mean)
 			mins = append(mins, st.Min)
 			maxs = append(maxs, st.Max)
-			top = max(top, st.Max)
+			top, lo = max(top, st.Max), min(lo, st.Min)
 			spread = spread || st.N > 1
 			if !seen[p.tenants] {
 				seen[p.tenants] = true
@@ -64,9 +66,9 @@ func (e *experiment) byTenants(id string, m metric, title, source string) *figur
 	c.X.Tick.Marker = ticks
 	c.X.Min, c.X.Max = float64(ticks[0])-0.5, float64(ticks[len(ticks)-1])+0.5
 	if m.key == mFairness.key {
-		top = 1 // Jain's index is at most 1: keep the scale fixed
+		top, lo = 1, 0 // Jain's index is at most 1: keep the scale fixed
 	}
-	fromZero(c.Plot, top)
+	yAxis(c.Plot, lo, top)
 	caption := source + " Each point is the mean over the successful repetitions of a matrix point"
 	if spread {
 		caption += "; whiskers span the minimum and maximum across repetitions"

@@ -196,6 +196,25 @@ func fromZero(p *plot.Plot, top float64) {
 	p.Y.Max = top * 1.05
 }
 
+// logSpan is the ratio of largest to smallest value above which a
+// value axis is drawn on a log scale: beyond two orders of magnitude a
+// linear axis flattens the small values into the floor.
+const logSpan = 100
+
+// yAxis is fromZero, unless the values, lo the smallest and top the
+// largest, are all positive and span more than logSpan: then a log scale,
+// said in the axis label.
+func yAxis(p *plot.Plot, lo, top float64) {
+	if lo > 0 && top/lo > logSpan && !math.IsInf(top, 0) {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Min, p.Y.Max = lo/1.2, top*1.2
+		p.Y.Label.Text += ", log scale"
+		return
+	}
+	fromZero(p, top)
+}
+
 // nominalX labels categories 0..n-1 with names. A few categories get
 // their labels wrapped at ", "; many get them slanted, on one line each,
 // so that neighbouring labels do not overlap. Vertical grid lines would

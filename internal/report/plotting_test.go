@@ -1,8 +1,11 @@
 package report
 
 import (
+	"math"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
 )
 
 func TestNiceTicks(t *testing.T) {
@@ -35,5 +38,36 @@ func TestFmtNum(t *testing.T) {
 		if got := fmtNum(v); got != want {
 			t.Errorf("fmtNum(%v) = %q, want %q", v, got, want)
 		}
+	}
+}
+
+// TestYAxis: values over more than two orders of magnitude get a log
+// axis; a zero, a narrow range or no value keep the linear one from 0.
+func TestYAxis(t *testing.T) {
+	for _, c := range []struct {
+		lo, top float64
+		log     bool
+	}{{1, 1000, true}, {0.5, 49, false}, {0, 1000, false}, {math.Inf(1), 0, false}, {2, 201, true}} {
+		p := plot.New()
+		yAxis(p, c.lo, c.top)
+		_, isLog := p.Y.Scale.(plot.LogScale)
+		if isLog != c.log || (!isLog && p.Y.Min != 0) {
+			t.Errorf("yAxis(%v, %v): log %v, min %v", c.lo, c.top, isLog, p.Y.Min)
+		}
+	}
+}
+
+// TestLogAxisDraws: a chart on a log axis, whiskers included, draws.
+func TestLogAxisDraws(t *testing.T) {
+	c := newChart("wide", "Tenants", "Throughput (tx/s)")
+	xs, means, mins, maxs := []float64{1, 10, 100}, []float64{5000, 300, 20}, []float64{4000, 250, 10}, []float64{6000, 350, 30}
+	eb, err := minMaxBars(xs, means, mins, maxs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Add(eb)
+	yAxis(c.Plot, 10, 6000)
+	if _, err := render(c); err != nil {
+		t.Fatal(err)
 	}
 }
