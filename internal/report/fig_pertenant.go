@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"sort"
 
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
 	"github.com/tenantbench/tenantbench/internal/metrics"
 )
 
@@ -36,16 +39,22 @@ func (e *experiment) seriesIndex(series string) int {
 	return 0
 }
 
-// perTenant draws one bar per tenant and series at the largest tenant
-// count (Erdelt and Rabl 2026, Fig. 8, the tenant perspective): the mean over
-// the successful repetitions, whiskers from min to max when there are
-// several.
+// barsUpTo is the most tenants a panel of the tenant perspective draws
+// as one bar per tenant; above it a panel draws the distribution over the
+// tenants instead (an empirical CDF), which reads the same at 20 tenants
+// as at 1,000.
+const barsUpTo = 16
+
+// perTenant draws the tenant perspective (Erdelt and Rabl 2026, Fig. 8)
+// at every tenant count, one panel per count (small multiples): up to
+// barsUpTo tenants a bar per tenant and series, the mean over the
+// successful repetitions with whiskers from min to max when there are
+// several; above it each series' CDF over its tenants.
 func (e *experiment) perTenant(id, title, yLabel string, get func(tenantValue) float64, col string) *figure {
-	points := e.largestPoints()
-	if len(points) == 0 {
+	counts := e.tenantCounts()
+	if len(counts) == 0 {
 		return missing(id, title, "no successful run.")
 	}
-	n := points[0].tenants
 	values := func(p *point) map[string][]float64 {
 		out := map[string][]float64{}
 		for _, r := range p.okRuns() {
@@ -55,9 +64,88 @@ func (e *experiment) perTenant(id, title, yLabel string, get func(tenantValue) f
 		}
 		return out
 	}
-	return e.tenantBars(id, fmt.Sprintf("%s, %s", title, tenantsLabel(n)), yLabel, points, values,
-		fmt.Sprintf("Each tenant's %s in the runs with %s (runs/<id>/tenants.csv, rows txn=all, column %s), one bar per "+
-			"tenant and series: the mean over the successful repetitions", col, tenantsLabel(n), col))
+	var charts []*chart
+	cdf := false
+	for _, n := range counts {
+		var points []*point
+		for _, p := range e.points {
+			if p.tenants == n && len(p.okRuns()) > 0 {
+				points = append(points, p)
+			}
+		}
+		panel := fmt.Sprintf("%s, %s", title, tenantsLabel(n))
+		var c *chart
+		if n <= barsUpTo {
+			c, _ = e.barsChart(panel, "Tenant", yLabel, points, values)
+		} else {
+			c, cdf = e.cdfChart(panel, yLabel, points, values), true
+		}
+		if c != nil {
+			charts = append(charts, c)
+		}
+	}
+	if len(charts) == 0 {
+		return missing(id, title, "no successful run has per-tenant values.")
+	}
+	caption := fmt.Sprintf("Each tenant's %s (runs/<id>/tenants.csv, rows txn=all, column %s), one panel per tenant count: "+
+		"up to %d tenants a bar per tenant and series, the mean over the successful repetitions, whiskers from the "+
+		"minimum to the maximum where there are several", col, col, barsUpTo)
+	if cdf {
+		caption += fmt.Sprintf("; above %d tenants the share of tenants (y) whose mean is at most x, per series", barsUpTo)
+	}
+	return drawnPanels(id, title+" at every tenant count", caption+".", charts)
+}
+
+// tenantCounts are the tenant counts with a successful run, ascending.
+func (e *experiment) tenantCounts() []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, p := range e.points {
+		if len(p.okRuns()) > 0 && !seen[p.tenants] {
+			seen[p.tenants] = true
+			out = append(out, p.tenants)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// cdfChart draws, per point (series), the empirical CDF of its tenants'
+// means over the repetitions.
+func (e *experiment) cdfChart(title, xLabel string, points []*point, values func(*point) map[string][]float64) *chart {
+	c := newChart(title, xLabel, "Share of tenants")
+	lines := 0
+	for _, p := range points {
+		var means []float64
+		for _, vs := range values(p) {
+			if st, err := metrics.Summarize(vs); err == nil {
+				means = append(means, st.Mean)
+			}
+		}
+		if len(means) == 0 {
+			continue
+		}
+		sort.Float64s(means)
+		xys := make(plotter.XYs, 0, 2*len(means))
+		for i, v := range means {
+			xys = append(xys, plotter.XY{X: v, Y: float64(i) / float64(len(means))},
+				plotter.XY{X: v, Y: float64(i+1) / float64(len(means))})
+		}
+		line, err := plotter.NewLine(xys)
+		if err != nil {
+			continue
+		}
+		k := e.seriesIndex(p.series)
+		line.Color, line.Width, line.Dashes = colorOf(k), vg.Points(1.5), dashesOf(k)
+		c.Add(line)
+		c.addLegend(p.series, line)
+		lines++
+	}
+	if lines == 0 {
+		return nil
+	}
+	c.Y.Min, c.Y.Max = 0, 1.02
+	return c
 }
 
 // tenantBars draws bars per tenant (categories) and point (series),
@@ -69,6 +157,19 @@ func (e *experiment) tenantBars(id, title, yLabel string, points []*point, value
 // categoryBars draws bars per category (sorted by name) and point
 // (series), from values per category over repetitions.
 func (e *experiment) categoryBars(id, title, xLabel, yLabel string, points []*point, values func(*point) map[string][]float64, caption string) *figure {
+	c, spread := e.barsChart(title, xLabel, yLabel, points, values)
+	if c == nil {
+		return missing(id, title, "no successful run has per-tenant values.")
+	}
+	if spread {
+		caption += "; whiskers span the minimum and maximum across repetitions"
+	}
+	return drawn(id, caption+".", c)
+}
+
+// barsChart is the chart of categoryBars; nil when no point has values.
+// spread says some bar has whiskers.
+func (e *experiment) barsChart(title, xLabel, yLabel string, points []*point, values func(*point) map[string][]float64) (c *chart, spread bool) {
 	type series struct {
 		p    *point
 		vals map[string][]float64
@@ -86,15 +187,15 @@ func (e *experiment) categoryBars(id, title, xLabel, yLabel string, points []*po
 		}
 	}
 	if len(all) == 0 {
-		return missing(id, title, "no successful run has per-tenant values.")
+		return nil, false
 	}
 	tenants := make([]string, 0, len(names))
 	for t := range names {
 		tenants = append(tenants, t)
 	}
 	sort.Strings(tenants)
-	c := newChart(title, xLabel, yLabel)
-	top, spread := 0.0, false
+	c = newChart(title, xLabel, yLabel)
+	top := 0.0
 	for i, s := range all {
 		off, w := groupOffset(i, len(all))
 		b := &bars{width: w, color: colorOf(e.seriesIndex(s.p.series))}
@@ -123,8 +224,5 @@ func (e *experiment) categoryBars(id, title, xLabel, yLabel string, points []*po
 	}
 	c.nominalX(tenants)
 	fromZero(c.Plot, top)
-	if spread {
-		caption += "; whiskers span the minimum and maximum across repetitions"
-	}
-	return drawn(id, caption+".", c)
+	return c, spread
 }

@@ -25,6 +25,8 @@ type synth struct {
 	// failEarly makes the last run fail in ingest, before its workload
 	// measured anything: results.csv leaves its figures empty.
 	failEarly bool
+	// tenants are the tenant counts, synthTenants when nil.
+	tenants []int
 }
 
 // synthModels and synthTenants span the synthetic plan, in plan order.
@@ -75,14 +77,19 @@ func (s synth) write(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	must(t, dir.WriteFile("spec.yaml", []byte(synthSpec), 0o644))
-	writePlan(t, path, synthSpec)
+	counts, specText := synthTenants, synthSpec
+	if s.tenants != nil {
+		counts = s.tenants
+		specText = strings.Replace(synthSpec, "tenants: [1, 2]", "tenants: "+strings.Join(strings.Fields(fmt.Sprint(counts)), ", "), 1)
+	}
+	must(t, dir.WriteFile("spec.yaml", []byte(specText), 0o644))
+	writePlan(t, path, specText)
 	must(t, dir.WriteFile("env.json", []byte(`{"started":"2026-01-02T03:04:05Z","cpus":8,"memory_bytes":17179869184,`+
 		`"kernel":"6.1.0","os":"linux","arch":"amd64","dbms_version":"16.4","cgroup_mode":"v2","limits_enforced":true}`), 0o644))
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	n := 0
 	for _, model := range synthModels {
-		for _, tenants := range synthTenants {
+		for _, tenants := range counts {
 			for rep := 1; rep <= 2; rep++ {
 				n++
 				id := fmt.Sprintf("%03d", n)
@@ -90,7 +97,7 @@ func (s synth) write(t *testing.T) string {
 					Settings: map[string]string{"shared_buffers": "128MB"}, Workload: "tpcb", Warmup: 2, Duration: 10,
 					Status: results.StatusOK, Start: start, End: start.Add(20 * time.Second)}
 				start = start.Add(30 * time.Second)
-				last := n == len(synthModels)*len(synthTenants)*2
+				last := n == len(synthModels)*len(counts)*2
 				if s.failLast && last {
 					sum.Status, sum.Error = results.StatusFailed, "workload: instance t02 exited: synthetic failure"
 				}
