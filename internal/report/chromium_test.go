@@ -173,6 +173,11 @@ type pageCheck struct {
 		Height   float64 `json:"height"`
 	} `json:"svgs"`
 	Missing []string `json:"missing"` // ids of figures shown as a note instead
+	// Findings is how many findings the page lists; FindingsBottom and
+	// FigureTop are where they end and the first figure starts (px).
+	Findings       int     `json:"findings"`
+	FindingsBottom float64 `json:"findingsBottom"`
+	FigureTop      float64 `json:"figureTop"`
 }
 
 // open loads file in a new page, waits for its load event, measures every
@@ -233,6 +238,9 @@ wait:
 			return {id: (s.closest("figure") || {}).id || "", children: s.childElementCount, width: r.width, height: r.height};
 		}),
 		missing: [...document.querySelectorAll("figure.missing")].map(f => f.id),
+		findings: document.querySelectorAll("#findings li").length,
+		findingsBottom: document.querySelector("#findings").getBoundingClientRect().bottom,
+		figureTop: document.querySelector("figure").getBoundingClientRect().top,
 	})`})
 	must(t, err)
 	r, _ := res["result"].(map[string]any)
@@ -291,6 +299,10 @@ func checkInBrowser(t *testing.T, dir string) {
 	files, _ := filepath.Glob(filepath.Join(reportDir, "*.svg"))
 	if check.Figures == 0 || check.Figures != len(files) {
 		t.Errorf("%d figures in the page, %d SVG files", check.Figures, len(files))
+	}
+	if check.Findings == 0 || check.FindingsBottom > check.FigureTop {
+		t.Errorf("%d findings, ending at %.0f px, the first figure at %.0f px: want findings above the figures",
+			check.Findings, check.FindingsBottom, check.FigureTop)
 	}
 	for _, s := range check.SVGs {
 		if s.Children == 0 || s.Width < 100 || s.Height < 50 {

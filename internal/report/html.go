@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"html/template"
 	"regexp"
+	"strings"
 )
 
 // page is what the HTML template renders.
 type page struct {
 	Name      string
 	Dir       string
+	Findings  []finding
 	Headline  string
 	Counts    string
 	Span      string
@@ -38,7 +40,26 @@ func inlineSVG(svg []byte, title string) template.HTML {
 	return template.HTML(prolog.ReplaceAllLiteral(svg, []byte(attrs)))
 }
 
+// codeSpans escapes s and sets its `quoted` names in code, as the
+// findings write names of models, series and settings.
+func codeSpans(s string) template.HTML {
+	parts := strings.Split(template.HTMLEscapeString(s), "`")
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 1 && i < len(parts)-1 {
+			b.WriteString("<code>" + p + "</code>")
+			continue
+		}
+		if i%2 == 1 {
+			b.WriteString("`")
+		}
+		b.WriteString(p)
+	}
+	return template.HTML(b.String())
+}
+
 var funcs = template.FuncMap{
+	"code":  codeSpans,
 	"svg":   func(f *figure) template.HTML { return inlineSVG(f.Img.svg, f.Title) },
 	"align": func(t *table, i int) string { return map[bool]string{true: "num", false: ""}[t.Numeric[i]] },
 }
@@ -68,6 +89,10 @@ figcaption { font-size: 0.9em; color: #333; margin-top: 0.4em; }
 figure.missing { background: #fafafa; color: #555; }
 pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
 .warn { color: #8a4b00; }
+#findings li { margin: 0.3em 0; }
+#findings li.failure { color: #8a4b00; }
+details > summary { cursor: pointer; font-weight: bold; margin: 0.4em 0; }
+code { background: #f3f3f3; padding: 0 0.2em; }
 footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 </style>
 </head>
@@ -77,14 +102,22 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 <p class="sub">Results directory {{.Dir}}. {{.Counts}}{{if .Span}} Runs from {{.Span}}.{{end}}</p>
 <p class="sub">{{.Headline}}</p>
 </header>
+<section id="findings">
+<h2>Findings</h2>
+{{if .Findings}}<ul>
+{{range .Findings}}<li class="{{.Kind}}">{{code .Text}}{{range .Links}} <a href="{{.Href}}">[{{.Label}}]</a>{{end}}</li>
+{{end}}</ul>
+<p class="note">A difference is called one only when the 95 % confidence interval of the ratio of the two points' figures, Welch's interval on the logarithms of their repetitions (Welch 1947), excludes no difference; docs/report.md explains the method.</p>
+{{else}}<p class="note">The matrix varies nothing but the repetitions, and every run succeeded: there is nothing to compare. The figures and tables below describe the runs.</p>{{end}}
+</section>
 <nav><ul>
-<li><a href="#env">Environment</a></li>
-<li><a href="#plan">Plan</a></li>
-<li><a href="#results">Results</a></li>
-<li><a href="#failed">Failed runs</a></li>
-{{if .Isolation}}<li><a href="#isolation">Isolation audit</a></li>{{end}}
 {{range $i, $s := .Sections}}<li><a href="#section-{{$i}}">{{$s.Title}}</a></li>
 {{end}}{{if .Warnings}}<li><a href="#warnings">Warnings</a></li>{{end}}
+<li><a href="#results">Results tables</a></li>
+<li><a href="#failed">Failed runs</a></li>
+{{if .Isolation}}<li><a href="#isolation">Isolation audit</a></li>{{end}}
+<li><a href="#env">Environment</a></li>
+<li><a href="#plan">Plan</a></li>
 </ul></nav>
 {{define "table"}}<table>
 <thead><tr>{{range $i, $h := .Header}}<th class="{{align $ $i}}">{{$h}}</th>{{end}}</tr></thead>
@@ -92,35 +125,6 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 {{range .Rows}}<tr>{{range $i, $c := .}}<td class="{{align $ $i}}">{{$c}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table>{{end}}
-<section id="env">
-<h2>Environment</h2>
-{{if .Env.Note}}<p class="note">{{.Env.Note}}</p>{{end}}
-{{if .Env.Rows}}{{template "table" .Env}}{{end}}
-</section>
-<section id="plan">
-<h2>Plan</h2>
-<p class="note">{{.Plan.Note}}</p>
-{{template "table" .Plan}}
-{{if .SpecText}}<details><summary>spec.yaml, as run</summary><pre>{{.SpecText}}</pre></details>{{end}}
-</section>
-<section id="results">
-<h2>Results</h2>
-<p class="note">Per matrix point, over its successful repetitions: n of them, mean, sample standard deviation, coefficient of variation, minimum, maximum, and the less favourable value (Erdelt and Rabl 2026, section 5.1). Empty: no value (one repetition has no standard deviation).</p>
-{{range .Results}}<h3>{{.Title}}</h3>
-<p class="note">{{.Note}}</p>
-{{template "table" .}}
-{{end}}
-</section>
-<section id="failed">
-<h2>Failed runs</h2>
-<p class="note">{{.Failed.Note}}</p>
-{{if .Failed.Rows}}{{template "table" .Failed}}{{end}}
-</section>
-{{with .Isolation}}<section id="isolation">
-<h2>Isolation audit</h2>
-<p class="note">{{.Note}}</p>
-{{template "table" .}}
-</section>{{end}}
 {{range $i, $s := .Sections}}<section id="section-{{$i}}">
 <h2>{{$s.Title}}</h2>
 {{range $s.Figures}}{{if .Note}}<figure class="missing" id="fig-{{.ID}}">
@@ -137,6 +141,47 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 <h2>Warnings</h2>
 <ul>{{range .Warnings}}<li class="warn">{{.}}</li>{{end}}</ul>
 </section>{{end}}
+<section id="results">
+<h2>Results tables</h2>
+<p class="note">Per matrix point, over its successful repetitions: n of them, mean, sample standard deviation, coefficient of variation, minimum, maximum, and the less favourable value (Erdelt and Rabl 2026, section 5.1). Empty: no value (one repetition has no standard deviation). Each table opens on a click.</p>
+{{range .Results}}<details id="table-{{.ID}}"><summary>{{.Title}}</summary>
+<p class="note">{{.Note}}</p>
+{{template "table" .}}
+</details>
+{{end}}
+</section>
+<section id="failed">
+<h2>Failed runs</h2>
+<p class="note">{{.Failed.Note}}</p>
+{{if .Failed.Rows}}{{template "table" .Failed}}{{end}}
+</section>
+{{with .Isolation}}<section id="isolation">
+<h2>Isolation audit</h2>
+<p class="note">{{.Note}}</p>
+{{template "table" .}}
+</section>{{end}}
+<section id="env">
+<details><summary>Environment</summary>
+{{if .Env.Note}}<p class="note">{{.Env.Note}}</p>{{end}}
+{{if .Env.Rows}}{{template "table" .Env}}{{end}}
+</details>
+</section>
+<section id="plan">
+<details><summary>Plan</summary>
+<p class="note">{{.Plan.Note}}</p>
+{{template "table" .Plan}}
+{{if .SpecText}}<details><summary>spec.yaml, as run</summary><pre>{{.SpecText}}</pre></details>{{end}}
+</details>
+</section>
+<script>
+// A link to a collapsed table opens it.
+function openTarget() {
+  const t = location.hash && document.getElementById(location.hash.slice(1));
+  if (t && t.tagName === "DETAILS") t.open = true;
+}
+addEventListener("hashchange", openTarget);
+openTarget();
+</script>
 <footer>Written by tenantbench report from the results files only (nothing was re-run). {{.Generated}}</footer>
 </body>
 </html>

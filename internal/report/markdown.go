@@ -49,13 +49,33 @@ func renderMarkdown(p *page) []byte {
 		fmt.Fprintf(&b, " Runs from %s.", p.Span)
 	}
 	fmt.Fprintf(&b, "\n\n%s\n\n", p.Headline)
-	b.WriteString("## Environment\n\n")
-	if p.Env.Note != "" {
-		b.WriteString(p.Env.Note + "\n\n")
+	b.WriteString("## Findings\n\n")
+	if len(p.Findings) == 0 {
+		b.WriteString("The matrix varies nothing but the repetitions, and every run succeeded: there is nothing to compare.\n\n")
 	}
-	writeMDTable(&b, p.Env)
-	fmt.Fprintf(&b, "## Plan\n\n%s\n\n", p.Plan.Note)
-	writeMDTable(&b, p.Plan)
+	for _, f := range p.Findings {
+		b.WriteString("- " + f.Text)
+		for _, l := range f.Links {
+			if strings.HasPrefix(l.Href, "#fig-") {
+				fmt.Fprintf(&b, " [%s](%s.svg)", l.Label, strings.TrimPrefix(l.Href, "#fig-"))
+			}
+		}
+		b.WriteString("\n")
+	}
+	if len(p.Findings) > 0 {
+		b.WriteString("\nA difference is called one only when the 95 % confidence interval of the ratio (Welch's interval on the " +
+			"logarithms of the repetitions, Welch 1947) excludes no difference; docs/report.md explains the method.\n\n")
+	}
+	for _, s := range p.Sections {
+		fmt.Fprintf(&b, "## %s\n\n", s.Title)
+		for _, f := range s.Figures {
+			if f.Note != "" {
+				fmt.Fprintf(&b, "**%s**: %s\n\n", f.Title, f.Note)
+				continue
+			}
+			fmt.Fprintf(&b, "![%s](%s.svg)\n\n%s\n\n", f.Title, f.ID, f.Caption)
+		}
+	}
 	b.WriteString("## Results\n\nPer matrix point, over its successful repetitions: n of them, mean, sample standard " +
 		"deviation, coefficient of variation, minimum, maximum, and the less favourable value (Erdelt and Rabl 2026, section 5.1). " +
 		"Empty: no value (one repetition has no standard deviation).\n\n")
@@ -69,16 +89,13 @@ func renderMarkdown(p *page) []byte {
 		fmt.Fprintf(&b, "## Isolation audit\n\n%s\n\n", p.Isolation.Note)
 		writeMDTable(&b, p.Isolation)
 	}
-	for _, s := range p.Sections {
-		fmt.Fprintf(&b, "## %s\n\n", s.Title)
-		for _, f := range s.Figures {
-			if f.Note != "" {
-				fmt.Fprintf(&b, "**%s**: %s\n\n", f.Title, f.Note)
-				continue
-			}
-			fmt.Fprintf(&b, "![%s](%s.svg)\n\n%s\n\n", f.Title, f.ID, f.Caption)
-		}
+	b.WriteString("## Environment\n\n")
+	if p.Env.Note != "" {
+		b.WriteString(p.Env.Note + "\n\n")
 	}
+	writeMDTable(&b, p.Env)
+	fmt.Fprintf(&b, "## Plan\n\n%s\n\n", p.Plan.Note)
+	writeMDTable(&b, p.Plan)
 	if len(p.Warnings) > 0 {
 		b.WriteString("## Warnings\n\n")
 		for _, w := range p.Warnings {

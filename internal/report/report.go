@@ -30,6 +30,7 @@ func Write(dir string) error {
 	p := &page{
 		Name:      e.name,
 		Dir:       dir,
+		Findings:  e.findings(),
 		Headline:  e.headline(),
 		Counts:    e.counts(),
 		Span:      e.runSpan(),

@@ -16,6 +16,7 @@ import (
 // table is a table of the report, rendered to HTML and Markdown alike so
 // that report.html and summary.md never disagree.
 type table struct {
+	ID     string // the anchor a finding links to, "" for none
 	Title  string
 	Note   string
 	Header []string
@@ -195,6 +196,7 @@ func (e *experiment) resultTables() []*table {
 			continue
 		}
 		t := newTable(m.label(), "matrix point", "n", "failed", "mean", "std", "CV (%)", "min", "max", "less favourable")
+		t.ID = m.key
 		t.numbers(1, 2, 3, 4, 5, 6, 7, 8)
 		switch m.dir {
 		case metrics.HigherIsBetter:

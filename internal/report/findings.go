@@ -1,0 +1,312 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/tenantbench/tenantbench/internal/metrics"
+)
+
+// ciLevel is the confidence level of every interval a finding states.
+const ciLevel = 0.95
+
+// finding is one plain sentence of the report's answer, with the figure
+// and the table that hold its evidence.
+type finding struct {
+	Text string
+	// Kind: "difference", "same" (within the noise), "unknown" (one
+	// repetition), "trend" (across tenant counts) or "failure".
+	Kind  string
+	Links []link
+}
+
+type link struct{ Href, Label string }
+
+// dimension is a matrix dimension the experiment varies besides the
+// tenants: the model, the scale, the clients or a swept setting.
+type dimension struct {
+	name  string
+	value func(*point) string // as a finding names it
+}
+
+// dimensions are the dimensions that vary, in the order the labels use.
+func (e *experiment) dimensions() []dimension {
+	var out []dimension
+	models := map[string]bool{}
+	for _, p := range e.points {
+		models[p.model] = true
+	}
+	if len(models) > 1 {
+		out = append(out, dimension{"model", func(p *point) string { return "`" + p.model + "`" }})
+	}
+	if e.vary.scale {
+		out = append(out, dimension{"scale", func(p *point) string { return "scale " + fmtNum(p.scale) }})
+	}
+	if e.vary.clients {
+		out = append(out, dimension{"clients", func(p *point) string { return fmt.Sprintf("%d clients", p.clients) }})
+	}
+	for _, k := range e.vary.settings {
+		out = append(out, dimension{k, func(p *point) string { return "`" + k + "=" + p.settings[k] + "`" }})
+	}
+	return out
+}
+
+// findings answer the questions the matrix can answer, first: for each
+// varying dimension, each value against the dimension's first value at
+// every tenant count and value of the other dimensions (throughput, with
+// the CPU it cost; memory per tenant); across tenant counts, how
+// throughput and p99 latency grew; then what went wrong. A difference is
+// called one only when Welch's interval of the ratio excludes 1
+// (metrics.RatioCI; docs/report.md).
+func (e *experiment) findings() []finding {
+	var out []finding
+	dims := e.dimensions()
+	for i, d := range dims {
+		base := d.value(e.points[0])
+		for _, p := range e.points {
+			if d.value(p) == base {
+				continue
+			}
+			q := e.counterpart(p, d, base, dims)
+			if q == nil {
+				continue
+			}
+			ctx := e.context(p, dims, i)
+			if f, ok := compare(ctx, d.value(p), d.value(q), p, q, mThroughput, "throughput"); ok {
+				out = append(out, f)
+			}
+			if p.tenants == maxTenants(e.points) {
+				if m, ok := e.memoryMetric(); ok {
+					if f, ok := compare(ctx, d.value(p), d.value(q), p, q, m, "memory per tenant"); ok {
+						out = append(out, f)
+					}
+				}
+			}
+		}
+	}
+	out = append(out, e.growth(mThroughput, "Throughput")...)
+	out = append(out, e.growth(mP99, "p99 latency")...)
+	return append(out, e.failureFindings()...)
+}
+
+// counterpart is the point like p but with dimension d at value base.
+func (e *experiment) counterpart(p *point, d dimension, base string, dims []dimension) *point {
+	for _, q := range e.points {
+		if q.tenants != p.tenants || d.value(q) != base {
+			continue
+		}
+		same := true
+		for _, o := range dims {
+			if o.name != d.name && o.value(q) != o.value(p) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return q
+		}
+	}
+	return nil
+}
+
+// context is where a comparison holds: the tenant count and the values
+// of the other varying dimensions.
+func (e *experiment) context(p *point, dims []dimension, skip int) string {
+	parts := []string{"At " + tenantsLabel(p.tenants)}
+	for j, d := range dims {
+		if j != skip {
+			parts = append(parts, d.value(p))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// memoryMetric is the per-tenant memory figure the runs have: the
+// footprint of Oracle 2014 (Table 2), else the marginal memory.
+func (e *experiment) memoryMetric() (metric, bool) {
+	for _, key := range []string{"mem_footprint_per_tenant_mb", "mem_marginal_per_tenant_mb"} {
+		m := declared(key, extra(key))
+		if hasValues(e.runs, m) {
+			return m, true
+		}
+	}
+	return metric{}, false
+}
+
+// compare states how p's m compares with q's, p named b and q a.
+func compare(ctx, b, a string, p, q *point, m metric, what string) (finding, bool) {
+	pv, qv := values(p.runs, m), values(q.runs, m)
+	if len(pv) == 0 || len(qv) == 0 {
+		return finding{}, false
+	}
+	r, err := metrics.RatioCI(qv, pv, ciLevel)
+	if err != nil {
+		return finding{}, false
+	}
+	links := []link{{"#fig-" + figureOf(m), "figure"}, {"#table-" + m.key, "table"}}
+	change := func(ratio float64) string {
+		word := "more"
+		if ratio < 1 {
+			word = "less"
+		}
+		return fmt.Sprintf("%s %s %s", pct(math.Abs(ratio-1)), word, what)
+	}
+	reps := fmt.Sprintf("%d repetitions each", r.NA)
+	if r.NA != r.NB {
+		reps = fmt.Sprintf("%d and %d repetitions", r.NB, r.NA)
+	}
+	verb := "gave"
+	if what == "memory per tenant" {
+		verb = "used"
+	}
+	switch {
+	case !r.Known():
+		return finding{fmt.Sprintf("%s, %s %s %s than %s; one repetition: no uncertainty known.",
+			ctx, b, verb, change(r.Ratio), a), "unknown", links}, true
+	case r.Differs():
+		text := fmt.Sprintf("%s, %s %s %s than %s (%.0f %% CI %s to %s, %s)", ctx, b, verb, change(r.Ratio), a,
+			ciLevel*100, signedPct(r.Lo-1), signedPct(r.Hi-1), reps)
+		if m.key == mThroughput.key {
+			text += cpuClause(p, q)
+		}
+		return finding{text + ".", "difference", links}, true
+	}
+	cv := math.Max(cvOf(pv), cvOf(qv))
+	return finding{fmt.Sprintf("%s, %s and %s showed no difference in %s beyond the run-to-run noise (CV up to %s; "+
+		"%.0f %% CI of the ratio %s to %s, %s).", ctx, b, a, what, pct(cv), ciLevel*100, signedPct(r.Lo-1),
+		signedPct(r.Hi-1), reps), "same", links}, true
+}
+
+// cpuClause says what the throughput cost in CPU, when both points were
+// monitored: ", at 18 % more CPU".
+func cpuClause(p, q *point) string {
+	pc, qc := values(p.runs, mCPU), values(q.runs, mCPU)
+	if len(pc) == 0 || len(qc) == 0 {
+		return ""
+	}
+	mp, mq := mean(pc), mean(qc)
+	if !(mq > 0) {
+		return ""
+	}
+	word := "more"
+	if mp < mq {
+		word = "less"
+	}
+	return fmt.Sprintf(", at %s %s CPU", pct(math.Abs(mp/mq-1)), word)
+}
+
+// growth says, per series over two or more tenant counts, how m changed
+// from the fewest to the most tenants: "p99 latency grew 4.2x from 1 to 4
+// tenants in `schema`, 1.6x in `instance`."
+func (e *experiment) growth(m metric, title string) []finding {
+	var parts []string
+	from, to := 0, 0
+	for _, s := range seriesNames(e.points) {
+		pts := e.seriesPoints(s)
+		if len(pts) < 2 {
+			continue
+		}
+		first, last := pts[0], pts[len(pts)-1]
+		a, b := values(first.runs, m), values(last.runs, m)
+		if len(a) == 0 || len(b) == 0 || !(mean(a) > 0) {
+			continue
+		}
+		if from == 0 {
+			from, to = first.tenants, last.tenants
+		} else if from != first.tenants || to != last.tenants {
+			continue // one sentence compares the same counts
+		}
+		parts = append(parts, fmt.Sprintf("%.1fx in `%s`", mean(b)/mean(a), s))
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	text := fmt.Sprintf("%s changed from %d to %d tenants by %s.", title, from, to, strings.Join(parts, ", "))
+	return []finding{{text, "trend", []link{{"#fig-" + figureOf(m), "figure"}, {"#table-" + m.key, "table"}}}}
+}
+
+// failureFindings: failed and interrupted runs, and servers killed for
+// memory, are answers too.
+func (e *experiment) failureFindings() []finding {
+	var failed, cut []*run
+	kills := 0
+	for _, r := range e.runs {
+		switch {
+		case r.interrupted():
+			cut = append(cut, r)
+		case !r.ok():
+			failed = append(failed, r)
+		}
+		if r.summary != nil && len(r.summary.MemoryKills) > 0 {
+			kills++
+		}
+	}
+	var out []finding
+	failLinks := []link{{"#failed", "failed runs"}}
+	if len(failed) > 0 {
+		out = append(out, finding{fmt.Sprintf("%d of %d runs failed; the first, run %s: %s", len(failed), len(e.runs),
+			failed[0].row.RunID, firstLine(failed[0].row.Error)), "failure", failLinks})
+	}
+	if len(cut) > 0 {
+		out = append(out, finding{fmt.Sprintf("%d of %d runs were interrupted (%s); their figures cover the time they ran.",
+			len(cut), len(e.runs), firstLine(cut[0].row.Error)), "failure", failLinks})
+	}
+	if kills > 0 {
+		out = append(out, finding{fmt.Sprintf("In %d run(s) the kernel killed server processes for memory (summary.json memory_kills).",
+			kills), "failure", failLinks})
+	}
+	return out
+}
+
+// figureOf is the figure against tenants that draws m.
+func figureOf(m metric) string {
+	switch m.key {
+	case mThroughput.key:
+		return "throughput"
+	case mMeanLat.key:
+		return "latency-mean"
+	case mP99.key:
+		return "latency-p99"
+	}
+	return "memory-peak" // the per-tenant memory figures' neighbour
+}
+
+func pct(f float64) string {
+	if f >= 0.095 {
+		return fmt.Sprintf("%.0f %%", f*100)
+	}
+	return fmt.Sprintf("%.1f %%", f*100)
+}
+
+// signedPct is a ratio's distance from 1 as a signed percentage.
+func signedPct(f float64) string {
+	if f >= 0 {
+		return "+" + pct(f)
+	}
+	return "−" + pct(-f)
+}
+
+func mean(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+func cvOf(v []float64) float64 {
+	s, err := metrics.Summarize(v)
+	if err != nil || math.IsNaN(s.CV) {
+		return 0
+	}
+	return s.CV
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}

@@ -1,0 +1,95 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tenantbench/tenantbench/internal/results"
+)
+
+// synthExperiment is an experiment of two models at tenant counts, each
+// point's repetitions given as throughputs (a negative one failed).
+func synthExperiment(tps map[string]map[int][]float64, models []string, counts []int) *experiment {
+	e := &experiment{}
+	id := 0
+	for _, m := range models {
+		for _, n := range counts {
+			for _, v := range tps[m][n] {
+				id++
+				row := results.ResultRow{RunID: fmt.Sprintf("%03d", id), Model: m, Tenants: n, Scale: 1, Clients: 2,
+					Repetition: 1, Status: results.StatusOK, TPS: v, P99Ms: 1000 / v, Settings: map[string]string{},
+					Extra: map[string]float64{}}
+				if v < 0 {
+					row.Status, row.Error, row.TPS = results.StatusFailed, "phase workload: synthetic failure", 0
+				}
+				e.runs = append(e.runs, &run{row: row})
+			}
+		}
+	}
+	e.vary = varyOf(e.runs)
+	e.points = groupPoints(e.runs, e.vary)
+	return e
+}
+
+func findingsText(fs []finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString(f.Kind + ": " + f.Text + "\n")
+	}
+	return b.String()
+}
+
+// TestFindings: a 30 % difference with low noise is a difference with a CI
+// holding 30 %; equal means with noise are "no difference"; one repetition
+// is "no uncertainty known"; a failed run is a finding.
+func TestFindings(t *testing.T) {
+	e := synthExperiment(map[string]map[int][]float64{
+		"database": {1: {1000, 1010, 990}, 4: {2000, 2200, 1800}, 8: {3000}},
+		"instance": {1: {1300, 1313, 1287}, 4: {1950, 2150, 2000}, 8: {3500, -1}},
+	}, []string{"database", "instance"}, []int{1, 4, 8})
+	got := e.findings()
+	text := findingsText(got)
+	want := []string{
+		"difference: At 1 tenant, `instance` gave 30 % more throughput than `database` (95 % CI +",
+		"same: At 4 tenants, `instance` and `database` showed no difference in throughput beyond the run-to-run noise (CV up to 10 %",
+		"unknown: At 8 tenants, `instance` gave 17 % more throughput than `database`; one repetition: no uncertainty known.",
+		"trend: Throughput changed from 1 to 8 tenants by 3.0x in `database`, 2.7x in `instance`.",
+		"failure: 1 of 15 runs failed; the first, run 015: phase workload: synthetic failure",
+	}
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("findings lack %q:\n%s", w, text)
+		}
+	}
+	for _, f := range got {
+		if f.Kind == "difference" {
+			lo, hi := ciOf(t, f.Text)
+			if lo > 30 || hi < 30 {
+				t.Errorf("the CI %v..%v does not hold 30 %%: %s", lo, hi, f.Text)
+			}
+		}
+	}
+}
+
+// ciOf reads "CI +a % to +b %" from a finding.
+func ciOf(t *testing.T, s string) (lo, hi float64) {
+	t.Helper()
+	i := strings.Index(s, "CI ")
+	if i < 0 {
+		t.Fatalf("no CI in %q", s)
+	}
+	var a, b float64
+	if _, err := fmt.Sscanf(s[i:], "CI +%g %% to +%g %%", &a, &b); err != nil {
+		t.Fatalf("CI of %q: %v", s, err)
+	}
+	return a, b
+}
+
+// TestFindingsNothingVaries: one point, every run ok: no finding.
+func TestFindingsNothingVaries(t *testing.T) {
+	e := synthExperiment(map[string]map[int][]float64{"schema": {2: {100, 110}}}, []string{"schema"}, []int{2})
+	if fs := e.findings(); len(fs) != 0 {
+		t.Errorf("findings of a single point: %s", findingsText(fs))
+	}
+}
