@@ -124,7 +124,11 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Pl
 		Resources: Resources{CPUs: s.SUT.Resources.CPUs, MemoryBytes: int64(s.SUT.Resources.Memory), Divide: s.SUT.Resources.Divide},
 		Load:      loadOf(w),
 		Dimensions: Dimensions{Models: s.Tenancy.Model, Tenants: s.Tenancy.Tenants, Scales: s.Workload.Scale,
-			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases)}}
+			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases)},
+		Order: s.RunOrder(), OrderDefault: s.OrderDefaulted()}
+	if s.Probe != nil {
+		p.Probe = &Probe{Every: s.Probe.Every, What: s.Probe.What}
+	}
 	var err error
 	if p.StreamsEnd, err = streamsEnd(s, sp, regs); err != nil {
 		return nil, err
@@ -136,6 +140,7 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Pl
 		}
 		p.Runs = append(p.Runs, r)
 	}
+	p.Loads = loadsOf(p.Runs)
 	return p, nil
 }
 

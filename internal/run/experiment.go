@@ -57,7 +57,9 @@ func Experiment(ctx context.Context, p *plan.Plan, o Options) (*Outcome, error) 
 		return nil, err
 	}
 	out := &Outcome{}
-	var point []*results.Summary // the current matrix point's repetitions
+	// Each matrix point's repetitions so far: in interleaved or shuffled
+	// order they are a round apart.
+	points := map[int][]*results.Summary{}
 	for i := range p.Runs {
 		r := &p.Runs[i]
 		last := i == len(p.Runs)-1
@@ -72,13 +74,13 @@ func Experiment(ctx context.Context, p *plan.Plan, o Options) (*Outcome, error) 
 		}
 		// The point's last repetition done: its aggregate row follows
 		// when there is more than one repetition.
-		if point = append(point, sum); r.Repetition == p.Spec.Repeat {
-			if len(point) > 1 {
-				if err := o.Out.AppendResult(results.AggregateRuns(point)); err != nil {
+		if points[r.Point] = append(points[r.Point], sum); r.Repetition == p.Spec.Repeat {
+			if len(points[r.Point]) > 1 {
+				if err := o.Out.AppendResult(results.AggregateRuns(points[r.Point])); err != nil {
 					return out, err
 				}
 			}
-			point = nil
+			delete(points, r.Point)
 		}
 		if i == 0 && len(sum.Instances) > 0 {
 			env.AddInstance(sum.Instances[0])
