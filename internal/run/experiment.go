@@ -57,14 +57,30 @@ func Experiment(ctx context.Context, p *plan.Plan, o Options) (*Outcome, error) 
 		return nil, err
 	}
 	out := &Outcome{}
+	probe := newProber(p, o)
+	defer func() {
+		if perr := probe.close(); perr != nil {
+			fmt.Fprintf(o.Log, "probe: stopping its server: %v\n", perr)
+		}
+	}()
 	// Each matrix point's repetitions so far: in interleaved or shuffled
 	// order they are a round apart.
 	points := map[int][]*results.Summary{}
 	for i := range p.Runs {
 		r := &p.Runs[i]
 		last := i == len(p.Runs)-1
+		var prev *plan.Run
+		if i > 0 {
+			prev = &p.Runs[i-1]
+		}
+		speed := probe.before(ctx, r, prev)
+		if ctx.Err() != nil {
+			out.Interrupted = true
+			break
+		}
 		ex := &execution{opts: o, plan: p, spec: p.Spec, run: r, keep: o.Keep && last}
 		sum := ex.do(ctx)
+		sum.HostSpeed = speed
 		out.Runs++
 		if sum.Status != results.StatusOK {
 			out.Failed++
