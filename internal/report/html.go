@@ -19,6 +19,7 @@ type page struct {
 	Results   []*table
 	Failed    *table
 	Isolation *table // nil when no run audited isolation
+	Drift     *driftPart
 	Sections  []section
 	Warnings  []string
 	Generated string
@@ -81,6 +82,7 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 <li><a href="#env">Environment</a></li>
 <li><a href="#plan">Plan</a></li>
 <li><a href="#results">Results</a></li>
+{{if .Drift}}<li><a href="#drift">Drift and paired comparisons</a></li>{{end}}
 <li><a href="#failed">Failed runs</a></li>
 {{if .Isolation}}<li><a href="#isolation">Isolation audit</a></li>{{end}}
 {{range $i, $s := .Sections}}<li><a href="#section-{{$i}}">{{$s.Title}}</a></li>
@@ -111,6 +113,12 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 {{template "table" .}}
 {{end}}
 </section>
+{{with .Drift}}<section id="drift">
+<h2>Drift and paired comparisons</h2>
+<p class="note">{{.Note}}</p>
+{{range .Warn}}<p class="warn">{{.}}</p>
+{{end}}{{with .Table}}{{if .Note}}<p class="note">{{.Note}}</p>{{end}}{{template "table" .}}{{end}}
+</section>{{end}}
 <section id="failed">
 <h2>Failed runs</h2>
 <p class="note">{{.Failed.Note}}</p>

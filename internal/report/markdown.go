@@ -63,6 +63,18 @@ func renderMarkdown(p *page) []byte {
 		fmt.Fprintf(&b, "### %s\n\n%s\n\n", t.Title, t.Note)
 		writeMDTable(&b, t)
 	}
+	if d := p.Drift; d != nil {
+		fmt.Fprintf(&b, "## Drift and paired comparisons\n\n%s\n\n", d.Note)
+		for _, w := range d.Warn {
+			fmt.Fprintf(&b, "**Warning**: %s\n\n", w)
+		}
+		if d.Table != nil {
+			if d.Table.Note != "" {
+				fmt.Fprintf(&b, "%s\n\n", d.Table.Note)
+			}
+			writeMDTable(&b, d.Table)
+		}
+	}
 	fmt.Fprintf(&b, "## Failed runs\n\n%s\n\n", p.Failed.Note)
 	writeMDTable(&b, p.Failed)
 	if p.Isolation != nil {
