@@ -100,3 +100,16 @@ func sumTenants(runs []Run) int {
 	}
 	return n
 }
+
+// checkProbe refuses a tpcb probe when this tenantbench has no tpcb
+// workload to run it with.
+func checkProbe(s *spec.Spec, regs Registries) []spec.Problem {
+	if s.Probe == nil || s.Probe.What != spec.ProbeTPCB {
+		return nil
+	}
+	if _, ok := regs.Workloads[spec.ProbeWorkload]; ok {
+		return nil
+	}
+	return []spec.Problem{{Path: "probe.what", Value: s.Probe.What,
+		Allowed: "needs the " + spec.ProbeWorkload + " workload, which this tenantbench does not have; use cpu"}}
+}

@@ -3,8 +3,12 @@ package plan
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/tpcc"
 )
 
 const orderSpec = `name: o
@@ -92,5 +96,20 @@ func TestProbeInPlan(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "probe: cpu, before every round") {
 		t.Errorf("the plan table does not say the probe:\n%s", b.String())
+	}
+}
+
+// TestProbeNeedsTPCB: a tpcb probe without the tpcb workload is refused at
+// plan, on its line.
+func TestProbeNeedsTPCB(t *testing.T) {
+	regs := Builtin(workload.Registry{})
+	regs.Workloads.Add(tpcc.Factory())
+	_, problems := BuildBytes([]byte("name: p\nprobe: {what: tpcb}\nworkload: {name: tpcc}\n"), regs)
+	var got []string
+	for _, p := range problems {
+		got = append(got, p.Error())
+	}
+	if want := "probe.what (line 2): tpcb: needs the tpcb workload, which this tenantbench does not have; use cpu"; !slices.Contains(got, want) {
+		t.Errorf("problems %q, want %q", got, want)
 	}
 }

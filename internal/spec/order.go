@@ -64,6 +64,8 @@ const (
 	ProbeCPU = "cpu"
 	// ProbeTPCB is 5 s of tpcb select-only on a probe server of its own.
 	ProbeTPCB = "tpcb"
+	// ProbeWorkload is the workload the tpcb probe runs.
+	ProbeWorkload = "tpcb"
 )
 
 func probeEvery() choice { return choice{[]string{ProbeEveryRun, ProbeEveryRound}, nil} }
