@@ -95,6 +95,7 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, [
 	})
 	more = append(more, regs.Workloads.Check(&s.Workload)...)
 	more = append(more, checkModels(s, regs)...)
+	more = append(more, checkProbe(s, regs)...)
 	return eng, append(more, checkMemory(s, regs, m)...)
 }
 
@@ -124,7 +125,11 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Pl
 		Resources: Resources{CPUs: s.SUT.Resources.CPUs, MemoryBytes: int64(s.SUT.Resources.Memory), Divide: s.SUT.Resources.Divide},
 		Load:      loadOf(w),
 		Dimensions: Dimensions{Models: s.Tenancy.Model, Tenants: s.Tenancy.Tenants, Scales: s.Workload.Scale,
-			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases)}}
+			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases)},
+		Order: s.RunOrder(), OrderDefault: s.OrderDefaulted()}
+	if s.Probe != nil {
+		p.Probe = &Probe{Every: s.Probe.Every, What: s.Probe.What}
+	}
 	var err error
 	if p.StreamsEnd, err = streamsEnd(s, sp, regs); err != nil {
 		return nil, err
@@ -136,6 +141,7 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Pl
 		}
 		p.Runs = append(p.Runs, r)
 	}
+	p.Loads = loadsOf(p.Runs)
 	return p, nil
 }
 

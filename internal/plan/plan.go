@@ -60,7 +60,16 @@ type Plan struct {
 	// Dimensions are the values of the matrix's main dimensions, as the
 	// spec lists them.
 	Dimensions Dimensions `json:"dimensions"`
-	Runs       []Run      `json:"runs"`
+	// Order is how the runs follow each other in time (spec.OrderBlocked,
+	// OrderInterleaved, OrderShuffled): Runs are in it. OrderDefault says
+	// the spec left it to the default.
+	Order        string `json:"order"`
+	OrderDefault bool   `json:"order_default,omitempty"`
+	// Probe is the speed probe, nil for none.
+	Probe *Probe `json:"probe,omitempty"`
+	// Loads counts the data loads of the runs in this order (order.go).
+	Loads Loads `json:"loads"`
+	Runs  []Run `json:"runs"`
 
 	// Warnings are what the checks let pass but a user should read (a
 	// custom setting no server checks, a server version the run will

@@ -20,6 +20,9 @@ func (p *Plan) WriteTable(w io.Writer) error {
 	if err := sp.WriteTable(w); err != nil {
 		return err
 	}
+	if err := p.writeOrder(w); err != nil {
+		return err
+	}
 	return p.writeTargets(w)
 }
 

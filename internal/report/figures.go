@@ -67,6 +67,9 @@ func (e *experiment) sections() []section {
 		{"Phases (Erdelt and Rabl 2026, section 4.2)", []*figure{e.phaseBars()}},
 		{"Resources and efficiency (Erdelt and Rabl 2026, eq. 1-2, Fig. 7)", e.monitorFigures()},
 	}
+	if len(e.probes) > 0 {
+		out = append(out, section{"Machine speed (probe)", []*figure{e.probeFigure()}})
+	}
 	if e.hasQueries() {
 		out = append(out, e.analyticalSection())
 	}

@@ -8,9 +8,6 @@ import (
 	"github.com/tenantbench/tenantbench/internal/metrics"
 )
 
-// ciLevel is the confidence level of every interval a finding states.
-const ciLevel = 0.95
-
 // finding is one plain sentence of the report's answer, with the figure
 // and the table that hold its evidence.
 type finding struct {
@@ -57,8 +54,8 @@ func (e *experiment) dimensions() []dimension {
 // every tenant count and value of the other dimensions (throughput, with
 // the CPU it cost; memory per tenant); across tenant counts, how
 // throughput and p99 latency grew; then what went wrong. A difference is
-// called one only when Welch's interval of the ratio excludes 1
-// (metrics.RatioCI; docs/report.md).
+// called one only when the interval of the ratio excludes 1 (ratio;
+// docs/report.md).
 func (e *experiment) findings() []finding {
 	var out []finding
 	dims := e.dimensions()
@@ -73,12 +70,12 @@ func (e *experiment) findings() []finding {
 				continue
 			}
 			ctx := e.context(p, dims, i)
-			if f, ok := compare(ctx, d.value(p), d.value(q), p, q, mThroughput, "throughput"); ok {
+			if f, ok := e.state(ctx, d.value(p), d.value(q), p, q, mThroughput, "throughput"); ok {
 				out = append(out, f)
 			}
 			if p.tenants == maxTenants(e.points) {
 				if m, ok := e.memoryMetric(); ok {
-					if f, ok := compare(ctx, d.value(p), d.value(q), p, q, m, "memory per tenant"); ok {
+					if f, ok := e.state(ctx, d.value(p), d.value(q), p, q, m, "memory per tenant"); ok {
 						out = append(out, f)
 					}
 				}
@@ -134,14 +131,47 @@ func (e *experiment) memoryMetric() (metric, bool) {
 	return metric{}, false
 }
 
-// compare states how p's m compares with q's, p named b and q a.
-func compare(ctx, b, a string, p, q *point, m metric, what string) (finding, bool) {
-	pv, qv := values(p.runs, m), values(q.runs, m)
-	if len(pv) == 0 || len(qv) == 0 {
-		return finding{}, false
+// ratio compares q's m (A) with p's (B): paired within rounds when the
+// runs were interleaved or shuffled and two or more rounds have both
+// (metrics.Paired), else over every successful repetition
+// (metrics.Unpaired, Welch's interval). ok false when a side has no
+// value or a value is not positive.
+func (e *experiment) ratio(p, q *point, m metric) (c metrics.Comparison, paired, ok bool) {
+	byRound := func(pt *point) map[int]float64 {
+		out := map[int]float64{}
+		for _, r := range pt.okRuns() {
+			if v, ok := m.value(r); ok && !math.IsNaN(v) {
+				out[r.row.Repetition] = v
+			}
+		}
+		return out
 	}
-	r, err := metrics.RatioCI(qv, pv, ciLevel)
-	if err != nil {
+	bp, bq := byRound(p), byRound(q)
+	if len(bp) == 0 || len(bq) == 0 {
+		return c, false, false
+	}
+	var pa, pb, ua, ub []float64
+	for round, v := range bq {
+		ua = append(ua, v)
+		if w, ok := bp[round]; ok {
+			pa, pb = append(pa, v), append(pb, w)
+		}
+	}
+	for _, v := range bp {
+		ub = append(ub, v)
+	}
+	if e.interleaved() && len(pa) >= 2 {
+		c, err := metrics.Paired(pa, pb, confidence)
+		return c, true, err == nil
+	}
+	c, err := metrics.Unpaired(ua, ub, confidence)
+	return c, false, err == nil
+}
+
+// state says how p's m compares with q's, p named b and q a.
+func (e *experiment) state(ctx, b, a string, p, q *point, m metric, what string) (finding, bool) {
+	r, paired, ok := e.ratio(p, q, m)
+	if !ok {
 		return finding{}, false
 	}
 	links := []link{{"#fig-" + figureOf(m), "figure"}, {"#table-" + m.key, "table"}}
@@ -153,29 +183,32 @@ func compare(ctx, b, a string, p, q *point, m metric, what string) (finding, boo
 		return fmt.Sprintf("%s %s %s", pct(math.Abs(ratio-1)), word, what)
 	}
 	reps := fmt.Sprintf("%d repetitions each", r.NA)
-	if r.NA != r.NB {
-		reps = fmt.Sprintf("%d and %d repetitions", r.NB, r.NA)
+	switch {
+	case paired:
+		reps = fmt.Sprintf("paired within %d rounds", r.N)
+	case r.NA != r.N:
+		reps = fmt.Sprintf("%d and %d repetitions", r.N, r.NA)
 	}
 	verb := "gave"
 	if what == "memory per tenant" {
 		verb = "used"
 	}
 	switch {
-	case !r.Known():
+	case math.IsNaN(r.Low):
 		return finding{fmt.Sprintf("%s, %s %s %s than %s; one repetition: no uncertainty known.",
 			ctx, b, verb, change(r.Ratio), a), "unknown", links}, true
 	case r.Differs():
 		text := fmt.Sprintf("%s, %s %s %s than %s (%.0f %% CI %s to %s, %s)", ctx, b, verb, change(r.Ratio), a,
-			ciLevel*100, signedPct(r.Lo-1), signedPct(r.Hi-1), reps)
+			confidence*100, signedPct(r.Low-1), signedPct(r.High-1), reps)
 		if m.key == mThroughput.key {
 			text += cpuClause(p, q)
 		}
 		return finding{text + ".", "difference", links}, true
 	}
-	cv := math.Max(cvOf(pv), cvOf(qv))
+	cv := math.Max(cvOf(values(p.runs, m)), cvOf(values(q.runs, m)))
 	return finding{fmt.Sprintf("%s, %s and %s showed no difference in %s beyond the run-to-run noise (CV up to %s; "+
-		"%.0f %% CI of the ratio %s to %s, %s).", ctx, b, a, what, pct(cv), ciLevel*100, signedPct(r.Lo-1),
-		signedPct(r.Hi-1), reps), "same", links}, true
+		"%.0f %% CI of the ratio %s to %s, %s).", ctx, b, a, what, pct(cv), confidence*100, signedPct(r.Low-1),
+		signedPct(r.High-1), reps), "same", links}, true
 }
 
 // cpuClause says what the throughput cost in CPU, when both points were

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/results"
+	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
 // synthExperiment is an experiment of two models at tenant counts, each
@@ -15,10 +17,10 @@ func synthExperiment(tps map[string]map[int][]float64, models []string, counts [
 	id := 0
 	for _, m := range models {
 		for _, n := range counts {
-			for _, v := range tps[m][n] {
+			for rep, v := range tps[m][n] {
 				id++
 				row := results.ResultRow{RunID: fmt.Sprintf("%03d", id), Model: m, Tenants: n, Scale: 1, Clients: 2,
-					Repetition: 1, Status: results.StatusOK, TPS: v, P99Ms: 1000 / v, Settings: map[string]string{},
+					Repetition: rep + 1, Status: results.StatusOK, TPS: v, P99Ms: 1000 / v, Settings: map[string]string{},
 					Extra: map[string]float64{}}
 				if v < 0 {
 					row.Status, row.Error, row.TPS = results.StatusFailed, "phase workload: synthetic failure", 0
@@ -91,5 +93,25 @@ func TestFindingsNothingVaries(t *testing.T) {
 	e := synthExperiment(map[string]map[int][]float64{"schema": {2: {100, 110}}}, []string{"schema"}, []int{2})
 	if fs := e.findings(); len(fs) != 0 {
 		t.Errorf("findings of a single point: %s", findingsText(fs))
+	}
+}
+
+// TestFindingsPaired: with the runs in rounds, a 5 % effect under a 10 %
+// drift per round is a difference paired within rounds, where the
+// unpaired comparison would see only noise.
+func TestFindingsPaired(t *testing.T) {
+	tps := map[string]map[int][]float64{
+		"database": {2: {1000, 1100, 1200}},
+		"instance": {2: {1050, 1160, 1255}},
+	}
+	e := synthExperiment(tps, []string{"database", "instance"}, []int{2})
+	if text := findingsText(e.findings()); !strings.Contains(text, "same: At 2 tenants") {
+		t.Errorf("blocked: want no difference beyond the noise:\n%s", text)
+	}
+	e.plan = &plan.Plan{Order: spec.OrderInterleaved}
+	text := findingsText(e.findings())
+	if !strings.Contains(text, "difference: At 2 tenants, `instance` gave 5.0 % more throughput than `database`") ||
+		!strings.Contains(text, "paired within 3 rounds") {
+		t.Errorf("interleaved: want a paired difference:\n%s", text)
 	}
 }

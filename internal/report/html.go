@@ -21,6 +21,7 @@ type page struct {
 	Results   []*table
 	Failed    *table
 	Isolation *table // nil when no run audited isolation
+	Drift     *driftPart
 	Sections  []section
 	Warnings  []string
 	Generated string
@@ -107,13 +108,14 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 {{if .Findings}}<ul>
 {{range .Findings}}<li class="{{.Kind}}">{{code .Text}}{{range .Links}} <a href="{{.Href}}">[{{.Label}}]</a>{{end}}</li>
 {{end}}</ul>
-<p class="note">A difference is called one only when the 95 % confidence interval of the ratio of the two points' figures, Welch's interval on the logarithms of their repetitions (Welch 1947), excludes no difference; docs/report.md explains the method.</p>
+<p class="note">A difference is called one only when the 95 % confidence interval of the ratio of the two points' figures excludes no difference: paired within rounds when the runs ran in rounds, else Welch's interval on the logarithms of their repetitions (Welch 1947); docs/report.md explains the method.</p>
 {{else}}<p class="note">The matrix varies nothing but the repetitions, and every run succeeded: there is nothing to compare. The figures and tables below describe the runs.</p>{{end}}
 </section>
 <nav><ul>
 {{range $i, $s := .Sections}}<li><a href="#section-{{$i}}">{{$s.Title}}</a></li>
 {{end}}{{if .Warnings}}<li><a href="#warnings">Warnings</a></li>{{end}}
 <li><a href="#results">Results tables</a></li>
+{{if .Drift}}<li><a href="#drift">Drift and paired comparisons</a></li>{{end}}
 <li><a href="#failed">Failed runs</a></li>
 {{if .Isolation}}<li><a href="#isolation">Isolation audit</a></li>{{end}}
 <li><a href="#env">Environment</a></li>
@@ -150,6 +152,12 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 </details>
 {{end}}
 </section>
+{{with .Drift}}<section id="drift">
+<h2>Drift and paired comparisons</h2>
+<p class="note">{{.Note}}</p>
+{{range .Warn}}<p class="warn">{{.}}</p>
+{{end}}{{with .Table}}{{if .Note}}<p class="note">{{.Note}}</p>{{end}}{{template "table" .}}{{end}}
+</section>{{end}}
 <section id="failed">
 <h2>Failed runs</h2>
 <p class="note">{{.Failed.Note}}</p>

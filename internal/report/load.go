@@ -25,9 +25,12 @@ type experiment struct {
 	// plan is the plan the run wrote (plan.json), nil when it could not
 	// be read: the report draws results with the rules they were made
 	// with, never by reading the spec again.
-	plan   *plan.Plan
-	env    map[string]any
-	runs   []*run   // every row of results.csv, in plan order
+	plan *plan.Plan
+	env  map[string]any
+	runs []*run // every row of results.csv, in plan order
+	// probes are the speed probe's measurements (probe.csv), in order;
+	// none without a probe.
+	probes []results.ProbeRow
 	points []*point // matrix points, in plan order
 	// vary says which dimensions besides the model and the tenants take
 	// more than one value; only those go into labels.
@@ -85,6 +88,9 @@ func load(path string) (*experiment, error) {
 	}
 	for _, row := range rows {
 		e.runs = append(e.runs, e.readRun(row))
+	}
+	if e.probes, err = dir.ReadProbes(); err != nil {
+		e.warn("%s: %v", results.ProbeFile, err)
 	}
 	e.vary = varyOf(e.runs)
 	e.points = groupPoints(e.runs, e.vary)

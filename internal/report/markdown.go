@@ -63,8 +63,9 @@ func renderMarkdown(p *page) []byte {
 		b.WriteString("\n")
 	}
 	if len(p.Findings) > 0 {
-		b.WriteString("\nA difference is called one only when the 95 % confidence interval of the ratio (Welch's interval on the " +
-			"logarithms of the repetitions, Welch 1947) excludes no difference; docs/report.md explains the method.\n\n")
+		b.WriteString("\nA difference is called one only when the 95 % confidence interval of the ratio excludes no difference: paired " +
+			"within rounds when the runs ran in rounds, else Welch's interval on the logarithms of the repetitions (Welch 1947); " +
+			"docs/report.md explains the method.\n\n")
 	}
 	for _, s := range p.Sections {
 		fmt.Fprintf(&b, "## %s\n\n", s.Title)
@@ -82,6 +83,18 @@ func renderMarkdown(p *page) []byte {
 	for _, t := range p.Results {
 		fmt.Fprintf(&b, "### %s\n\n%s\n\n", t.Title, t.Note)
 		writeMDTable(&b, t)
+	}
+	if d := p.Drift; d != nil {
+		fmt.Fprintf(&b, "## Drift and paired comparisons\n\n%s\n\n", d.Note)
+		for _, w := range d.Warn {
+			fmt.Fprintf(&b, "**Warning**: %s\n\n", w)
+		}
+		if d.Table != nil {
+			if d.Table.Note != "" {
+				fmt.Fprintf(&b, "%s\n\n", d.Table.Note)
+			}
+			writeMDTable(&b, d.Table)
+		}
 	}
 	fmt.Fprintf(&b, "## Failed runs\n\n%s\n\n", p.Failed.Note)
 	writeMDTable(&b, p.Failed)

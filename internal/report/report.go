@@ -40,6 +40,7 @@ func Write(dir string) error {
 		Results:   e.resultTables(),
 		Failed:    e.failedTable(),
 		Isolation: e.isolationTable(),
+		Drift:     e.driftPart(),
 		Sections:  sections,
 		Warnings:  e.warnings,
 		Generated: "Generated " + time.Now().UTC().Format("2006-01-02 15:04:05 MST") + ".",

@@ -176,6 +176,10 @@ func (e *experiment) planTable() *table {
 		}
 		t.Note += fmt.Sprintf(" x %d repetition(s); workload %s, warmup %s, duration %s.", d.Repeat, e.plan.Workload,
 			spec.Duration(warmup*float64(time.Second)), spec.Duration(duration*float64(time.Second)))
+		if o := e.plan.Order; o != "" {
+			// Results older than the order key ran blocked.
+			t.Note += " Order " + o + ": runs in the order listed; rep is the run's round."
+		}
 		return t
 	}
 	for _, r := range e.runs {

@@ -86,5 +86,18 @@ func AggregateRuns(sums []*Summary) *Summary {
 	p.ThroughputAtSize = meanOpt(func(a Aggregate) *float64 { return a.ThroughputAtSize })
 	p.ECPU = meanOpt(func(a Aggregate) *float64 { return a.ECPU })
 	p.ERAM = meanOpt(func(a Aggregate) *float64 { return a.ERAM })
+	// The probe ran before failed repetitions too: the point's machine
+	// speed is the mean over all of them.
+	var speeds []float64
+	for _, s := range sums {
+		if s.HostSpeed != nil {
+			speeds = append(speeds, *s.HostSpeed)
+		}
+	}
+	if len(speeds) == len(sums) {
+		if st, err := metrics.Summarize(speeds); err == nil {
+			agg.HostSpeed = ptr(st.Mean)
+		}
+	}
 	return agg
 }

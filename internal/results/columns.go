@@ -68,6 +68,7 @@ var resultColumns = []Column{
 	{"throughput_at_size", "Throughput@Size", "", higher, "Erdelt and Rabl 2026, eq. 3 (TPC-H Throughput@Size)"},
 	{"e_cpu", "E_CPU", "queries x SF per CPU-s", higher, "Erdelt and Rabl 2026, eq. 5"},
 	{"e_ram", "E_RAM", "queries x SF per GB", higher, "Erdelt and Rabl 2026, eq. 6"},
+	{"host_speed", "Host speed (probe)", "", higher, "the speed probe before the run (probe.csv; its unit there)"},
 	{"error", "Error", "", 0, "the run: why it failed or was cut"},
 }
 

@@ -127,7 +127,8 @@ func (d *Dir) AppendResult(s *Summary) error {
 		ifMeasured(wl, ftoa(a.TPM)), optional(a.NOPM), ifMeasured(wl, ftoa(a.FairnessJain)), optional(a.CPUS), optional(a.MemPeakMB),
 		optional(a.ETpX), optional(a.ELat),
 		optional(a.MemFootprintMB), optional(a.MemMarginalMB), usd(a.RUC), optional(a.PScore), optional(a.TScore),
-		optional(a.PowerAtSize), optional(a.ThroughputAtSize), optional(a.ECPU), optional(a.ERAM), s.Error)
+		optional(a.PowerAtSize), optional(a.ThroughputAtSize), optional(a.ECPU), optional(a.ERAM),
+		optional(s.HostSpeed), s.Error)
 	_ = w.Write(row)
 	w.Flush()
 	if err := w.Error(); err != nil {

@@ -46,6 +46,9 @@ type Summary struct {
 	Phases    []Phase        `json:"phases"`
 	Tenant    []TenantTotals `json:"tenant_totals"`
 	Provider  Aggregate      `json:"provider"`
+	// HostSpeed is the speed probe's value taken before the run (or its
+	// round), in the probe's unit (probe.csv); nil without a probe.
+	HostSpeed *float64 `json:"host_speed,omitempty"`
 	// MemoryKills are the server processes killed for memory during the
 	// workload phase (memory.go).
 	MemoryKills []MemoryKill `json:"memory_kills,omitempty"`

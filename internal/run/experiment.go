@@ -57,12 +57,30 @@ func Experiment(ctx context.Context, p *plan.Plan, o Options) (*Outcome, error) 
 		return nil, err
 	}
 	out := &Outcome{}
-	var point []*results.Summary // the current matrix point's repetitions
+	probe := newProber(p, o)
+	defer func() {
+		if perr := probe.close(); perr != nil {
+			fmt.Fprintf(o.Log, "probe: stopping its server: %v\n", perr)
+		}
+	}()
+	// Each matrix point's repetitions so far: in interleaved or shuffled
+	// order they are a round apart.
+	points := map[int][]*results.Summary{}
 	for i := range p.Runs {
 		r := &p.Runs[i]
 		last := i == len(p.Runs)-1
+		var prev *plan.Run
+		if i > 0 {
+			prev = &p.Runs[i-1]
+		}
+		speed := probe.before(ctx, r, prev)
+		if ctx.Err() != nil {
+			out.Interrupted = true
+			break
+		}
 		ex := &execution{opts: o, plan: p, spec: p.Spec, run: r, keep: o.Keep && last}
 		sum := ex.do(ctx)
+		sum.HostSpeed = speed
 		out.Runs++
 		if sum.Status != results.StatusOK {
 			out.Failed++
@@ -72,13 +90,13 @@ func Experiment(ctx context.Context, p *plan.Plan, o Options) (*Outcome, error) 
 		}
 		// The point's last repetition done: its aggregate row follows
 		// when there is more than one repetition.
-		if point = append(point, sum); r.Repetition == p.Spec.Repeat {
-			if len(point) > 1 {
-				if err := o.Out.AppendResult(results.AggregateRuns(point)); err != nil {
+		if points[r.Point] = append(points[r.Point], sum); r.Repetition == p.Spec.Repeat {
+			if len(points[r.Point]) > 1 {
+				if err := o.Out.AppendResult(results.AggregateRuns(points[r.Point])); err != nil {
 					return out, err
 				}
 			}
-			point = nil
+			delete(points, r.Point)
 		}
 		if i == 0 && len(sum.Instances) > 0 {
 			env.AddInstance(sum.Instances[0])

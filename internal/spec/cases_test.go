@@ -9,6 +9,7 @@ import (
 
 const casesSpec = `name: c
 repeat: 2
+order: blocked
 sut:
   settings: {shared_buffers: 128MB, work_mem: 4MB}
 tenancy: {model: [schema, database], tenants: 2}

@@ -258,6 +258,8 @@ func (d *Decoder) spec(root *yaml.Node, s *Spec) {
 		{"seed", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadInt64, &s.Seed) }},
 		{"repeat", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadInt, &s.Repeat) }},
 		{"progress", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadDuration, &s.Progress) }},
+		{"order", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &s.Order) }},
+		{"probe", func(n *yaml.Node, p string) { d.probe(n, p, &s.Probe) }},
 		{"sut", func(n *yaml.Node, p string) { d.sut(n, p, &s.SUT) }},
 		{"tenancy", func(n *yaml.Node, p string) { d.tenancy(n, p, &s.Tenancy) }},
 		{"workload", func(n *yaml.Node, p string) { d.workload(n, p, &s.Workload) }},

@@ -16,9 +16,10 @@ import (
 //	x each list-valued sut.settings key (keys sorted, values as written)
 //	x repetition
 //
-// in that order, the first dimension outermost and repetitions innermost,
-// so the repetitions of a point run back to back. The order depends on
-// the spec alone, so the same spec always gives the same run IDs.
+// in that order, the first dimension outermost and repetitions innermost
+// (blocked order); then the spec's order (RunOrder) arranges the runs in
+// rounds and numbers them as they will run. The order depends on the spec
+// alone, so the same spec always gives the same run IDs.
 //
 // Expand validates s first and returns Validate's problems instead of a
 // plan when there are any (the max_connections check per run and the
@@ -83,6 +84,7 @@ func ExpandValid(s *Spec) *Plan {
 			Rate:       rates[at[5]],
 			Pattern:    patterns[at[6]],
 			Repetition: at[len(at)-1] + 1,
+			Point:      (i-1)/s.Repeat + 1,
 			Settings:   make(map[string]string, len(s.SUT.Settings)),
 		}
 		for k, v := range s.SUT.Settings {
@@ -94,6 +96,7 @@ func ExpandValid(s *Spec) *Plan {
 		cases[at[0]].apply(&s.Workload, &r)
 		// The asked provisioning; the plan settles what the model allows.
 		r.Provision = s.Workload.Provision
+		r.Round = r.Repetition
 		r.Seed = RunSeed(s.Seed, &r)
 		k := point{r.Tenants, r.Clients, r.Rate, r.Pattern}
 		if c, ok := conns[k]; ok {
@@ -110,6 +113,7 @@ func ExpandValid(s *Spec) *Plan {
 			at[d] = 0
 		}
 	}
+	p.Runs = s.arrange(p.Runs)
 	return p
 }
 

@@ -29,6 +29,7 @@ func TestExpandOrder(t *testing.T) {
 	p := mustExpand(t, `
 name: t
 repeat: 2
+order: blocked
 sut:
   settings:
     work_mem: [8MB, 4MB]

@@ -39,9 +39,12 @@ func Marshal(s *Spec) ([]byte, error) {
 		Settings  map[string]Values `yaml:"settings"`
 	}
 	out := struct {
-		Name     string   `yaml:"name"`
-		Seed     int64    `yaml:"seed"`
-		Repeat   int      `yaml:"repeat"`
+		Name   string `yaml:"name"`
+		Seed   int64  `yaml:"seed"`
+		Repeat int    `yaml:"repeat"`
+		// Order as written: left out, it resolves from repeat again.
+		Order    string   `yaml:"order,omitempty"`
+		Probe    *Probe   `yaml:"probe,omitempty"`
 		Progress Duration `yaml:"progress"`
 		SUT      sut      `yaml:"sut"`
 		Tenancy  Tenancy  `yaml:"tenancy"`
@@ -51,6 +54,8 @@ func Marshal(s *Spec) ([]byte, error) {
 		Name:     s.Name,
 		Seed:     s.Seed,
 		Repeat:   s.Repeat,
+		Order:    s.Order,
+		Probe:    s.Probe,
 		Progress: s.Progress,
 		SUT: sut{
 			Engine:    s.SUT.Engine,

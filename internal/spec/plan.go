@@ -38,6 +38,13 @@ type Run struct {
 	// of them, nil when the run takes the spec's.
 	Options    *yaml.Node `json:"-"`
 	Repetition int        `json:"repetition"` // 1-based
+	// Round is the round the run belongs to: its repetition. In
+	// interleaved and shuffled order a round holds one run of every
+	// point, run together, so points compare within it.
+	Round int `json:"round"`
+	// Point is the run's matrix point, 1-based in blocked order: the
+	// runs of a point differ only in their round.
+	Point int `json:"point"`
 	// Settings is every sut.settings key with this run's value.
 	Settings map[string]string `json:"settings"`
 	// Seed is the run's data and transaction seed, derived from Spec.Seed

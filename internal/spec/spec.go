@@ -16,9 +16,14 @@ import (
 
 // Spec is one experiment file as written by the user (after defaults).
 type Spec struct {
-	Name     string   `yaml:"name"`
-	Seed     int64    `yaml:"seed"`
-	Repeat   int      `yaml:"repeat"`
+	Name   string `yaml:"name"`
+	Seed   int64  `yaml:"seed"`
+	Repeat int    `yaml:"repeat"`
+	// Order is how runs follow each other in time (OrderBlocked, ...);
+	// "" when not written: RunOrder resolves it from Repeat.
+	Order string `yaml:"order,omitempty"`
+	// Probe is the speed probe, nil for none (spec/order.go).
+	Probe    *Probe   `yaml:"probe,omitempty"`
 	SUT      SUT      `yaml:"sut"`
 	Tenancy  Tenancy  `yaml:"tenancy"`
 	Workload Workload `yaml:"workload"`

@@ -41,6 +41,11 @@ func (p *Plan) WriteTable(w io.Writer) error {
 			return err
 		}
 	}
+	if o := p.orderLine(); o != "" {
+		if _, err := fmt.Fprintf(w, "order: %s\n", o); err != nil {
+			return err
+		}
+	}
 	rates, patterns := len(s.Workload.rates()) > 1, len(s.Workload.patterns()) > 1
 	// How tenants get their data, when some run clones it.
 	cloned := false
@@ -86,4 +91,29 @@ func (p *Plan) WriteTable(w io.Writer) error {
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	return tw.Flush()
+}
+
+// orderLine says in a line how the runs follow each other, "" when
+// nothing repeats and no order was written (one run per point: every order
+// is the same).
+func (p *Plan) orderLine() string {
+	s := p.Spec
+	if s.Repeat == 1 && s.OrderDefaulted() {
+		return ""
+	}
+	o := s.RunOrder()
+	head := o
+	if s.OrderDefaulted() {
+		head += fmt.Sprintf(" (the default with repeat %d)", s.Repeat)
+	}
+	points := len(p.Runs) / s.Repeat
+	switch o {
+	case OrderInterleaved:
+		return fmt.Sprintf("%s: %d rounds, each runs every one of the %d points once, in matrix order; the rep column is the round",
+			head, s.Repeat, points)
+	case OrderShuffled:
+		return fmt.Sprintf("%s: %d rounds, each runs every one of the %d points once, in an order drawn from seed %d; the rep column is the round",
+			head, s.Repeat, points, s.Seed)
+	}
+	return fmt.Sprintf("%s: the %d repetitions of each point back to back", head, s.Repeat)
 }

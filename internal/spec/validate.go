@@ -121,6 +121,7 @@ func settingValueRule(v string) string {
 func Validate(s *Spec) []Problem {
 	v := &validator{}
 	v.top(s)
+	v.order(s)
 	v.sut(&s.SUT)
 	v.resources(s)
 	v.cost(s.Cost)
