@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -31,19 +32,32 @@ func reportCmd() *cobra.Command {
 
 func compareCmd() *cobra.Command {
 	var markdown bool
+	var out string
 	cmd := &cobra.Command{
 		Use:   "compare RESULTS_DIR...",
-		Short: "Print the key metrics of several results directories side by side",
+		Short: "Compare several results directories: a table, and a comparison report",
 		Long: "compare matches the matrix points of the results directories and prints, for each,\n" +
 			"throughput, mean and p99 latency and fairness (Jain's index) per directory, with the\n" +
-			"ratio of each to the first directory. Exit status 2 when an argument is not a results\n" +
-			"directory.",
+			"ratio of each to the first directory. It also writes a comparison report, compare.html\n" +
+			"and compare.md with findings and figures, into --out (default: compare-<time> beside\n" +
+			"the first directory). Exit status 2 when an argument is not a results directory.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return reportError(report.Compare(cmd.OutOrStdout(), args, markdown))
+			if err := report.Compare(cmd.OutOrStdout(), args, markdown); err != nil {
+				return reportError(err)
+			}
+			if out == "" {
+				out = report.DefaultCompareDir(args[0], time.Now())
+			}
+			if err := report.WriteComparison(args, out); err != nil {
+				return reportError(err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "comparison: %s (compare.md and figures beside it)\n", filepath.Join(out, "compare.html"))
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "print a Markdown table instead of aligned text")
+	cmd.Flags().StringVar(&out, "out", "", "directory of the comparison report (default: compare-<time> beside the first directory)")
 	return cmd
 }
 

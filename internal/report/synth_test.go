@@ -27,6 +27,9 @@ type synth struct {
 	failEarly bool
 	// tenants are the tenant counts, synthTenants when nil.
 	tenants []int
+	// repStep is how much a repetition adds to a tenant's throughput
+	// (20 when 0): the run-to-run noise.
+	repStep float64
 }
 
 // synthModels and synthTenants span the synthetic plan, in plan order.
@@ -42,7 +45,11 @@ func (s synth) tenantTPS(model string, tenants, rep, k int) float64 {
 	if s.scale == 0 {
 		s.scale = 1
 	}
-	return s.scale * (base/float64(tenants) + 20*float64(rep-1) + 10*float64(k))
+	step := s.repStep
+	if step == 0 {
+		step = 20
+	}
+	return s.scale * (base/float64(tenants) + step*float64(rep-1) + 10*float64(k))
 }
 
 // tenantMeanMs is tenant k's mean latency.
