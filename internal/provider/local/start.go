@@ -124,6 +124,9 @@ func (p *Provider) run(ctx context.Context, bins postgres.Binaries, srv *server,
 	p.mu.Lock()
 	p.servers[srv.inst] = srv
 	p.mu.Unlock()
+	Of(srv.inst).restart = func(ctx context.Context, crash bool) (time.Time, error) {
+		return p.restartInPlace(ctx, bins, srv, crash)
+	}
 	srv.note() // with the port it got
 	return nil
 }
