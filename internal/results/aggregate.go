@@ -86,5 +86,8 @@ func AggregateRuns(sums []*Summary) *Summary {
 	p.ThroughputAtSize = meanOpt(func(a Aggregate) *float64 { return a.ThroughputAtSize })
 	p.ECPU = meanOpt(func(a Aggregate) *float64 { return a.ECPU })
 	p.ERAM = meanOpt(func(a Aggregate) *float64 { return a.ERAM })
+	p.FScoreS = meanOpt(func(a Aggregate) *float64 { return a.FScoreS })
+	p.RScoreS = meanOpt(func(a Aggregate) *float64 { return a.RScoreS })
+	p.HostIdlePct = meanOpt(func(a Aggregate) *float64 { return a.HostIdlePct })
 	return agg
 }
