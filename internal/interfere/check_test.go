@@ -33,7 +33,7 @@ func problemsText(ps []spec.Problem) string {
 // event happens at at, at+every, ... up to until.
 func TestParseAndOccurrences(t *testing.T) {
 	events, problems := parse(t, `
-- {kind: restart, at: 10s, every: 15s, until: 40s, target: shared}
+- {kind: restart, at: 10s, every: 15s, until: 40s, target: shared, params: {window: 5s, fraction: 0.9}}
 - {kind: crash, at: 5s, target: t02}
 - {kind: kill-backends, at: 7s, target: t01}
 - {kind: freeze, at: 20s, duration: 2s, target: shared}
@@ -51,6 +51,12 @@ func TestParseAndOccurrences(t *testing.T) {
 	want := []time.Duration{10 * time.Second, 25 * time.Second, 40 * time.Second}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 		t.Errorf("occurrences %v, want %v", got, want)
+	}
+	if p := events[0].Params.String(); p != "window=5s;fraction=0.9" {
+		t.Errorf("restart params %q", p)
+	}
+	if p := events[1].Params.String(); p != "window=10s;fraction=0.95" {
+		t.Errorf("crash's default params %q", p)
 	}
 	if p := events[4].Params.String(); p != "load=30%;share=false" {
 		t.Errorf("cpu params %q", p)
@@ -75,15 +81,18 @@ func TestBadEvents(t *testing.T) {
 - {kind: cpu, at: 1s, duration: 5s}
 - {at: 3s, target: shared}
 - {kind: freeze, at: 1s, duration: 1s, target: shared, colour: red}
+- {kind: crash, at: 1s, target: shared, params: {window: 1500ms, fraction: 1.5}}
 `)
 	text := problemsText(problems)
 	for _, want := range []string{
 		"interference[0].kind [restrat]: must be one of", "did you mean restart?",
 		"interference[1].params.load [130]: must be a percent",
-		"interference[2].params", "takes no params",
+		"interference[2].params.load", "allowed here: window, fraction",
 		"interference[3].params.load []: is needed",
 		"interference[4].kind []: is needed",
 		"interference[5].colour", "unknown key",
+		"interference[6].params.window [1500ms]: must be whole seconds",
+		"interference[6].params.fraction [1.5]: must be above 0 and at most 1",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in:\n%s", want, text)

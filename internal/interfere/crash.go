@@ -16,9 +16,9 @@ type crash struct{}
 func init() { register(crash{}) }
 
 func (crash) Name() string   { return "crash" }
-func (crash) Keys() []string { return nil }
+func (crash) Keys() []string { return []string{"window", "fraction"} }
 func (crash) Parse(d *spec.Decoder, n *yaml.Node, path string) Params {
-	return parseNone(d, n, path)
+	return parseFault(d, n, path)
 }
 func (crash) Lasts() bool { return false }
 func (crash) Fault() bool { return true }

@@ -19,9 +19,9 @@ type freeze struct{}
 func init() { register(freeze{}) }
 
 func (freeze) Name() string   { return "freeze" }
-func (freeze) Keys() []string { return nil }
+func (freeze) Keys() []string { return []string{"window", "fraction"} }
 func (freeze) Parse(d *spec.Decoder, n *yaml.Node, path string) Params {
-	return parseNone(d, n, path)
+	return parseFault(d, n, path)
 }
 func (freeze) Lasts() bool { return true }
 func (freeze) Fault() bool { return true }

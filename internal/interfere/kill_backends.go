@@ -19,9 +19,9 @@ type killBackends struct{}
 func init() { register(killBackends{}) }
 
 func (killBackends) Name() string   { return "kill-backends" }
-func (killBackends) Keys() []string { return nil }
+func (killBackends) Keys() []string { return []string{"window", "fraction"} }
 func (killBackends) Parse(d *spec.Decoder, n *yaml.Node, path string) Params {
-	return parseNone(d, n, path)
+	return parseFault(d, n, path)
 }
 func (killBackends) Lasts() bool { return false }
 func (killBackends) Fault() bool { return true }

@@ -19,9 +19,9 @@ type restart struct{}
 func init() { register(restart{}) }
 
 func (restart) Name() string   { return "restart" }
-func (restart) Keys() []string { return nil }
+func (restart) Keys() []string { return []string{"window", "fraction"} }
 func (restart) Parse(d *spec.Decoder, n *yaml.Node, path string) Params {
-	return parseNone(d, n, path)
+	return parseFault(d, n, path)
 }
 func (restart) Lasts() bool { return false }
 func (restart) Fault() bool { return true }

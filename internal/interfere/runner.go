@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/metrics"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -81,6 +82,8 @@ type Record struct {
 	Observed             Observed
 	Err                  error
 	Tenants              []string // affected
+	// Recovery is what "throughput is back" means for a fault's R.
+	Recovery metrics.Recovery
 	// Resumed is the first commit of the affected tenants after the
 	// fault took their service down (the later of the injection and
 	// Observed.Down), every one of them having committed by then: t_s of
@@ -191,6 +194,9 @@ type sessionKind interface{ sessions() }
 func (o *Occurrence) run(ctx context.Context) Record {
 	ev := o.Event
 	rec := Record{Kind: ev.Kind.Name(), Target: ev.Target, Params: ev.Params.String(), Fault: ev.Kind.Fault(), Planned: o.At}
+	if r, ok := ev.Params.(recovered); ok {
+		rec.Recovery = r.recovery()
+	}
 	if rec.Target == "" {
 		rec.Target = HostTarget
 	}

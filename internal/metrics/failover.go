@@ -32,8 +32,8 @@ func meanDiff(a, b []float64) float64 {
 // with "the original TPS" without a window; 95 % of the 10 s before is
 // tenantbench's default (DefaultRecovery).
 type Recovery struct {
-	Window   int     // seconds before the injection; at least 1
-	Fraction float64 // of their mean; in (0, 1]
+	Window   int     `json:"window_s"` // seconds before the injection; at least 1
+	Fraction float64 `json:"fraction"` // of their mean; in (0, 1]
 }
 
 // DefaultRecovery is 95 % of the 10 s mean before the fault.

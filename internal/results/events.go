@@ -12,13 +12,16 @@ import (
 // as runs/<id>/events.csv holds it. Times are seconds since the workload
 // phase started (warmup included), like the series.
 type Event struct {
-	AtS     float64  `json:"at_s"` // injection (t_f of a fault)
-	EndS    float64  `json:"end_s"`
-	Kind    string   `json:"kind"`
-	Target  string   `json:"target"`
-	Params  string   `json:"params,omitempty"`
-	Fault   bool     `json:"fault"`
-	Tenants []string `json:"tenants,omitempty"` // the tenants it affected
+	AtS    float64 `json:"at_s"` // injection (t_f of a fault)
+	EndS   float64 `json:"end_s"`
+	Kind   string  `json:"kind"`
+	Target string  `json:"target"`
+	Params string  `json:"params,omitempty"`
+	Fault  bool    `json:"fault"`
+	// Recovery is what "throughput is back" means for a fault's R; the
+	// zero value is metrics.DefaultRecovery.
+	Recovery metrics.Recovery `json:"recovery"`
+	Tenants  []string         `json:"tenants,omitempty"` // the tenants it affected
 	// DownS is when the target stopped serving, ReadyS when it served
 	// again by its own account (a restart: the server log's "ready to
 	// accept connections"); nil when not applicable or not known.
@@ -57,7 +60,11 @@ func failover(events []Event, w *Workload, rec metrics.Recovery) (f, r *float64)
 		if w == nil {
 			continue
 		}
-		if t, ok := metrics.RecoveredAt(perSecond(w.Series, ev.Tenants), ev.AtS, *ev.ResumedS, rec); ok {
+		r := ev.Recovery
+		if r.Window == 0 {
+			r = rec
+		}
+		if t, ok := metrics.RecoveredAt(perSecond(w.Series, ev.Tenants), ev.AtS, *ev.ResumedS, r); ok {
 			rs := t - *ev.ResumedS
 			ev.RecoveredS, ev.RS = &t, &rs
 			ts2, tr = append(ts2, *ev.ResumedS), append(tr, t)

@@ -100,7 +100,7 @@ func eventOf(r interfere.Record, start time.Time) results.Event {
 	}
 	ev := results.Event{AtS: r.Start.Sub(start).Seconds(), EndS: r.End.Sub(start).Seconds(), Kind: r.Kind,
 		Target: r.Target, Params: r.Params, Fault: r.Fault, Tenants: r.Tenants, DownS: sec(r.Observed.Down),
-		ReadyS: sec(r.Observed.Ready), ResumedS: sec(r.Resumed), Observed: r.Observed.Note}
+		ReadyS: sec(r.Observed.Ready), ResumedS: sec(r.Resumed), Observed: r.Observed.Note, Recovery: r.Recovery}
 	if r.Observed.Requested > 0 {
 		req, ach := r.Observed.Requested, r.Observed.Achieved
 		ev.Requested, ev.Achieved = &req, &ach

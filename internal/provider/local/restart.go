@@ -30,7 +30,7 @@ func (p *Provider) restartInPlace(ctx context.Context, bins postgres.Binaries, s
 	defer srv.restarting.Store(false)
 	fast := p.opts.StopTimeout
 	if crash {
-		fast = 0 // terminate goes straight to SIGKILL of every process
+		fast = -1 // terminate goes straight to SIGKILL of every process
 	}
 	if err := srv.terminate(ctx, fast); err != nil {
 		return time.Time{}, fmt.Errorf("instance %s: stopping for a restart: %w", srv.inst.Name, err)

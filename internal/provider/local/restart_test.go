@@ -66,9 +66,12 @@ func TestRestartInPlace(t *testing.T) {
 			t.Fatal(err)
 		}
 		if crash {
-			found, err := grepLog(inst.LogFile, "database system was interrupted")
+			found, err := grepLog(inst.LogFile, "automatic recovery in progress")
 			if err != nil || !found {
 				t.Errorf("no crash recovery in the log after SIGKILL (%v)", err)
+			}
+			if n, _ := countLog(inst.LogFile, "database system is shut down"); n != 1 {
+				t.Errorf("%d shutdowns in the log, want 1 (the restart's): a crash is no shutdown", n)
 			}
 		}
 	}
@@ -86,4 +89,9 @@ func TestRestartInPlace(t *testing.T) {
 func grepLog(path, s string) (bool, error) {
 	b, err := os.ReadFile(path)
 	return strings.Contains(string(b), s), err
+}
+
+func countLog(path, s string) (int, error) {
+	b, err := os.ReadFile(path)
+	return strings.Count(string(b), s), err
 }
