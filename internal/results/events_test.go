@@ -62,4 +62,3 @@ func TestFailoverFromSeries(t *testing.T) {
 		t.Errorf("events.csv:\n%s", b)
 	}
 }
-
