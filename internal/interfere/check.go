@@ -64,7 +64,6 @@ func Check(events []Event, phase time.Duration, servers []Server, run string) []
 		ev := &events[i]
 		if ev.At >= phase {
 			bad(ev.Path+".at", fmt.Sprint(ev.At), fmt.Sprintf("is outside the workload phase (0s to %v: warmup + duration)", phase))
-			continue
 		}
 		if ev.Until > 0 && ev.Until < ev.At {
 			bad(ev.Path+".until", fmt.Sprint(ev.Until), "must not be before at ("+fmt.Sprint(ev.At)+")")
@@ -78,7 +77,6 @@ func Check(events []Event, phase time.Duration, servers []Server, run string) []
 		if ev.Kind.Lasts() {
 			if ev.Duration <= 0 {
 				bad(ev.Path+".duration", "", "is needed for "+ev.Kind.Name()+": how long each occurrence lasts")
-				continue
 			}
 			if ev.Every > 0 && ev.Duration > ev.Every {
 				bad(ev.Path+".duration", fmt.Sprint(ev.Duration), fmt.Sprintf("must not be longer than every (%v): occurrences would overlap", ev.Every))
@@ -107,7 +105,7 @@ func Check(events []Event, phase time.Duration, servers []Server, run string) []
 			bad(ev.Path+".target", ev.Target, "is no server or tenant of "+run+": "+targetWords(servers)+
 				spec.Suggest(ev.Target, targetNames(servers)))
 		}
-		if ev.Kind.Name() == "freeze" && ok {
+		if _, excl := ev.Kind.(exclusive); excl && ok && ev.Duration > 0 {
 			for _, at := range occ {
 				s := span{at, at + ev.Duration, ev.Path}
 				for _, o := range frozen[srv] {
@@ -128,6 +126,10 @@ func Check(events []Event, phase time.Duration, servers []Server, run string) []
 	}
 	return dedupe(problems)
 }
+
+// exclusive is a kind of which two occurrences must not overlap on one
+// server (a freeze: the second's thaw would end the first early).
+type exclusive interface{ exclusive() }
 
 // dedupe keeps the first problem of each path (a repeated event would
 // repeat it).

@@ -26,6 +26,7 @@ func (freeze) Parse(d *spec.Decoder, n *yaml.Node, path string) Params {
 func (freeze) Lasts() bool { return true }
 func (freeze) Fault() bool { return true }
 func (freeze) Host() bool  { return false }
+func (freeze) exclusive()  {}
 
 // Inject thaws the server also when the phase ends during the freeze:
 // a server left stopped would hang the rest of the run.

@@ -67,6 +67,9 @@ func (e *experiment) sections() []section {
 		{"Phases (Erdelt and Rabl 2026, section 4.2)", []*figure{e.phaseBars()}},
 		{"Resources and efficiency (Erdelt and Rabl 2026, eq. 1-2, Fig. 7)", e.monitorFigures()},
 	}
+	if f := e.interference(); f != nil {
+		out = append(out, section{"Interference (Zhang et al. 2025, Fig. 7; EDB 2026)", []*figure{f}})
+	}
 	if e.hasQueries() {
 		out = append(out, e.analyticalSection())
 	}
