@@ -113,6 +113,7 @@ func TestCheckAgainstRun(t *testing.T) {
 - {kind: freeze, at: 10s, duration: 5s, target: t01}
 - {kind: freeze, at: 12s, duration: 5s, target: shared}
 - {kind: restart, at: 5s, until: 30s, target: shared}
+- {kind: cpu, at: 1s, duration: 2s, params: {load: 10, share: true}}
 `)
 	if problems != nil {
 		t.Fatal(problemsText(problems))
@@ -126,6 +127,7 @@ func TestCheckAgainstRun(t *testing.T) {
 		"interference[4].duration [20s]: the occurrence at 50s would end at 1m10s",
 		"interference[6] []: freezes server shared from 12s to 17s while interference[5] freezes it from 10s to 15s",
 		"interference[7].until [30s]: needs every",
+		"interference[8].params.share [true]: needs a server as target",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in:\n%s", want, text)

@@ -30,6 +30,11 @@ type stressKind interface{ stress() }
 // competes within the target's limits.
 type shareable struct{ Share bool }
 
+func (s shareable) shared() bool { return s.Share }
+
+// sharer is the params of a noise that may share its target's cgroup.
+type sharer interface{ shared() bool }
+
 // stressRun is what a noise occurrence measured of its stress-ng.
 type stressRun struct {
 	cpuS  float64       // CPU seconds its processes used
