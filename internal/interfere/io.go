@@ -47,7 +47,7 @@ func (ioNoise) Parse(d *spec.Decoder, n *yaml.Node, path string) Params {
 
 func (ioNoise) Inject(ctx context.Context, o *Occurrence) (Observed, error) {
 	p := o.Event.Params.(ioParams)
-	run, err := runStress(ctx, o, p.Share, []string{"--hdd", fmt.Sprint(p.Workers), "--hdd-bytes", fmt.Sprint(p.Bytes),
+	run, err := runStress(ctx, o, p.Share, []string{"--hdd", fmt.Sprint(p.Workers), "--hdd-bytes", fmt.Sprint(int64(p.Bytes)),
 		"--hdd-opts", "sync", "--temp-path", o.env.WorkDir})
 	return Observed{Note: fmt.Sprintf("%d workers writing %d bytes each (O_SYNC) in %s; %.2f CPU s in %.2f s",
 		p.Workers, p.Bytes, run.where, run.cpuS, run.wall.Seconds())}, err

@@ -64,7 +64,7 @@ func runStress(ctx context.Context, o *Occurrence, share bool, args []string) (s
 		}()
 		out.where = "cgroup " + g.Path()
 	} else if g != nil {
-		out.where = "inside " + o.Target.Server.Name + "'s cgroup"
+		out.where = o.Target.Server.Name + "'s own cgroup (shared)"
 	} else {
 		out.where = "no cgroup"
 	}

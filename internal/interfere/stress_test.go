@@ -11,6 +11,8 @@ import (
 	"github.com/prometheus/procfs"
 
 	"github.com/tenantbench/tenantbench/internal/cgroup"
+	"github.com/tenantbench/tenantbench/internal/pgtest"
+	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
 type bookLedger struct {
@@ -118,6 +120,72 @@ func TestNoiseStopsEarly(t *testing.T) {
 	}
 	if len(recs) != 1 || recs[0].Err != nil {
 		t.Fatalf("records %+v", recs)
+	}
+	if left := stressLeft(t); len(left) > 0 {
+		t.Errorf("stress-ng processes %v left", left)
+	}
+}
+
+// TestSharedNoise puts real stress-ng inside a real server's cgroup (share:
+// true), limited to 1 CPU: its processes are in the server's group while
+// it runs, its load is measured from its processes and is of the server's
+// 1 CPU; an io noise writes beside it on the run's filesystem; nothing of
+// either is left.
+func TestSharedNoise(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	if _, err := exec.LookPath(stressNG); err != nil {
+		t.Skip("stress-ng is not installed (Debian package stress-ng)")
+	}
+	inst := pgtest.Start(t, pgtest.Name("noisy"), pgtest.Resources(1, 0))
+	cg, mode := provider.CgroupOf(inst)
+	if cg == "" {
+		t.Skip("no cgroups here: share: true has no group to join")
+	}
+	events, problems := parse(t, `
+- {kind: cpu, at: 0s, duration: 3s, target: noisy, params: {load: 50, share: true}}
+- {kind: io, at: 0s, duration: 2s, target: noisy, params: {bytes: 1MiB}}
+`)
+	if problems != nil {
+		t.Fatal(problemsText(problems))
+	}
+	work := pgtest.TempDir(t)
+	env := &Env{Servers: map[string]*provider.Instance{"noisy": inst}, WorkDir: work}
+	r := Start(context.Background(), events, 10*time.Second, env, time.Now())
+	time.Sleep(1500 * time.Millisecond)
+	procs, err := cgroup.Detect().Open(cg).Procs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inside := 0
+	for _, pid := range stressLeft(t) {
+		for _, p := range procs {
+			if p == pid {
+				inside++
+			}
+		}
+	}
+	if inside < 2 { // the cpu noise: its parent and a worker at least
+		t.Errorf("%d stress-ng processes in the server's cgroup %s (%s), want the cpu noise's", inside, cg, mode)
+	}
+	time.Sleep(2 * time.Second) // past the noises' ends
+	recs := r.Stop()
+	if len(recs) != 2 {
+		t.Fatalf("%d records", len(recs))
+	}
+	for _, rec := range recs {
+		t.Logf("%s: %s", rec.Kind, rec.Observed.Note)
+		if rec.Err != nil {
+			t.Errorf("%s: %v", rec.Kind, rec.Err)
+		}
+	}
+	for _, rec := range recs {
+		if rec.Kind == "cpu" {
+			if !strings.Contains(rec.Observed.Note, "of 1 CPUs") || rec.Observed.Achieved <= 0 || rec.Observed.Achieved > 70 {
+				t.Errorf("cpu noise of the server's 1 CPU: achieved %.1f %% (%s)", rec.Observed.Achieved, rec.Observed.Note)
+			}
+		}
 	}
 	if left := stressLeft(t); len(left) > 0 {
 		t.Errorf("stress-ng processes %v left", left)
