@@ -18,6 +18,7 @@ type page struct {
 	SpecText  string
 	Results   []*table
 	Failed    *table
+	Events    *table // nil without interference
 	Isolation *table // nil when no run audited isolation
 	Sections  []section
 	Warnings  []string
@@ -83,6 +84,7 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 <li><a href="#results">Results</a></li>
 <li><a href="#failed">Failed runs</a></li>
 {{if .Isolation}}<li><a href="#isolation">Isolation audit</a></li>{{end}}
+{{if .Events}}<li><a href="#interference">Interference</a></li>{{end}}
 {{range $i, $s := .Sections}}<li><a href="#section-{{$i}}">{{$s.Title}}</a></li>
 {{end}}{{if .Warnings}}<li><a href="#warnings">Warnings</a></li>{{end}}
 </ul></nav>
@@ -118,6 +120,11 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 </section>
 {{with .Isolation}}<section id="isolation">
 <h2>Isolation audit</h2>
+<p class="note">{{.Note}}</p>
+{{template "table" .}}
+</section>{{end}}
+{{with .Events}}<section id="interference">
+<h2>Interference</h2>
 <p class="note">{{.Note}}</p>
 {{template "table" .}}
 </section>{{end}}

@@ -69,6 +69,10 @@ func renderMarkdown(p *page) []byte {
 		fmt.Fprintf(&b, "## Isolation audit\n\n%s\n\n", p.Isolation.Note)
 		writeMDTable(&b, p.Isolation)
 	}
+	if p.Events != nil {
+		fmt.Fprintf(&b, "## Interference\n\n%s\n\n", p.Events.Note)
+		writeMDTable(&b, p.Events)
+	}
 	for _, s := range p.Sections {
 		fmt.Fprintf(&b, "## %s\n\n", s.Title)
 		for _, f := range s.Figures {
