@@ -41,6 +41,9 @@ type Collector struct {
 	label string
 
 	slots *slotter // nil without a schedule
+	// watch notes each tenant's first commit after a fault; nil when
+	// nobody watches.
+	watch *Watch
 	// last is the end of the phase in whole seconds (rounded up; cut
 	// short by cutAt): every second below it gets its rows, zeros when
 	// nothing completed in it (a stalled server). 0 (NewCollector without

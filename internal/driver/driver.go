@@ -46,6 +46,11 @@ type Options struct {
 	// before their connections are closed under them (a stalled server
 	// must not hang the run). Default 10 s.
 	Grace time.Duration
+	// Started, when not nil, is called as the phase's clock starts (all
+	// clients connected) with its start and the watch of the tenants'
+	// commits (by index in the tenants given to Run), for what runs on
+	// the phase's timeline (package interfere).
+	Started func(start time.Time, w *Watch)
 	// Shape is the load shape of every tenant (load.Closed, load.Open);
 	// its Loop says which loop runs the clients. nil is a closed loop
 	// without think time.
@@ -117,6 +122,10 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	start := time.Now()
 	end := start.Add(o.Warmup + o.Duration)
 	col := newCollector(start, o.Warmup, names, txns, len(workers), o.Out, o.Progress, o.Label, slots, phase)
+	if o.Started != nil {
+		col.watch = newWatch(len(tenants))
+		o.Started(start, col.watch)
+	}
 	var stopped atomic.Bool
 	stop := make(chan struct{})
 	var wg sync.WaitGroup

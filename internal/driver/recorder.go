@@ -77,6 +77,9 @@ func (r *Recorder) Record(typ int, end time.Time, lat time.Duration) {
 	_ = b.hists[typ].RecordValue(us) // cannot fail: us is clamped to the range
 	b.sumUs[typ] += us
 	b.sqUs[typ] += float64(us) * float64(us)
+	if w := r.c.watch; w != nil {
+		w.commit(r.tenant, end)
+	}
 }
 
 // RecordOpen counts one committed transaction of an open load: lat is

@@ -228,6 +228,11 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 	defer s.mu.Unlock()
 	t := now.Sub(s.origin)
 	s.ensureConn(ctx, t)
+	// An in-place restart (a fault of the run's interference) gives the
+	// server a new root process.
+	if rs, ok := provider.As[provider.ResourceSampler](s.inst); ok {
+		s.root = rs.ProcessRoot()
+	}
 	var err error
 	if s.cg != nil {
 		s.pids, err = s.r.pidsOf(s.cg.procs, s.pids[:0])

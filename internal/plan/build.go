@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/interfere"
 	"github.com/tenantbench/tenantbench/internal/provision"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
@@ -55,6 +56,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 				more = append(more, spec.Problem{Path: "workload", Allowed: err.Error()})
 			} else {
 				more = append(more, checkMachine(p, eng, m)...)
+				more = append(more, checkInterference(p)...)
 			}
 		}
 	}
@@ -96,6 +98,8 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, [
 	more = append(more, regs.Workloads.Check(&s.Workload)...)
 	more = append(more, checkModels(s, regs)...)
 	more = append(more, checkProbe(s, regs)...)
+	_, bad := interfere.Parse(&s.Interference)
+	more = append(more, bad...)
 	return eng, append(more, checkMemory(s, regs, m)...)
 }
 
@@ -227,4 +231,31 @@ func loadOf(w *spec.Workload) Load {
 		l.Pattern = &Pattern{Names: pt.Name, Tau: pt.Tau, SlotS: time.Duration(pt.Slot).Seconds()}
 	}
 	return l
+}
+
+// checkInterference checks the spec's interference events against each
+// run: within its workload phase, on servers or tenants it has, no
+// overlapping freezes. A problem common to several runs is said once.
+func checkInterference(p *Plan) []spec.Problem {
+	events, bad := interfere.Parse(&p.Spec.Interference)
+	if len(bad) > 0 || len(events) == 0 {
+		return nil // reported by checkRegistered
+	}
+	var out []spec.Problem
+	seen := map[string]bool{}
+	for i := range p.Runs {
+		r := &p.Runs[i]
+		var servers []interfere.Server
+		for _, in := range r.Instances {
+			servers = append(servers, interfere.Server{Name: in.Name, Tenants: in.Tenants})
+		}
+		phase := time.Duration((r.WarmupS + r.DurationS) * float64(time.Second))
+		for _, pr := range interfere.Check(events, phase, servers, fmt.Sprintf("run %s (model %s, %d tenants)", r.ID, r.Model, r.Tenants)) {
+			if k := pr.Path + pr.Allowed; !seen[k] {
+				seen[k] = true
+				out = append(out, pr)
+			}
+		}
+	}
+	return out
 }

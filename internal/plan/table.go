@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tenantbench/tenantbench/internal/interfere"
 	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
@@ -23,7 +24,45 @@ func (p *Plan) WriteTable(w io.Writer) error {
 	if err := p.writeOrder(w); err != nil {
 		return err
 	}
+	if err := p.writeInterference(w); err != nil {
+		return err
+	}
 	return p.writeTargets(w)
+}
+
+// writeInterference lists the interference every run gets, an occurrence
+// at a time.
+func (p *Plan) writeInterference(w io.Writer) error {
+	if p.Spec == nil {
+		return nil
+	}
+	events, _ := interfere.Parse(&p.Spec.Interference)
+	if len(events) == 0 {
+		return nil
+	}
+	phase := p.Spec.Workload.Phase()
+	var b strings.Builder
+	b.WriteString("interference in every run (seconds since the workload phase started):\n")
+	for _, ev := range events {
+		target := ev.Target
+		if target == "" {
+			target = interfere.HostTarget
+		}
+		var at []string
+		for _, t := range ev.Occurrences(phase) {
+			at = append(at, strconv.FormatFloat(t.Seconds(), 'f', -1, 64))
+		}
+		line := fmt.Sprintf("  %s %s at %s", ev.Kind.Name(), target, strings.Join(at, ", "))
+		if ev.Duration > 0 {
+			line += fmt.Sprintf(" for %v", ev.Duration)
+		}
+		if ps := ev.Params.String(); ps != "" {
+			line += " (" + ps + ")"
+		}
+		b.WriteString(line + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // writeTargets writes each tenant's mean target per result slot, for the

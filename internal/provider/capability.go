@@ -62,6 +62,20 @@ type Freezer interface {
 	Thaw() error
 }
 
+// Restarter is a server that can be shut down and started again in place
+// while a run goes on: the same Instance, endpoint, data and cgroup, so
+// that clients reconnect to the address they had. Its Exited stays open
+// across a restart: only an end nobody asked for closes it.
+type Restarter interface {
+	// Restart stops the server and starts it again on its data. crash
+	// false is a fast shutdown (the restart of Zhang et al. 2025, section
+	// II-E); crash true kills every process of it at once (SIGKILL), so
+	// that the start recovers from the WAL. down is when no process of the
+	// old server was left; Restart returns once the server accepts
+	// connections again.
+	Restart(ctx context.Context, crash bool) (down time.Time, err error)
+}
+
 // Cloner is a provider that copies a stopped server: each copy a server
 // of its own on the same data, started as s says.
 type Cloner interface {

@@ -70,6 +70,9 @@ func (e *experiment) sections() []section {
 	if len(e.probes) > 0 {
 		out = append(out, section{"Machine speed (probe)", []*figure{e.probeFigure()}})
 	}
+	if f := e.interference(); f != nil {
+		out = append(out, section{"Interference (Zhang et al. 2025, Fig. 7; EDB 2026)", []*figure{f}})
+	}
 	if e.hasQueries() {
 		out = append(out, e.analyticalSection())
 	}

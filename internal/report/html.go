@@ -20,6 +20,7 @@ type page struct {
 	SpecText  string
 	Results   []*table
 	Failed    *table
+	Events    *table // nil without interference
 	Isolation *table // nil when no run audited isolation
 	Drift     *driftPart
 	Sections  []section
@@ -118,6 +119,7 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 {{if .Drift}}<li><a href="#drift">Drift and paired comparisons</a></li>{{end}}
 <li><a href="#failed">Failed runs</a></li>
 {{if .Isolation}}<li><a href="#isolation">Isolation audit</a></li>{{end}}
+{{if .Events}}<li><a href="#interference">Interference</a></li>{{end}}
 <li><a href="#env">Environment</a></li>
 <li><a href="#plan">Plan</a></li>
 </ul></nav>
@@ -165,6 +167,11 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 </section>
 {{with .Isolation}}<section id="isolation">
 <h2>Isolation audit</h2>
+<p class="note">{{.Note}}</p>
+{{template "table" .}}
+</section>{{end}}
+{{with .Events}}<section id="interference">
+<h2>Interference</h2>
 <p class="note">{{.Note}}</p>
 {{template "table" .}}
 </section>{{end}}

@@ -47,6 +47,8 @@ type run struct {
 	// perSecond is the committed transactions of each second since the
 	// workload phase started, summed over tenants (timeseries.csv, "all").
 	perSecond []float64
+	// byTenant is perSecond for each tenant alone.
+	byTenant map[string][]float64
 	// warmup is how many of those seconds are warmup.
 	warmup int
 	// queries are the query times of a run of query streams (TPC-H:
@@ -154,6 +156,15 @@ func (e *experiment) readRun(row results.ResultRow) *run {
 			r.perSecond = append(r.perSecond, 0)
 		}
 		r.perSecond[s.Second] += float64(s.Committed)
+		if r.byTenant == nil {
+			r.byTenant = map[string][]float64{}
+		}
+		t := r.byTenant[s.Tenant]
+		for int(s.Second) >= len(t) {
+			t = append(t, 0)
+		}
+		t[s.Second] += float64(s.Committed)
+		r.byTenant[s.Tenant] = t
 	}
 	return r
 }

@@ -41,6 +41,7 @@ func Write(dir string) error {
 		Failed:    e.failedTable(),
 		Isolation: e.isolationTable(),
 		Drift:     e.driftPart(),
+		Events:    e.eventsTable(),
 		Sections:  sections,
 		Warnings:  e.warnings,
 		Generated: "Generated " + time.Now().UTC().Format("2006-01-02 15:04:05 MST") + ".",

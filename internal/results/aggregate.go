@@ -99,5 +99,8 @@ func AggregateRuns(sums []*Summary) *Summary {
 			agg.HostSpeed = ptr(st.Mean)
 		}
 	}
+	p.FScoreS = meanOpt(func(a Aggregate) *float64 { return a.FScoreS })
+	p.RScoreS = meanOpt(func(a Aggregate) *float64 { return a.RScoreS })
+	p.HostIdlePct = meanOpt(func(a Aggregate) *float64 { return a.HostIdlePct })
 	return agg
 }

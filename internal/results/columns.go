@@ -69,6 +69,9 @@ var resultColumns = []Column{
 	{"e_cpu", "E_CPU", "queries x SF per CPU-s", higher, "Erdelt and Rabl 2026, eq. 5"},
 	{"e_ram", "E_RAM", "queries x SF per GB", higher, "Erdelt and Rabl 2026, eq. 6"},
 	{"host_speed", "Host speed (probe)", "", higher, "the speed probe before the run (probe.csv; its unit there)"},
+	{"f_score_s", "F-Score", "s", lower, "Zhang et al. 2025, eq. 3: from each fault to its tenants' first commit (events.csv)"},
+	{"r_score_s", "R-Score", "s", lower, "Zhang et al. 2025, eq. 4: from resumption until throughput is back (events.csv)"},
+	{"host_cpu_idle_pct", "Host CPU idle", "%", 0, "/proc/stat idle + iowait over the workload phase (EDB 2026 reports it beside latency)"},
 	{"error", "Error", "", 0, "the run: why it failed or was cut"},
 }
 

@@ -52,6 +52,13 @@ type Observations struct {
 	StorageGB *float64
 	// Prices are the unit prices of the resource unit cost.
 	Prices metrics.Prices
+	// Events are the run's interference occurrences (events.go), and
+	// Recovery what "throughput is back" means for their R; HostIdlePct
+	// the host's idle CPU over the workload phase (EDB 2026 reports it),
+	// nil when not measured.
+	Events      []Event
+	Recovery    metrics.Recovery
+	HostIdlePct *float64
 
 	analytical *Analytical // Analytical's answer, once computed
 }
@@ -108,6 +115,15 @@ func Summarize(o *Observations) *Summary {
 		}
 	}
 	sum.Provider = AggregateOf(sum.Tenant, o.Phases)
+	sum.Provider.HostIdlePct = o.HostIdlePct
+	if o.Events != nil {
+		sum.Events = append([]Event(nil), o.Events...)
+		rec := o.Recovery
+		if rec.Window == 0 {
+			rec = metrics.DefaultRecovery
+		}
+		sum.Provider.FScoreS, sum.Provider.RScoreS = failover(sum.Events, w, rec)
+	}
 	if w == nil {
 		return sum
 	}

@@ -52,6 +52,9 @@ type Summary struct {
 	// MemoryKills are the server processes killed for memory during the
 	// workload phase (memory.go).
 	MemoryKills []MemoryKill `json:"memory_kills,omitempty"`
+	// Events are the run's interference occurrences with their F and R
+	// (events.csv); absent without interference.
+	Events []Event `json:"events,omitempty"`
 	// meanOf is, for a row of AggregateRuns, how many successful
 	// repetitions its figures are the means of: with none, results.csv
 	// leaves them empty (cells.go).
@@ -184,6 +187,12 @@ type Aggregate struct {
 	ThroughputAtSize *float64 `json:"throughput_at_size,omitempty"`
 	ECPU             *float64 `json:"e_cpu,omitempty"`
 	ERAM             *float64 `json:"e_ram,omitempty"`
+	// Zhang et al.'s (2025) F- and R-Score (eq. 3-4) over the run's fault
+	// events (events.go), and the host's idle CPU in percent over the
+	// workload phase (EDB 2026); absent when not measured.
+	FScoreS     *float64 `json:"f_score_s,omitempty"`
+	RScoreS     *float64 `json:"r_score_s,omitempty"`
+	HostIdlePct *float64 `json:"host_cpu_idle_pct,omitempty"`
 }
 
 // Aggregate computes the provider view from the tenants' totals and the

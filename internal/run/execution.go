@@ -65,6 +65,12 @@ type execution struct {
 	keptLogs  map[string]string
 	logMu     sync.Mutex // keptLogs: servers start in parallel
 	exitNamed map[string]bool
+	// interf is the run's interference (interference.go); events what
+	// it did, nil without any; hostIdle the host's idle CPU in percent
+	// over the workload phase.
+	interf   *interference
+	events   []results.Event
+	hostIdle *float64
 }
 
 func (e *execution) label() string {
@@ -238,6 +244,7 @@ func (e *execution) workload(ctx context.Context) error {
 	opts := driver.Options{Warmup: time.Duration(w.Warmup), Duration: time.Duration(w.Duration),
 		Progress: time.Duration(e.spec.Progress), Out: e.opts.Log, Label: e.label()}
 	opts.Shape = lp.Shape
+	opts.Started = e.startsWith(ctx, time.Duration(w.Warmup)+time.Duration(w.Duration))
 	if err := e.setTenants(); err != nil {
 		return err
 	}
@@ -245,6 +252,7 @@ func (e *execution) workload(ctx context.Context) error {
 	start := time.Now()
 	res, err := driver.Run(ctx, ts, opts)
 	end := time.Now()
+	e.stopInterference()
 	e.collectStreams(end)
 	e.mark(ctx, "after-workload")
 	if res != nil {
@@ -292,7 +300,9 @@ func (e *execution) healthAfterWorkload() error {
 			errs = append(errs, err)
 		}
 	}
-	if e.result != nil {
+	// Faults break connections on purpose; the clients reconnected and
+	// every failed attempt is counted. Only --fail-fast fails the run.
+	if e.result != nil && (!e.faults() || e.opts.FailFast) {
 		for _, t := range e.result.Result.Tenants {
 			if t.ConnLost != "" {
 				errs = append(errs, fmt.Errorf("tenant %s lost a connection at %.1f s: %s", t.Name, t.ConnLostAt.Seconds(), t.ConnLost))

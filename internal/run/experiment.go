@@ -139,6 +139,9 @@ func writeRun(d *results.Dir, s *results.Summary, ex *execution) error {
 	if ex.targets != nil {
 		errs = append(errs, d.WriteTargets(s.RunID, ex.targets))
 	}
+	if s.Events != nil {
+		errs = append(errs, d.WriteEvents(s.RunID, s.Events))
+	}
 	if an := o.Analytical(); an != nil {
 		errs = append(errs, d.WriteAnalytical(s.RunID, an))
 	}

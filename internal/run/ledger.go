@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tenantbench/tenantbench/internal/interfere"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -46,6 +47,9 @@ type LiveBook struct {
 	Engine    string            `json:"engine"`
 	Instances []provider.Record `json:"instances"`
 	WorkDirs  []string          `json:"work_dirs"`
+	// Stressors are the noise processes of the run's interference that
+	// may be running (stressors.go).
+	Stressors []interfere.Process `json:"stressors,omitempty"`
 }
 
 // Owner names a process: its pid and its start time, so that a later
@@ -59,7 +63,9 @@ type Owner struct {
 func (o Owner) Alive() bool { return o.Pid > 0 && o.Start != 0 && provider.StartTime(o.Pid) == o.Start }
 
 // Empty reports whether the book lists nothing to clean up.
-func (b *LiveBook) Empty() bool { return len(b.Instances) == 0 && len(b.WorkDirs) == 0 }
+func (b *LiveBook) Empty() bool {
+	return len(b.Instances) == 0 && len(b.WorkDirs) == 0 && len(b.Stressors) == 0
+}
 
 // RegistryDir is the machine-wide registry of ledgers: /run/tenantbench
 // for root (servers are the machine's), else the user's cache directory;

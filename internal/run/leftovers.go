@@ -76,6 +76,13 @@ type StopFunc func(context.Context, provider.Record) error
 // forgets b only when all went well, so that it can be run again.
 func CleanUp(ctx context.Context, b *LiveBook, stop StopFunc, say func(string)) error {
 	var errs []error
+	for _, p := range b.Stressors {
+		if err := endStressor(p); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		say(fmt.Sprintf("ended stressor %s (pid %d)", p.Name, p.Pid))
+	}
 	for _, r := range b.Instances {
 		if err := stop(ctx, r); err != nil {
 			errs = append(errs, fmt.Errorf("instance %s (%s): %w", r.Name, r.DataDir, err))

@@ -20,7 +20,7 @@ func (e *execution) observations(end time.Time, err error) *results.Observations
 		Warmup: time.Duration(w.Warmup), Duration: time.Duration(w.Duration), Start: e.t0, End: end, Err: err,
 		ServerPerTenant: r.ServerPerTenant,
 		Phases:          e.phases, MemoryKills: e.memoryKills(), Streams: e.streams, StorageGB: e.storage,
-		Prices: e.prices()}
+		Prices: e.prices(), Events: e.events, HostIdlePct: e.hostIdle}
 	for i, inst := range e.instances {
 		cg, cgMode := provider.CgroupOf(inst)
 		ri := results.Instance{Name: inst.Name, Port: inst.Port, Version: inst.Version, Cgroup: cg,

@@ -263,6 +263,7 @@ func (d *Decoder) spec(root *yaml.Node, s *Spec) {
 		{"sut", func(n *yaml.Node, p string) { d.sut(n, p, &s.SUT) }},
 		{"tenancy", func(n *yaml.Node, p string) { d.tenancy(n, p, &s.Tenancy) }},
 		{"workload", func(n *yaml.Node, p string) { d.workload(n, p, &s.Workload) }},
+		{"interference", func(n *yaml.Node, p string) { d.options(n, p, &s.Interference) }},
 		{"cost", func(n *yaml.Node, p string) {
 			d.Mapping(n, p, []Field{
 				{"cpu_vcore_hour", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadFloat, &s.Cost.CPUVCoreHour) }},
@@ -348,7 +349,8 @@ func (d *Decoder) workload(n *yaml.Node, path string, w *Workload) {
 
 }
 
-// options keeps workload.options as written, for the workload to decode.
+// options keeps workload.options (or interference) as written, for the
+// workload (package interfere) to decode.
 // Its contents are not checked here, with one exception: an alias inside it
 // to an anchor outside it would leave the workload (and the resolved spec
 // written back) with an alias to nothing.
@@ -369,7 +371,7 @@ func (d *Decoder) options(n *yaml.Node, path string, dst *yaml.Node) {
 	for x := range inside {
 		if x.Kind == yaml.AliasNode && !inside[x.Alias] {
 			d.Report(Problem{Path: path, Line: x.Line, Value: "*" + x.Value,
-				Allowed: "an alias inside workload.options must name an anchor inside it; write the value out"})
+				Allowed: "an alias inside " + path + " must name an anchor inside it; write the value out"})
 			return
 		}
 	}

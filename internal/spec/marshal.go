@@ -49,7 +49,9 @@ func Marshal(s *Spec) ([]byte, error) {
 		SUT      sut      `yaml:"sut"`
 		Tenancy  Tenancy  `yaml:"tenancy"`
 		Workload workload `yaml:"workload"`
-		Cost     Cost     `yaml:"cost"`
+		// Interference is written as it was read, left out when empty.
+		Interference *yaml.Node `yaml:"interference,omitempty"`
+		Cost         Cost       `yaml:"cost"`
 	}{
 		Name:     s.Name,
 		Seed:     s.Seed,
@@ -86,6 +88,10 @@ func Marshal(s *Spec) ([]byte, error) {
 	if !IsNull(&s.Workload.Options) {
 		o := s.Workload.Options
 		out.Workload.Options = &o
+	}
+	if !IsNull(&s.Interference) {
+		in := s.Interference
+		out.Interference = &in
 	}
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)

@@ -29,6 +29,10 @@ type Spec struct {
 	Workload Workload `yaml:"workload"`
 	// Progress is how often a line per tenant is printed during workload.
 	Progress Duration `yaml:"progress"`
+	// Interference is the list of noise and fault events on the workload
+	// phase's timeline, kept as written for package interfere to decode
+	// (like workload.options for the workloads).
+	Interference yaml.Node `yaml:"interference"`
 	// Cost holds the unit prices of the resource unit cost (Zhang et al. 2025).
 	Cost Cost `yaml:"cost"`
 }

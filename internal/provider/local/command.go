@@ -74,12 +74,19 @@ func (p *Provider) startProcess(bins postgres.Binaries, srv *server) error {
 	exited := make(chan struct{})
 	srv.cmd = cmd
 	srv.exited = exited
-	Of(srv.inst).Pid = cmd.Process.Pid
-	Of(srv.inst).PidStart = provider.StartTime(cmd.Process.Pid)
+	Of(srv.inst).setPid(cmd.Process.Pid, provider.StartTime(cmd.Process.Pid))
 	srv.note()
-	srv.inst.Exited = exited
+	// The instance's Exited outlives an in-place restart: it closes when
+	// a postmaster ends that no restart is replacing.
+	if srv.life == nil {
+		srv.life = make(chan struct{})
+		srv.inst.Exited = srv.life
+	}
 	go func() {
 		_ = cmd.Wait()
+		if !srv.restarting.Load() {
+			srv.lifeOnce.Do(func() { close(srv.life) })
+		}
 		close(exited)
 	}()
 	return nil

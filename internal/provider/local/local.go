@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tenantbench/tenantbench/internal/cgroup"
@@ -151,11 +152,16 @@ func (p *Provider) runName(workDir string) string {
 
 // server is the provider's bookkeeping of one instance.
 type server struct {
-	inst    *provider.Instance
-	cmd     *exec.Cmd
-	exited  chan struct{}
-	group   *cgroup.Group
-	instDir string
+	inst   *provider.Instance
+	cmd    *exec.Cmd
+	exited chan struct{} // closed when cmd ends
+	// life is the instance's Exited: closed when a postmaster ends while
+	// no in-place restart (restarting) is replacing it.
+	life       chan struct{}
+	lifeOnce   sync.Once
+	restarting atomic.Bool
+	group      *cgroup.Group
+	instDir    string
 	// ownSocketDir: the socket directory lies outside instDir (a long
 	// work dir path does not fit in a socket address) and is removed with
 	// the server.

@@ -572,6 +572,11 @@ func TestPortTaken(t *testing.T) {
 	if calls != 2 || inst.Port == taken {
 		t.Errorf("%d ports tried, got port %d (taken: %d)", calls, inst.Port, taken)
 	}
+	select {
+	case <-inst.Exited:
+		t.Error("Exited closed by the end of the first try's server, not of this one")
+	default:
+	}
 }
 
 // TestFetchedBinaries downloads an official build from Maven Central into

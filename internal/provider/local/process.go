@@ -1,10 +1,13 @@
 package local
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
@@ -24,6 +27,12 @@ type Process struct {
 	CPUs        float64
 	MemoryBytes int64
 	enforced    *bool // the instance's LimitsEnforced
+	// mu guards Pid and PidStart, which an in-place restart changes
+	// while the monitor and the faults read them.
+	mu sync.RWMutex
+	// restart restarts the server in place (Provider.restartInPlace);
+	// nil until the server runs.
+	restart func(ctx context.Context, crash bool) (time.Time, error)
 }
 
 var (
@@ -33,6 +42,7 @@ var (
 	_ provider.Killer          = (*Process)(nil)
 	_ provider.Freezer         = (*Process)(nil)
 	_ provider.Recorder        = (*Process)(nil)
+	_ provider.Restarter       = (*Process)(nil)
 	_ provider.Cloner          = (*Provider)(nil)
 )
 
@@ -43,7 +53,7 @@ func Of(inst *provider.Instance) *Process {
 	return p
 }
 
-func (p *Process) ProcessRoot() int            { return p.Pid }
+func (p *Process) ProcessRoot() int            { return p.pid() }
 func (p *Process) Cgroup() (path, mode string) { return p.CgroupPath, p.CgroupMode }
 
 func (p *Process) Limits() (cpus float64, memoryBytes int64, enforced bool) {
@@ -70,7 +80,30 @@ func (p *Process) StorageBytes() (int64, error) {
 
 // Kill sends SIGKILL to the postmaster: its backends then end too, and a
 // start afterwards recovers from the WAL (a crash).
-func (p *Process) Kill() error { return syscall.Kill(p.Pid, syscall.SIGKILL) }
+func (p *Process) Kill() error { return syscall.Kill(p.pid(), syscall.SIGKILL) }
+
+// pid is the postmaster's pid now.
+func (p *Process) pid() int {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.Pid
+}
+
+// setPid records the postmaster a start made.
+func (p *Process) setPid(pid int, start uint64) {
+	p.mu.Lock()
+	p.Pid, p.PidStart = pid, start
+	p.mu.Unlock()
+}
+
+// Restart shuts the server down (fast, or at once when crash) and starts
+// it again in place: same port, socket, data directory, cgroup and log.
+func (p *Process) Restart(ctx context.Context, crash bool) (time.Time, error) {
+	if p.restart == nil {
+		return time.Time{}, errors.New("the server is not running")
+	}
+	return p.restart(ctx, crash)
+}
 
 // Freeze stops the server's every process (SIGSTOP): the postmaster
 // first, so that it starts no other, then all below it (each backend is
@@ -81,10 +114,11 @@ func (p *Process) Freeze() error { return p.signalTree(syscall.SIGSTOP) }
 func (p *Process) Thaw() error { return p.signalTree(syscall.SIGCONT) }
 
 func (p *Process) signalTree(sig syscall.Signal) error {
-	if err := syscall.Kill(p.Pid, sig); err != nil {
+	root := p.pid()
+	if err := syscall.Kill(root, sig); err != nil {
 		return err
 	}
-	for _, pid := range descendants(p.Pid) {
+	for _, pid := range descendants(root) {
 		// A process that ended meanwhile needs no signal.
 		if err := syscall.Kill(pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 			return err
@@ -97,6 +131,8 @@ func (p *Process) signalTree(sig syscall.Signal) error {
 // WorkDir is the instance's own directory (the parent of DataDir), which
 // StopRecord removes.
 func (p *Process) Record(r *provider.Record) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
 	r.Pid, r.PidStart, r.DataDir, r.Cgroup, r.CgroupMode = p.Pid, p.PidStart, p.DataDir, p.CgroupPath, p.CgroupMode
 	r.WorkDir = filepath.Dir(p.DataDir)
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -125,6 +126,9 @@ func (p *Provider) run(ctx context.Context, bins postgres.Binaries, srv *server,
 	p.mu.Lock()
 	p.servers[srv.inst] = srv
 	p.mu.Unlock()
+	Of(srv.inst).restart = func(ctx context.Context, crash bool) (time.Time, error) {
+		return p.restartInPlace(ctx, bins, srv, crash)
+	}
 	srv.note() // with the port it got
 	return nil
 }
@@ -271,6 +275,9 @@ func (p *Provider) launch(ctx context.Context, bins postgres.Binaries, srv *serv
 		// Stopped here rather than by the caller: a retry starts a new
 		// process in the same data directory.
 		_ = srv.terminate(context.Background(), 0)
+		// Nobody holds the instance yet: a retry's server gets an Exited
+		// of its own, not the one this process's end closed.
+		srv.life, srv.lifeOnce = nil, sync.Once{}
 		// The server's messages are in English: lc_messages is C.
 		if strings.Contains(err.Error(), "Address already in use") {
 			return errPortBusy{port, err}

@@ -69,7 +69,9 @@ func (srv *server) terminate(ctx context.Context, fast time.Duration) error {
 }
 
 // terminate stops the server whose postmaster is pid and waits until no
-// process of it remains. gone reports whether the postmaster has exited.
+// process of it remains: a fast shutdown for up to fast, an immediate one,
+// then SIGKILL; fast < 0 goes to SIGKILL at once (a crash). gone reports
+// whether the postmaster has exited.
 // The postmaster's children leave its process group (each calls setsid),
 // so they are found through the cgroup and the process tree, remembered
 // while the postmaster lives: once it is gone they are orphans.
@@ -89,8 +91,8 @@ func terminate(ctx context.Context, pid int, gone func() bool, group *cgroup.Gro
 		{syscall.SIGQUIT, immediateWait}, // immediate: no checkpoint, recovery at next start
 	}
 	for _, st := range steps {
-		if gone() {
-			break
+		if gone() || fast < 0 {
+			break // fast < 0: a crash, SIGKILL at once
 		}
 		if ctx.Err() != nil || st.wait <= 0 {
 			continue // no time for this step

@@ -1,0 +1,46 @@
+package interfere
+
+import (
+	"fmt"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/tenantbench/tenantbench/internal/metrics"
+	"github.com/tenantbench/tenantbench/internal/spec"
+)
+
+// faultParams are a fault's params: what "throughput is back" means for
+// its R (metrics.Recovery): the mean of the window seconds before the
+// fault, and the fraction of it to reach.
+type faultParams struct{ Recovery metrics.Recovery }
+
+func (p faultParams) String() string {
+	return fmt.Sprintf("window=%ds;fraction=%g", p.Recovery.Window, p.Recovery.Fraction)
+}
+
+// recovered is the definition of recovery an event's params give.
+type recovered interface{ recovery() metrics.Recovery }
+
+func (p faultParams) recovery() metrics.Recovery { return p.Recovery }
+
+// parseFault reads a fault's params: window (a duration of whole
+// seconds, 1s to 10m) and fraction (above 0, at most 1).
+func parseFault(d *spec.Decoder, n *yaml.Node, path string) Params {
+	p := faultParams{Recovery: metrics.DefaultRecovery}
+	window := spec.Where(spec.ReadDuration, func(v spec.Duration) bool {
+		return v.D() >= time.Second && v.D() <= 10*time.Minute && v.D()%time.Second == 0
+	}, "must be whole seconds from 1s to 10m: the seconds before the fault whose mean throughput R aims at")
+	fraction := spec.Where(spec.ReadFloat, func(f float64) bool { return f > 0 && f <= 1 },
+		"must be above 0 and at most 1: the share of the throughput before the fault that counts as recovered")
+	d.Mapping(n, path, []spec.Field{
+		{Key: "window", Read: func(n *yaml.Node, p2 string) {
+			var v spec.Duration
+			if spec.Scalar(d, n, p2, window, &v) {
+				p.Recovery.Window = int(v.D() / time.Second)
+			}
+		}},
+		{Key: "fraction", Read: func(n *yaml.Node, p2 string) { spec.Scalar(d, n, p2, fraction, &p.Recovery.Fraction) }},
+	})
+	return p
+}

@@ -1,0 +1,125 @@
+package run
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/tenantbench/tenantbench/internal/results"
+)
+
+// TestFaultsDuringWorkload restarts, crashes, freezes a real server and
+// kills a tenant's sessions during a real TPC-C workload: the clients
+// reconnect and go on (no failed run), every event is in events.csv's
+// rows with the tenants' service resumed (F) measured from their commits,
+// R from the real series, failures counted by class, and TPC-C's
+// consistency check passes after the crash (recovery from the WAL).
+func TestFaultsDuringWorkload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL and loads TPC-C")
+	}
+	ex := newExecution(t, `name: t
+tenancy: {model: schema, tenants: 2}
+workload: {name: tpcc, scale: 1, clients: 2, duration: 24s}
+interference:
+  - {kind: restart, at: 5s, target: shared}
+  - {kind: crash, at: 11s, target: t01}
+  - {kind: kill-backends, at: 16s, target: t02}
+  - {kind: freeze, at: 19s, duration: 1500ms, target: shared}
+`)
+	ex.steps(t, "provision", "setup", "ingest", "post-ingest", "workload")
+	if err := ex.healthAfterWorkload(); err != nil {
+		t.Errorf("faults asked for failed the run: %v", err)
+	}
+	ex.steps(t, "check")
+	if len(ex.events) != 4 {
+		t.Fatalf("%d events: %+v", len(ex.events), ex.events)
+	}
+	obs := ex.observations(time.Now(), nil)
+	sum := results.Summarize(obs)
+	per := map[string][]float64{}
+	for _, tn := range []string{"t01", "t02"} {
+		per[tn] = perTenant(obs.Workload.Series, tn)
+	}
+	for _, ev := range sum.Events {
+		t.Logf("%s %s at %.2f s: down %v ready %v resumed %v F %v R %v; %s %s", ev.Kind, ev.Target, ev.AtS,
+			show(ev.DownS), show(ev.ReadyS), show(ev.ResumedS), show(ev.FS), show(ev.RS), ev.Observed, ev.Error)
+		if ev.Error != "" {
+			t.Errorf("%s: %s", ev.Kind, ev.Error)
+		}
+		if !ev.Fault || ev.ResumedS == nil || ev.FS == nil || *ev.FS <= 0 || *ev.FS > 10 {
+			t.Errorf("%s: service resumed %v, F %v: want a time after the injection", ev.Kind, show(ev.ResumedS), show(ev.FS))
+			continue
+		}
+		for _, tn := range ev.Tenants {
+			s := per[tn]
+			at := int(ev.AtS)
+			if at < 1 || at+3 >= len(s) || s[at-1] == 0 || sumOf(s[int(*ev.ResumedS)+1:]) == 0 {
+				t.Errorf("%s: tenant %s did not commit both before and after it: %v", ev.Kind, tn, s)
+			}
+		}
+	}
+	if want := []string{"restart", "crash", "kill-backends", "freeze"}; len(sum.Events) == 4 {
+		for i, ev := range sum.Events {
+			if ev.Kind != want[i] {
+				t.Errorf("event %d is %s, want %s", i, ev.Kind, want[i])
+			}
+		}
+		if got := sum.Events[2].Tenants; len(got) != 1 || got[0] != "t02" {
+			t.Errorf("kill-backends of t02 affected %v", got)
+		}
+		if got := sum.Events[0].Tenants; len(got) != 2 {
+			t.Errorf("a restart of the shared server affected %v", got)
+		}
+	}
+	if sum.Provider.FScoreS == nil {
+		t.Error("no F-Score")
+	}
+	if sum.Provider.RScoreS == nil {
+		t.Error("no R-Score: throughput never came back after any fault")
+	}
+	if sum.Provider.HostIdlePct == nil {
+		t.Error("no host CPU idle")
+	}
+	var failed int64
+	for _, tr := range obs.Workload.Tenants {
+		failed += tr.All.FailedTotal()
+	}
+	if failed == 0 {
+		t.Error("no failed transaction counted across a restart and a crash")
+	}
+	// The server answers as before (same endpoint) once it is over.
+	c := connectTenant(t, ex.placements[0])
+	if err := c.Ping(context.Background()); err != nil {
+		t.Error(err)
+	}
+}
+
+func perTenant(series []results.SecondRow, tenant string) []float64 {
+	var out []float64
+	for _, r := range series {
+		if r.Tenant != tenant || r.Txn != "all" {
+			continue
+		}
+		for int64(len(out)) <= r.Second {
+			out = append(out, 0)
+		}
+		out[r.Second] += float64(r.Committed)
+	}
+	return out
+}
+
+func sumOf(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s
+}
+
+func show(f *float64) any {
+	if f == nil {
+		return "-"
+	}
+	return *f
+}
