@@ -65,7 +65,7 @@ func auditCmd() *cobra.Command {
 			if len(ps) < 2 {
 				return badInput{fmt.Errorf("%s: the audit needs two tenants; %d kept", dir, len(ps))}
 			}
-			found, err := isolation.Audit(cmd.Context(), model, ps[0], ps[1])
+			found, err := isolation.Audit(cmd.Context(), model, ps[0], ps[1], last.Guards)
 			if err != nil {
 				return err
 			}

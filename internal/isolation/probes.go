@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tenantbench/tenantbench/internal/tenancy"
 )
 
 // probe is one attempt from the attacker's role.
@@ -33,6 +35,7 @@ var probes = []probe{
 	{"read: dblink", dblink},
 	{"metadata: table names", tableNames},
 	{"metadata: row counts", rowCounts},
+	{"metadata: activity statistics", activityStats},
 	{"metadata: planner statistics", plannerStats},
 	{"metadata: role names", roleNames},
 	{"lock: LOCK TABLE", lockTable},
@@ -203,21 +206,83 @@ func tableNames(ctx context.Context, au *audit) Finding {
 }
 
 // rowCounts: the catalog's and the statistics collector's row counts of
-// the victim's table.
+// the victim's table. The catalog's (pg_class.reltuples, which ANALYZE
+// and VACUUM set) stays readable whatever guard is set: every client reads
+// pg_class, so no guard takes it.
 func rowCounts(ctx context.Context, au *audit) Finding {
 	var reltuples float64
-	var live int64
-	err := au.a.QueryRow(ctx, `SELECT c.reltuples, coalesce(s.n_live_tup, -1) FROM pg_class c
-		LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.relname = $1`, au.table).Scan(&reltuples, &live)
+	err := au.a.QueryRow(ctx, "SELECT reltuples FROM pg_class WHERE relname = $1", au.table).Scan(&reltuples)
 	switch {
 	case err == pgx.ErrNoRows:
 		return Finding{Outcome: Denied, Evidence: "no catalog row for " + au.table}
 	case err != nil:
 		return Finding{Outcome: Denied, Evidence: refused(err)}
-	case reltuples > 0 || live > 0:
-		return Finding{Outcome: Visible, Evidence: fmt.Sprintf("pg_class.reltuples %.0f, pg_stat_user_tables.n_live_tup %d of %s's table", reltuples, live, au.victim.Tenant)}
 	}
-	return Finding{Outcome: Denied, Evidence: fmt.Sprintf("reltuples %.0f, n_live_tup %d", reltuples, live)}
+	var live int64
+	stat := "pg_stat_user_tables.n_live_tup "
+	err = au.a.QueryRow(ctx, "SELECT coalesce(max(s.n_live_tup), -1) FROM pg_stat_user_tables s WHERE s.relname = $1", au.table).Scan(&live)
+	if err != nil {
+		live, stat = -1, stat+"refused: "+refused(err)+au.guard(tenancy.GuardHideStatistics)
+	} else {
+		stat += fmt.Sprint(live)
+	}
+	ev := fmt.Sprintf("pg_class.reltuples %.0f, %s, of %s's table", reltuples, stat, au.victim.Tenant)
+	if reltuples > 0 || live > 0 {
+		if au.guards[tenancy.GuardHideStatistics] {
+			ev += "; no guard hides pg_class"
+		}
+		return Finding{Outcome: Visible, Evidence: ev}
+	}
+	return Finding{Outcome: Denied, Evidence: ev}
+}
+
+// activityStats: the cumulative statistics of the victim's table (scans,
+// rows inserted), through the view and through the function under it
+// that anyone may call with the table's oid, and of the victim's
+// database when it is not the attacker's (pg_stat_database lists every
+// database of the server).
+func activityStats(ctx context.Context, au *audit) Finding {
+	var seen, hidden []string
+	var oid uint32
+	err := au.a.QueryRow(ctx, "SELECT oid FROM pg_class WHERE relname = $1", au.table).Scan(&oid)
+	switch {
+	case err == pgx.ErrNoRows:
+		hidden = append(hidden, "pg_class of the attacker's database has no "+au.table)
+	case err != nil:
+		hidden = append(hidden, "pg_class: "+refused(err))
+	default:
+		var scans, ins int64
+		err = au.a.QueryRow(ctx, "SELECT coalesce(seq_scan, 0), coalesce(n_tup_ins, 0) FROM pg_stat_all_tables WHERE relid = $1", oid).Scan(&scans, &ins)
+		switch {
+		case err == nil:
+			seen = append(seen, fmt.Sprintf("pg_stat_all_tables lists %s's table (seq_scan %d, n_tup_ins %d)", au.victim.Tenant, scans, ins))
+		case err == pgx.ErrNoRows:
+			hidden = append(hidden, "pg_stat_all_tables has no row of "+au.table)
+		default:
+			hidden = append(hidden, "pg_stat_all_tables: "+refused(err))
+		}
+		if err = au.a.QueryRow(ctx, "SELECT pg_stat_get_tuples_inserted($1)", oid).Scan(&ins); err == nil {
+			seen = append(seen, fmt.Sprintf("pg_stat_get_tuples_inserted(%d) = %d", oid, ins))
+		} else {
+			hidden = append(hidden, "pg_stat_get_tuples_inserted: "+refused(err))
+		}
+	}
+	if au.sameServer() && au.victim.Database != au.attacker.Database {
+		var commits, ins int64
+		err := au.a.QueryRow(ctx, "SELECT xact_commit, tup_inserted FROM pg_stat_database WHERE datname = $1", au.victim.Database).Scan(&commits, &ins)
+		switch {
+		case err == nil:
+			seen = append(seen, fmt.Sprintf("pg_stat_database lists %s's database (xact_commit %d, tup_inserted %d)", au.victim.Tenant, commits, ins))
+		case err == pgx.ErrNoRows:
+			hidden = append(hidden, "pg_stat_database has no row of "+au.victim.Database)
+		default:
+			hidden = append(hidden, "pg_stat_database: "+refused(err))
+		}
+	}
+	if len(seen) > 0 {
+		return Finding{Outcome: Visible, Evidence: strings.Join(append(seen, hidden...), "; ")}
+	}
+	return Finding{Outcome: Denied, Evidence: strings.Join(hidden, "; ") + au.guard(tenancy.GuardHideStatistics)}
 }
 
 // plannerStats: the column statistics ANALYZE gathered from the victim's
@@ -249,10 +314,13 @@ func roleNames(ctx context.Context, au *audit) Finding {
 }
 
 // stall runs the attacker's lock statement in a transaction, then a
-// statement of the victim's on the canary with statement_timeout Wait: a
-// victim cancelled at Wait was stalled.
+// statement of the victim's on the canary with statement_timeout Wait
+// beyond the victim's own lock_timeout: a victim cancelled at Wait was
+// stalled; one failed at its lock_timeout waited as long as that allows.
+// The attacker sets its own idle_in_transaction_session_timeout to 0, as
+// any role may: a guard that sets it is a default, not a bound.
 func (au *audit) stall(ctx context.Context, lock, victimSQL string) Finding {
-	if _, err := au.a.Exec(ctx, "BEGIN; SET LOCAL lock_timeout = '1s'"); err != nil {
+	if _, err := au.a.Exec(ctx, "BEGIN; SET LOCAL lock_timeout = '1s'; SET LOCAL idle_in_transaction_session_timeout = 0"); err != nil {
 		return Finding{Outcome: Denied, Evidence: refused(err)}
 	}
 	defer rollback(au.a)
@@ -261,19 +329,27 @@ func (au *audit) stall(ctx context.Context, lock, victimSQL string) Finding {
 		return Finding{Outcome: Denied, Evidence: refused(err)}
 	}
 	held := tag.String()
-	if _, err := au.v.Exec(ctx, fmt.Sprintf("BEGIN; SET LOCAL statement_timeout = %d", Wait.Milliseconds())); err != nil {
+	// The victim's lock_timeout, its role's default (0: none).
+	var lockTimeout int64
+	if err := au.v.QueryRow(ctx, "SELECT setting::bigint FROM pg_settings WHERE name = 'lock_timeout'").Scan(&lockTimeout); err != nil {
+		return Finding{Outcome: Denied, Evidence: refused(err)}
+	}
+	if _, err := au.v.Exec(ctx, fmt.Sprintf("BEGIN; SET LOCAL statement_timeout = %d", lockTimeout+Wait.Milliseconds())); err != nil {
 		return Finding{Outcome: Denied, Evidence: refused(err)}
 	}
 	defer rollback(au.v)
 	start := time.Now()
 	_, err = au.v.Exec(ctx, victimSQL)
 	took := time.Since(start).Round(time.Millisecond)
-	// query_canceled: it waited until the timeout; lock_not_available:
-	// until a lock_timeout of the victim's role.
-	if code := sqlstate(err); code == "57014" || code == "55P03" {
+	switch code := sqlstate(err); {
+	case code == "57014": // query_canceled: it waited until the timeout
 		return Finding{Outcome: Possible, Evidence: fmt.Sprintf("%s took the lock (%s); %s's statement waited %s and failed (%s)", au.attacker.Tenant, held, au.victim.Tenant, took, code)}
-	}
-	if err != nil {
+	case code == "55P03": // lock_not_available: at the victim's lock_timeout
+		return Finding{Outcome: Possible, Evidence: fmt.Sprintf("%s took the lock (%s); %s's statement waited %s, its lock_timeout %dms%s, and failed (%s): "+
+			"the wait is bounded, the stall is not: %s's statements fail for as long as %s holds the lock, and %s sets its own lock_timeout and "+
+			"idle_in_transaction_session_timeout (user settings) to hold it as long as it likes",
+			au.attacker.Tenant, held, au.victim.Tenant, took, lockTimeout, au.guard(tenancy.GuardLockTimeout), code, au.victim.Tenant, au.attacker.Tenant, au.attacker.Tenant)}
+	case err != nil:
 		return Finding{Outcome: Denied, Evidence: fmt.Sprintf("%s held %s; %s's statement failed without waiting: %s", au.attacker.Tenant, held, au.victim.Tenant, refused(err))}
 	}
 	return Finding{Outcome: Denied, Evidence: fmt.Sprintf("%s held %s; %s's statement did not wait (took %s)", au.attacker.Tenant, held, au.victim.Tenant, took)}
@@ -292,16 +368,21 @@ func rowLocks(ctx context.Context, au *audit) Finding {
 }
 
 // exhaustion: a role with no connection limit below the server's
-// non-reserved slots can take them all.
+// non-reserved slots can take them all. The evidence says too how many
+// slots the tenants' limits add up to: when they fit, every tenant can
+// always open its own.
 func exhaustion(ctx context.Context, au *audit) Finding {
 	if !au.sameServer() {
 		return Finding{Outcome: Denied, Evidence: au.attacker.Tenant + " and " + au.victim.Tenant + " have separate servers"}
 	}
-	var limit, maxConn, reserved int
+	var limit, maxConn, reserved, unlimited int
+	var sum int64
 	err := au.a.QueryRow(ctx, `SELECT rolconnlimit, current_setting('max_connections')::int,
 		current_setting('superuser_reserved_connections')::int
-		+ coalesce(current_setting('reserved_connections', true)::int, 0)
-		FROM pg_roles WHERE rolname = current_user`).Scan(&limit, &maxConn, &reserved)
+		+ coalesce(current_setting('reserved_connections', true)::int, 0),
+		(SELECT count(*) FILTER (WHERE rolconnlimit < 0) FROM pg_roles WHERE rolcanlogin AND NOT rolsuper),
+		(SELECT coalesce(sum(rolconnlimit) FILTER (WHERE rolconnlimit >= 0), 0) FROM pg_roles WHERE rolcanlogin AND NOT rolsuper)
+		FROM pg_roles WHERE rolname = current_user`).Scan(&limit, &maxConn, &reserved, &unlimited, &sum)
 	if err != nil {
 		return Finding{Outcome: Denied, Evidence: refused(err)}
 	}
@@ -310,7 +391,11 @@ func exhaustion(ctx context.Context, au *audit) Finding {
 	if limit < 0 || limit >= slots {
 		return Finding{Outcome: Possible, Evidence: fmt.Sprintf("%s: %s may take all %d slots", ev, au.attacker.Tenant, slots)}
 	}
-	return Finding{Outcome: Denied, Evidence: fmt.Sprintf("%s: %s may take %d of %d slots", ev, au.attacker.Tenant, limit, slots)}
+	fit := fmt.Sprintf("the login roles' limits add up to %d of the %d slots", sum, slots)
+	if unlimited > 0 {
+		fit = fmt.Sprintf("%d login roles have no limit", unlimited)
+	}
+	return Finding{Outcome: Denied, Evidence: fmt.Sprintf("%s: %s may take %d of %d slots%s; %s", ev, au.attacker.Tenant, limit, slots, au.guard(tenancy.GuardConnectionLimit), fit)}
 }
 
 // terminate: the attacker ends a session of the victim's, opened for the
@@ -346,7 +431,7 @@ var deadKept = regexp.MustCompile(`(\d+) are dead but not yet removable|(\d+) de
 // victim updates its rows while the attacker's snapshot is open, then the
 // server's superuser vacuums the victim's table.
 func vacuumHorizon(ctx context.Context, au *audit) Finding {
-	if _, err := au.a.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1"); err != nil {
+	if _, err := au.a.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL idle_in_transaction_session_timeout = 0; SELECT 1"); err != nil {
 		return Finding{Outcome: Denied, Evidence: refused(err)}
 	}
 	defer rollback(au.a)
@@ -384,7 +469,12 @@ func vacuumHorizon(ctx context.Context, au *audit) Finding {
 	case kept < 0:
 		return Finding{Outcome: Denied, Evidence: "VACUUM VERBOSE did not say how many dead rows it kept"}
 	case kept > 0:
-		return Finding{Outcome: Possible, Evidence: fmt.Sprintf("%s's open snapshot kept VACUUM from removing %d of %s's dead rows", au.attacker.Tenant, kept, au.victim.Tenant)}
+		ev := fmt.Sprintf("%s's open snapshot kept VACUUM from removing %d of %s's dead rows", au.attacker.Tenant, kept, au.victim.Tenant)
+		if g := au.guard(tenancy.GuardIdleTransaction); g != "" {
+			ev += "; idle_in_transaction_session_timeout" + g + " ends a careless tenant's idle transaction, not this one's: " +
+				au.attacker.Tenant + " set its own to 0, as any role may, and a busy transaction is not idle"
+		}
+		return Finding{Outcome: Possible, Evidence: ev}
 	}
 	return Finding{Outcome: Denied, Evidence: fmt.Sprintf("VACUUM removed %s's dead rows while %s's snapshot was open", au.victim.Tenant, au.attacker.Tenant)}
 }

@@ -75,6 +75,12 @@ func TestBuildProblems(t *testing.T) {
 		{"workload unknown", "name: t\nworkload: {name: tpcx}\n", "workload.name", "tpcx", "must be one of sales, tpcb, tpcc, tpch; did you mean tpcb?", 2},
 		{"workload far from any", "name: t\nworkload: {name: ycsb}\n", "workload.name", "ycsb", "must be one of sales, tpcb, tpcc, tpch", 2},
 		{"model typo", minimal + "tenancy: {model: [schema, databse]}\n", "tenancy.model[1]", "databse", "; did you mean database?", 3},
+		{"guard typo", minimal + "tenancy: {guards: [connection_limit, lock_timout]}\n", "tenancy.guards[1]", "lock_timout",
+			"must be one of connection_limit, hide_statistics, lock_timeout, idle_transaction_timeout; did you mean lock_timeout?", 3},
+		{"guard unknown", minimal + "tenancy:\n  guards: sandbox\n", "tenancy.guards", "sandbox", "must be one of connection_limit", 4},
+		{"guard twice", minimal + "tenancy: {guards: [hide_statistics, hide_statistics]}\n", "tenancy.guards[1]", "hide_statistics", "listed twice", 3},
+		{"max_connections under connection_limit", "name: t\nsut: {settings: {max_connections: 12}}\ntenancy: {tenants: 2, guards: [connection_limit]}\n" +
+			"workload: {name: tpcb, clients: 3}\n", "sut.settings.max_connections", "12", "needs at least 15", 2},
 		{"engine typo", minimal + "sut: {engine: postgress}\n", "sut.engine", "postgress", "must be one of postgres; did you mean postgres?", 3},
 		{"provider typo", minimal + "sut: {provider: locale}\n", "sut.provider", "locale", "must be one of local; did you mean local?", 3},
 		{"engine unknown", minimal + "sut: {engine: mariadb}\n", "sut.engine", "mariadb", "must be one of postgres", 3},
@@ -299,5 +305,28 @@ func TestIsolationCarried(t *testing.T) {
 	}
 	if p := mustBuild(t, minimal); p.Runs[0].Audits() {
 		t.Error("a spec without tenancy.isolation audits")
+	}
+}
+
+// With connection_limit, every tenant's server has room for each tenant's
+// limit (its clients + tenancy.ConnectionMargin), and the run carries the
+// guards to plan.json.
+func TestGuardsPlanned(t *testing.T) {
+	p := mustBuild(t, "name: t\ntenancy: {model: [schema, instance], tenants: 3, guards: [lock_timeout, connection_limit]}\nworkload: {name: tpcb, clients: 4}\n")
+	for _, r := range p.Runs {
+		if strings.Join(r.Guards, ",") != "lock_timeout,connection_limit" {
+			t.Errorf("run %s: guards %v", r.ID, r.Guards)
+		}
+		per := 3
+		if r.Model == "instance" {
+			per = 1
+		}
+		if want := per*(4+tenancy.ConnectionMargin) + 5; r.Instances[0].MaxConnections != want {
+			t.Errorf("run %s (%s): max_connections %d, want %d", r.ID, r.Model, r.Instances[0].MaxConnections, want)
+		}
+	}
+	plain := mustBuild(t, "name: t\ntenancy: {tenants: 3}\nworkload: {name: tpcb, clients: 4}\n")
+	if r := plain.Runs[0]; r.Guards != nil || r.Instances[0].MaxConnections != 3*4+5 {
+		t.Errorf("no guards: %v, max_connections %d", r.Guards, r.Instances[0].MaxConnections)
 	}
 }

@@ -23,7 +23,7 @@ func (e *execution) isolationAudit(ctx context.Context) error {
 		e.logf("isolation audit: skipped, it needs two tenants and the run has %d", len(e.placements))
 		return nil
 	}
-	fs, err := isolation.Audit(ctx, e.opts.Models[e.run.Model], e.placements[0], e.placements[1])
+	fs, err := isolation.Audit(ctx, e.opts.Models[e.run.Model], e.placements[0], e.placements[1], e.run.Guards)
 	if err != nil {
 		return err
 	}
