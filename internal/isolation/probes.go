@@ -243,6 +243,7 @@ func rowCounts(ctx context.Context, au *audit) Finding {
 // database of the server).
 func activityStats(ctx context.Context, au *audit) Finding {
 	var seen, hidden []string
+	refusals := 0 // what the server refused, rather than had no row of
 	var oid uint32
 	err := au.a.QueryRow(ctx, "SELECT oid FROM pg_class WHERE relname = $1", au.table).Scan(&oid)
 	switch {
@@ -259,12 +260,12 @@ func activityStats(ctx context.Context, au *audit) Finding {
 		case err == pgx.ErrNoRows:
 			hidden = append(hidden, "pg_stat_all_tables has no row of "+au.table)
 		default:
-			hidden = append(hidden, "pg_stat_all_tables: "+refused(err))
+			hidden, refusals = append(hidden, "pg_stat_all_tables: "+refused(err)), refusals+1
 		}
 		if err = au.a.QueryRow(ctx, "SELECT pg_stat_get_tuples_inserted($1)", oid).Scan(&ins); err == nil {
 			seen = append(seen, fmt.Sprintf("pg_stat_get_tuples_inserted(%d) = %d", oid, ins))
 		} else {
-			hidden = append(hidden, "pg_stat_get_tuples_inserted: "+refused(err))
+			hidden, refusals = append(hidden, "pg_stat_get_tuples_inserted: "+refused(err)), refusals+1
 		}
 	}
 	if au.sameServer() && au.victim.Database != au.attacker.Database {
@@ -276,13 +277,17 @@ func activityStats(ctx context.Context, au *audit) Finding {
 		case err == pgx.ErrNoRows:
 			hidden = append(hidden, "pg_stat_database has no row of "+au.victim.Database)
 		default:
-			hidden = append(hidden, "pg_stat_database: "+refused(err))
+			hidden, refusals = append(hidden, "pg_stat_database: "+refused(err)), refusals+1
 		}
 	}
 	if len(seen) > 0 {
 		return Finding{Outcome: Visible, Evidence: strings.Join(append(seen, hidden...), "; ")}
 	}
-	return Finding{Outcome: Denied, Evidence: strings.Join(hidden, "; ") + au.guard(tenancy.GuardHideStatistics)}
+	ev := strings.Join(hidden, "; ")
+	if refusals > 0 {
+		ev += au.guard(tenancy.GuardHideStatistics)
+	}
+	return Finding{Outcome: Denied, Evidence: ev}
 }
 
 // plannerStats: the column statistics ANALYZE gathered from the victim's
