@@ -68,6 +68,7 @@ type audit struct {
 	lo               uint32 // the victim's large object
 	drop             func(ctx context.Context, v *pgx.Conn) error
 	guards           map[string]bool // the tenancy guards the run set
+	owner            *pgx.Conn       // the shared tables' owner, in a model that shares them, else nil
 }
 
 // Audit runs every probe from attacker's role against victim, another
@@ -139,7 +140,7 @@ func (au *audit) plant(ctx context.Context, m tenancy.Model) error {
 		if err != nil {
 			return err
 		}
-		owner = o
+		owner, au.owner = o, o
 		au.drop = func(ctx context.Context, _ *pgx.Conn) error {
 			defer o.Close(context.Background())
 			_, err := o.Exec(ctx, "DROP TABLE IF EXISTS "+au.table)

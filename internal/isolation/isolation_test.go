@@ -125,6 +125,7 @@ func TestSchemaAudit(t *testing.T) {
 		"metadata: table names": Visible, "metadata: row counts": Visible, "metadata: role names": Visible,
 		"metadata: activity statistics": Visible,
 		"metadata: planner statistics":  Denied, // pg_stats checks the column privilege
+		"metadata: planner estimates":   Denied,
 		"lock: LOCK TABLE":              Denied, "lock: row locks": Denied,
 		// One database: an open snapshot holds back every tenant's vacuum.
 		"vacuum: held back by a long transaction": Possible,
@@ -154,7 +155,8 @@ func TestDatabaseAudit(t *testing.T) {
 	want(t, got, reads)
 	want(t, got, map[string]Outcome{
 		"metadata: table names": Denied, "metadata: row counts": Denied, "metadata: planner statistics": Denied,
-		"metadata: role names": Visible, // pg_roles is the server's
+		"metadata: planner estimates": Denied,
+		"metadata: role names":        Visible, // pg_roles is the server's
 		// pg_stat_database is the server's too.
 		"metadata: activity statistics": Visible,
 		"lock: LOCK TABLE":              Denied, "lock: row locks": Denied,
@@ -178,8 +180,9 @@ func TestSharedTableAudit(t *testing.T) {
 	want(t, got, map[string]Outcome{
 		"metadata: table names": Visible, "metadata: row counts": Visible, "metadata: role names": Visible,
 		"metadata: activity statistics": Visible,
-		// pg_stats hides the rows of tables under row-level security.
-		"metadata: planner statistics": Denied,
+		// pg_stats hides the rows of tables under row-level security,
+		// but the planner estimates from them.
+		"metadata: planner statistics": Denied, "metadata: planner estimates": Visible,
 		// Any tenant that may change a shared table may lock it whole.
 		"lock: LOCK TABLE":                        Possible,
 		"lock: row locks":                         Denied, // row-level security: its own rows only
@@ -196,7 +199,7 @@ func TestSharedTableAudit(t *testing.T) {
 	want(t, got, guarded)
 	// No guard prevents the lock: lock_timeout fails the victim's
 	// statement after its wait instead of letting it wait.
-	want(t, got, map[string]Outcome{"lock: LOCK TABLE": Possible, "metadata: planner statistics": Denied})
+	want(t, got, map[string]Outcome{"lock: LOCK TABLE": Possible, "metadata: planner statistics": Denied, "metadata: planner estimates": Visible})
 	wantEvidence(t, got, "lock: LOCK TABLE", "55P03", "lock_timeout 2000ms (guard lock_timeout)", "the stall is not")
 }
 

@@ -37,6 +37,7 @@ var probes = []probe{
 	{"metadata: row counts", rowCounts},
 	{"metadata: activity statistics", activityStats},
 	{"metadata: planner statistics", plannerStats},
+	{"metadata: planner estimates", plannerEstimates},
 	{"metadata: role names", roleNames},
 	{"lock: LOCK TABLE", lockTable},
 	{"lock: row locks", rowLocks},
@@ -305,6 +306,61 @@ func plannerStats(ctx context.Context, au *audit) Finding {
 		return Finding{Outcome: Visible, Evidence: "pg_stats: " + strings.Join(vals, "; ")}
 	}
 	return Finding{Outcome: Denied, Evidence: "pg_stats shows no row of " + au.table}
+}
+
+// ownRows is how many rows of its own the attacker adds to a shared
+// canary for plannerEstimates: enough that the victim's few rows are a
+// small, still estimated, share.
+const ownRows = 100
+
+// plannerEstimates: the planner estimates from statistics of every row of
+// a table, whoever's. On a shared table the attacker adds rows of its own
+// key, the owner analyzes (as autovacuum would), and the attacker's
+// EXPLAIN of its own rows with the victim's value estimates more rows than
+// with a value no tenant holds: the estimate comes from the victim's rows,
+// which row-level security hides from the query and pg_stats hides from
+// view. Where the attacker cannot read the table, EXPLAIN is refused. The
+// attacker's rows are removed again.
+func plannerEstimates(ctx context.Context, au *audit) Finding {
+	if au.owner != nil {
+		own := au.attacker.Index + 1 // the attacker's key, as plant shares it
+		if _, err := au.a.Exec(ctx, fmt.Sprintf("INSERT INTO %s SELECT %d, 'own row' FROM generate_series(1, %d)", au.qualified, own, ownRows)); err != nil {
+			return Finding{Outcome: Denied, Evidence: "adding the attacker's own rows: " + refused(err)}
+		}
+		defer func() { _, _ = au.a.Exec(context.Background(), "DELETE FROM "+au.qualified) }()
+		if _, err := au.owner.Exec(ctx, "ANALYZE "+au.table); err != nil {
+			return Finding{Outcome: Denied, Evidence: "ANALYZE: " + refused(err)}
+		}
+	}
+	estimate := func(value string) (float64, error) {
+		var plan []struct {
+			Plan struct {
+				Rows float64 `json:"Plan Rows"`
+			} `json:"Plan"`
+		}
+		sql := "EXPLAIN (FORMAT JSON) SELECT * FROM " + au.qualified + " WHERE v = '" + strings.ReplaceAll(value, "'", "''") + "'"
+		if err := au.a.QueryRow(ctx, sql).Scan(&plan); err != nil {
+			return 0, err
+		}
+		if len(plan) == 0 {
+			return 0, fmt.Errorf("EXPLAIN returned no plan")
+		}
+		return plan[0].Plan.Rows, nil
+	}
+	secret := "secret of " + au.victim.Tenant
+	theirs, err := estimate(secret)
+	if err != nil {
+		return Finding{Outcome: Denied, Evidence: "EXPLAIN: " + refused(err)}
+	}
+	none, err := estimate("no tenant's value")
+	if err != nil {
+		return Finding{Outcome: Denied, Evidence: "EXPLAIN: " + refused(err)}
+	}
+	ev := fmt.Sprintf("EXPLAIN estimates %.0f rows for v = '%s' and %.0f for a value no tenant holds", theirs, secret, none)
+	if theirs > none {
+		return Finding{Outcome: Visible, Evidence: ev + ": the planner's statistics hold " + au.victim.Tenant + "'s values; no guard makes them per tenant"}
+	}
+	return Finding{Outcome: Denied, Evidence: ev}
 }
 
 func roleNames(ctx context.Context, au *audit) Finding {
