@@ -60,7 +60,7 @@ workload: {name: tpcb, scale: 1, clients: 1, duration: 1s}
 // TestGuardedRuns: with every tenancy guard on, a workload in each model
 // (tpcb in schema; tpcc in shared-table, which holds keyed workloads
 // only; sales in database and tpcb in instance, both cloned from the first
-// tenant) loads, runs and checks with no failed transaction and no lost
+// tenant; tpch's query streams in schema) loads, runs and checks with no failed transaction and no lost
 // connection; the guards are on the tenants' roles (connection limit,
 // timeouts), and on a shared server the audit names the guards that
 // answered.
@@ -68,11 +68,19 @@ func TestGuardedRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL and loads TPC-B and TPC-C")
 	}
-	for _, c := range []struct{ model, workload string }{{"schema", "tpcb"}, {"shared-table", "tpcc"}, {"database", "sales"}, {"instance", "tpcb"}} {
-		t.Run(c.model, func(t *testing.T) {
+	const small = "scale: 1, clients: 2, duration: 2s"
+	for _, c := range []struct{ model, workload string }{
+		{"schema", "name: tpcb, " + small},
+		{"shared-table", "name: tpcc, " + small},
+		{"database", "name: sales, " + small},
+		{"instance", "name: tpcb, " + small},
+		// A query stream each, with the refresh functions.
+		{"schema", "name: tpch, scale: 0.01, clients: 1, duration: 5m, options: {queries: [1, 6], refresh: true}"},
+	} {
+		t.Run(c.model+" "+strings.TrimSuffix(strings.Fields(c.workload)[1], ","), func(t *testing.T) {
 			ex := newExecution(t, fmt.Sprintf(`name: t
 tenancy: {model: %s, tenants: 2, isolation: audit, guards: [connection_limit, hide_statistics, lock_timeout, idle_transaction_timeout]}
-workload: {name: %s, scale: 1, clients: 2, duration: 2s}
+workload: {%s}
 `, c.model, c.workload))
 			out, err := results.Create(filepath.Join(pgtest.TempDir(t), "out"), nil)
 			if err != nil {
@@ -88,7 +96,7 @@ workload: {name: %s, scale: 1, clients: 2, duration: 2s}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := 2 + tenancy.ConnectionMargin; limit != want || !strings.Contains(config, "lock_timeout=2000ms") ||
+			if want := ex.run.TenantList[1].Conns + tenancy.ConnectionMargin; limit != want || !strings.Contains(config, "lock_timeout=2000ms") ||
 				!strings.Contains(config, "idle_in_transaction_session_timeout=60000ms") {
 				t.Errorf("%s: rolconnlimit %d (want %d), settings %s", ex.placements[1].Role, limit, want, config)
 			}
