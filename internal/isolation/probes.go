@@ -327,7 +327,14 @@ func plannerEstimates(ctx context.Context, au *audit) Finding {
 		if _, err := au.a.Exec(ctx, fmt.Sprintf("INSERT INTO %s SELECT %d, 'own row' FROM generate_series(1, %d)", au.qualified, own, ownRows)); err != nil {
 			return Finding{Outcome: Denied, Evidence: "adding the attacker's own rows: " + refused(err)}
 		}
-		defer func() { _, _ = au.a.Exec(context.Background(), "DELETE FROM "+au.qualified) }()
+		defer func() {
+			// Even when the probe's context ended: the canary is dropped
+			// at the end anyway, this keeps the later probes' table as
+			// the plant made it.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, _ = au.a.Exec(ctx, "DELETE FROM "+au.qualified)
+		}()
 		if _, err := au.owner.Exec(ctx, "ANALYZE "+au.table); err != nil {
 			return Finding{Outcome: Denied, Evidence: "ANALYZE: " + refused(err)}
 		}
@@ -407,8 +414,8 @@ func (au *audit) stall(ctx context.Context, lock, victimSQL string) Finding {
 		return Finding{Outcome: Possible, Evidence: fmt.Sprintf("%s took the lock (%s); %s's statement waited %s and failed (%s)", au.attacker.Tenant, held, au.victim.Tenant, took, code)}
 	case code == "55P03": // lock_not_available: at the victim's lock_timeout
 		return Finding{Outcome: Possible, Evidence: fmt.Sprintf("%s took the lock (%s); %s's statement waited %s, its lock_timeout %dms%s, and failed (%s): "+
-			"the wait is bounded, the stall is not: %s's statements fail for as long as %s holds the lock, and %s sets its own lock_timeout and "+
-			"idle_in_transaction_session_timeout (user settings) to hold it as long as it likes",
+			"the wait is bounded, the stall is not: %s's statements fail for as long as %s holds the lock, which %s may hold as long as it likes "+
+			"(idle_in_transaction_session_timeout, like lock_timeout, is a user setting; it set its own to 0)",
 			au.attacker.Tenant, held, au.victim.Tenant, took, lockTimeout, au.guard(tenancy.GuardLockTimeout), code, au.victim.Tenant, au.attacker.Tenant, au.attacker.Tenant)}
 	case err != nil:
 		return Finding{Outcome: Denied, Evidence: fmt.Sprintf("%s held %s; %s's statement failed without waiting: %s", au.attacker.Tenant, held, au.victim.Tenant, refused(err))}

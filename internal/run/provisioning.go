@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strings"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
@@ -94,7 +93,11 @@ func (e *execution) postIngest(ctx context.Context) error {
 	if err := tenancy.SetGuards(ctx, e.run.Guards, e.placements, func(t string) int { return conns[t] }); err != nil {
 		return fmt.Errorf("tenancy guards: %w", err)
 	}
-	e.logf("tenancy guards set: %s", strings.Join(e.run.Guards, ", "))
+	for _, n := range e.run.Guards {
+		if g, ok := tenancy.LookupGuard(n); ok {
+			e.logf("tenancy guard %s: %s", n, g.Doc)
+		}
+	}
 	return nil
 }
 

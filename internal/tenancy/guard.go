@@ -27,8 +27,8 @@ const (
 // ConnectionMargin is how many sessions a tenant's role may hold beyond
 // the connections the plan gives it, under connection_limit: the check
 // phase and the isolation audit open at most two sessions of one tenant at
-// once once its clients have closed, and a client that reconnects may hold
-// a slot for a moment while its old backend exits.
+// a time, after its clients have closed, and a client that reconnects may
+// hold a slot for a moment while its old backend exits.
 const ConnectionMargin = 2
 
 // LockTimeout is the lock_timeout of every tenant's role under the guard
@@ -49,14 +49,14 @@ const IdleTransactionTimeout = time.Minute
 // Guard is one guard: its name and what it does.
 type Guard struct {
 	Name string
-	// Doc says in a line what the guard does, for errors and the plan.
+	// Doc says in a line what the guard does, for the run's log.
 	Doc string
 	// set applies the guard to the tenants of ps, on their servers.
 	set func(ctx context.Context, g guarding) error
 }
 
-// guarding is what a guard is set with: the tenants' placements, the
-// connections each may hold, and the engine's guard SQL.
+// guarding is what a guard is set with: the tenants' placements and the
+// connections the plan gives each.
 type guarding struct {
 	ps    []Placement
 	conns func(tenant string) int
