@@ -24,8 +24,9 @@ func (Engine) ConnectionLimit(role string, n int) []string {
 // they read (pg_stat_get_*), which anyone could otherwise call with a
 // table's oid. It lists them from the catalog so that it covers what each
 // server version has (pg_stat_io from 16 on). The planner's statistics
-// (pg_stats, pg_stats_ext, pg_stats_ext_exprs) are left: they already
-// show a role only the columns it may read, and nothing of a table under
+// (pg_stats, pg_stats_ext) are left: they already show a role only what
+// it may read (pg_stats: the columns it may select; pg_stats_ext: the
+// tables of roles it is a member of) and nothing of a table under
 // row-level security. pg_class (reltuples, relpages) stays readable:
 // taking it would break every client that reads the catalog.
 const hideStatistics = `DO $guard$
