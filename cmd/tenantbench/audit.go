@@ -21,11 +21,13 @@ func auditCmd() *cobra.Command {
 		Long: "audit connects to the instances `run --keep` left up and tries, from the first tenant's\n" +
 			"role, to reach the second tenant: its data by every path (direct, search_path, a view, a\n" +
 			"security definer function, large objects, COPY TO PROGRAM, dblink), its metadata (table\n" +
-			"names, row counts, planner statistics, role names), stalling it with locks, taking every\n" +
-			"connection slot, ending its sessions. It prints each probe's outcome (denied, visible or\n" +
+			"names, row counts, activity and planner statistics, planner estimates, role names),\n" +
+			"stalling it with locks, holding back its vacuum, taking every connection slot, ending its\n" +
+			"sessions. It prints each probe's outcome (denied, visible or\n" +
 			"possible) with the evidence and writes runs/<id>/isolation.csv for the kept run, as a run\n" +
 			"with tenancy.isolation: audit does. What it finds is not an error: exit status 0 unless\n" +
-			"the audit cannot run. It leaves nothing behind on the servers.",
+			"the audit cannot run. It leaves nothing behind on the servers. The guards the run set\n" +
+			"(tenancy.guards, from plan.json) are named in the evidence of the probes they answer.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
@@ -65,7 +67,7 @@ func auditCmd() *cobra.Command {
 			if len(ps) < 2 {
 				return badInput{fmt.Errorf("%s: the audit needs two tenants; %d kept", dir, len(ps))}
 			}
-			found, err := isolation.Audit(cmd.Context(), model, ps[0], ps[1])
+			found, err := isolation.Audit(cmd.Context(), model, ps[0], ps[1], last.Guards)
 			if err != nil {
 				return err
 			}

@@ -13,9 +13,12 @@ import (
 	"github.com/tenantbench/tenantbench/internal/results"
 )
 
-// TestExamplesPlan plans every example: each is a valid spec.
+// TestExamplesPlan plans every example and every benchmark's spec: each
+// is a valid spec.
 func TestExamplesPlan(t *testing.T) {
 	files, _ := filepath.Glob("../../examples/*.yaml")
+	bench, _ := filepath.Glob("../../bench/*/*.yaml")
+	files = append(files, bench...)
 	if len(files) == 0 {
 		t.Fatal("no examples found")
 	}

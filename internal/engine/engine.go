@@ -1,7 +1,7 @@
 // Package engine is the seam between tenantbench and a DBMS: an Engine
 // says what a spec may set for it, what a server of it needs, how to
 // connect and how to class its errors; optional interfaces (Admin,
-// Sharer, DatabaseCopier, Statistics) give the SQL the tenancy models and
+// Guarder, Sharer, DatabaseCopier, Statistics) give the SQL the tenancy models and
 // the monitor run. PostgreSQL (package postgres) is the first engine.
 //
 // An engine's methods take and return plain Go types only, so that an
@@ -97,6 +97,23 @@ type Admin interface {
 	// RenameTenant renames a tenant's role and database (a copied server
 	// handed to another tenant).
 	RenameTenant(fromRole, fromDB, toRole, toDB string) []string
+}
+
+// Guarder is an engine whose server can narrow what one tenant's role can
+// do to the others beyond privileges: the SQL of the tenancy guards
+// (package tenancy owns which guards there are and when they are set).
+// Each method returns the statements to run in order, as the superuser.
+type Guarder interface {
+	// ConnectionLimit lets role hold at most n sessions at once.
+	ConnectionLimit(role string, n int) []string
+	// HideStatistics, run in a database, takes from every role but the
+	// superusers the cumulative statistics of that database's tables,
+	// indexes, functions and of the server's databases: the views and the
+	// functions under them.
+	HideStatistics() []string
+	// RoleSetting makes value the default of parameter for role's
+	// sessions.
+	RoleSetting(role, parameter, value string) []string
 }
 
 // Sharer is an engine that can keep tenants' rows apart in shared tables.

@@ -39,7 +39,16 @@ const (
 	// Possible: the attempt could act on the other tenant (stall it,
 	// take its connection slots, end its sessions).
 	Possible Outcome = "possible"
+	// Untested: the probe could not set up its attempt (the victim's own
+	// session failed): it found nothing either way, and says why.
+	Untested Outcome = "untested"
 )
+
+// Sessions is the most sessions of tenants' roles the audit holds open at
+// once on one server (the attacker's, the victim's, and a second of the
+// victim's that the attacker tries to end): a server's max_connections
+// must leave room for them after the workload (package plan).
+const Sessions = 3
 
 // Finding is one probe's outcome.
 type Finding struct {
@@ -67,6 +76,8 @@ type audit struct {
 	qualified        string // schema-qualified, as the victim names it
 	lo               uint32 // the victim's large object
 	drop             func(ctx context.Context, v *pgx.Conn) error
+	guards           map[string]bool // the tenancy guards the run set
+	owner            *pgx.Conn       // the shared tables' owner, in a model that shares them, else nil
 }
 
 // Audit runs every probe from attacker's role against victim, another
@@ -75,14 +86,19 @@ type audit struct {
 // large object, in the victim's place; in shared tables, a keyed table of
 // the model's own sharing) and drops it before returning. An error means
 // the audit could not run (a tenant could not connect, the canary could
-// not be made), not that a probe found something.
-func Audit(ctx context.Context, m tenancy.Model, attacker, victim tenancy.Placement) (_ []Finding, err error) {
+// not be made), not that a probe found something. guards are the tenancy
+// guards set on the tenants (tenancy.GuardNames): a probe a guard answers
+// names it in its evidence.
+func Audit(ctx context.Context, m tenancy.Model, attacker, victim tenancy.Placement, guards []string) (_ []Finding, err error) {
 	if attacker.Tenant == victim.Tenant {
 		return nil, fmt.Errorf("isolation audit: attacker and victim are the same tenant %s", victim.Tenant)
 	}
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	au := &audit{attacker: attacker, victim: victim, table: "tenantbench_canary_" + victim.Tenant}
+	au := &audit{attacker: attacker, victim: victim, table: "tenantbench_canary_" + victim.Tenant, guards: map[string]bool{}}
+	for _, g := range guards {
+		au.guards[g] = true
+	}
 	if au.v, err = pgx.Connect(ctx, victim.DSN("tcp")); err != nil {
 		return nil, fmt.Errorf("isolation audit: tenant %s: %w", victim.Tenant, err)
 	}
@@ -133,7 +149,7 @@ func (au *audit) plant(ctx context.Context, m tenancy.Model) error {
 		if err != nil {
 			return err
 		}
-		owner = o
+		owner, au.owner = o, o
 		au.drop = func(ctx context.Context, _ *pgx.Conn) error {
 			defer o.Close(context.Background())
 			_, err := o.Exec(ctx, "DROP TABLE IF EXISTS "+au.table)
@@ -195,6 +211,15 @@ func (au *audit) clean() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// guard is " (guard name)" when the guard called name is set, else "":
+// the evidence names the guard that answered a probe.
+func (au *audit) guard(name string) string {
+	if au.guards[name] {
+		return " (guard " + name + ")"
+	}
+	return ""
 }
 
 // sameServer says whether the two tenants share a server.

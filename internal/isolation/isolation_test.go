@@ -25,13 +25,23 @@ func place(t *testing.T, m tenancy.Model) []tenancy.Placement {
 	return ps
 }
 
-// runAudit runs the audit from t01 against t02 and checks it left nothing
-// behind on t02's server: no canary table, no large object, no session
-// of the audit's.
-func runAudit(t *testing.T, m tenancy.Model) map[string]Finding {
+// setGuards sets every guard on the tenants of ps, each planned one
+// connection, and returns the guards' names.
+func setGuards(t *testing.T, ps []tenancy.Placement) []string {
 	t.Helper()
-	ps := place(t, m)
-	fs, err := Audit(context.Background(), m, ps[0], ps[1])
+	all := tenancy.GuardNames()
+	if err := tenancy.SetGuards(context.Background(), all, ps, func(string) int { return 1 }); err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
+
+// runAudit runs the audit from t01 against t02 of ps, with guards set,
+// and checks it left nothing behind on t02's server: no canary table, no
+// large object, no session of the audit's.
+func runAudit(t *testing.T, m tenancy.Model, ps []tenancy.Placement, guards []string) map[string]Finding {
+	t.Helper()
+	fs, err := Audit(context.Background(), m, ps[0], ps[1], guards)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,13 +101,32 @@ var reads = map[string]Outcome{
 	"sessions: terminate": Denied,
 }
 
+// guarded are the outcomes the guards change, in every model where two
+// tenants share a server: connection slots are bounded, the statistics
+// views and functions are refused.
+var guarded = map[string]Outcome{"connections: exhaustion": Denied, "metadata: activity statistics": Denied}
+
+// wantEvidence checks that probe's evidence holds each of parts.
+func wantEvidence(t *testing.T, got map[string]Finding, probe string, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if !strings.Contains(got[probe].Evidence, p) {
+			t.Errorf("%s: evidence %q does not say %q", probe, got[probe].Evidence, p)
+		}
+	}
+}
+
 func TestSchemaAudit(t *testing.T) {
-	got := runAudit(t, tenancy.Schema{})
+	m := tenancy.Schema{}
+	ps := place(t, m)
+	got := runAudit(t, m, ps, nil)
 	want(t, got, reads)
 	want(t, got, map[string]Outcome{
 		"metadata: table names": Visible, "metadata: row counts": Visible, "metadata: role names": Visible,
-		"metadata: planner statistics": Denied, // pg_stats checks the column privilege
-		"lock: LOCK TABLE":             Denied, "lock: row locks": Denied,
+		"metadata: activity statistics": Visible,
+		"metadata: planner statistics":  Denied, // pg_stats checks the column privilege
+		"metadata: planner estimates":   Denied,
+		"lock: LOCK TABLE":              Denied, "lock: row locks": Denied,
 		// One database: an open snapshot holds back every tenant's vacuum.
 		"vacuum: held back by a long transaction": Possible,
 		"connections: exhaustion":                 Possible,
@@ -105,28 +134,55 @@ func TestSchemaAudit(t *testing.T) {
 	if ev := got["read: direct"].Evidence; !strings.HasPrefix(ev, "42501") {
 		t.Errorf("direct read: %q, want permission denied (42501)", ev)
 	}
+
+	setGuards(t, ps) // twice, as on a kept run audited again: no error
+	got = runAudit(t, m, ps, setGuards(t, ps))
+	want(t, got, reads)
+	want(t, got, guarded)
+	// pg_class stays readable: names and reltuples.
+	want(t, got, map[string]Outcome{"metadata: table names": Visible, "metadata: row counts": Visible,
+		"vacuum: held back by a long transaction": Possible})
+	wantEvidence(t, got, "connections: exhaustion", "rolconnlimit 3", "guard connection_limit", "add up to 6 of")
+	wantEvidence(t, got, "metadata: activity statistics", "42501", "guard hide_statistics")
+	wantEvidence(t, got, "metadata: row counts", "pg_class.reltuples 3", "guard hide_statistics", "no guard hides pg_class")
+	wantEvidence(t, got, "vacuum: held back by a long transaction", "guard idle_transaction_timeout")
 }
 
 func TestDatabaseAudit(t *testing.T) {
-	got := runAudit(t, tenancy.Database{})
+	m := tenancy.Database{}
+	ps := place(t, m)
+	got := runAudit(t, m, ps, nil)
 	want(t, got, reads)
 	want(t, got, map[string]Outcome{
 		"metadata: table names": Denied, "metadata: row counts": Denied, "metadata: planner statistics": Denied,
-		"metadata: role names": Visible, // pg_roles is the server's
-		"lock: LOCK TABLE":     Denied, "lock: row locks": Denied,
+		"metadata: planner estimates": Denied,
+		"metadata: role names":        Visible, // pg_roles is the server's
+		// pg_stat_database is the server's too.
+		"metadata: activity statistics": Visible,
+		"lock: LOCK TABLE":              Denied, "lock: row locks": Denied,
 		// The horizon of a database's tables counts its own sessions only.
 		"vacuum: held back by a long transaction": Denied,
 		"connections: exhaustion":                 Possible,
 	})
+	wantEvidence(t, got, "metadata: activity statistics", "pg_stat_database lists t02's database")
+
+	got = runAudit(t, m, ps, setGuards(t, ps))
+	want(t, got, reads)
+	want(t, got, guarded)
+	wantEvidence(t, got, "metadata: activity statistics", "pg_stat_database: 42501", "guard hide_statistics")
 }
 
 func TestSharedTableAudit(t *testing.T) {
-	got := runAudit(t, tenancy.SharedTable{})
+	m := tenancy.SharedTable{}
+	ps := place(t, m)
+	got := runAudit(t, m, ps, nil)
 	want(t, got, reads)
 	want(t, got, map[string]Outcome{
 		"metadata: table names": Visible, "metadata: row counts": Visible, "metadata: role names": Visible,
-		// pg_stats hides the rows of tables under row-level security.
-		"metadata: planner statistics": Denied,
+		"metadata: activity statistics": Visible,
+		// pg_stats hides the rows of tables under row-level security,
+		// but the planner estimates from them.
+		"metadata: planner statistics": Denied, "metadata: planner estimates": Visible,
 		// Any tenant that may change a shared table may lock it whole.
 		"lock: LOCK TABLE":                        Possible,
 		"lock: row locks":                         Denied, // row-level security: its own rows only
@@ -136,13 +192,28 @@ func TestSharedTableAudit(t *testing.T) {
 	if ev := got["read: direct"].Evidence; !strings.HasPrefix(ev, "0 of t02's") {
 		t.Errorf("direct read: %q, want no row of t02's read", ev)
 	}
+	wantEvidence(t, got, "lock: LOCK TABLE", "57014")
+
+	got = runAudit(t, m, ps, setGuards(t, ps))
+	want(t, got, reads)
+	want(t, got, guarded)
+	// No guard prevents the lock: lock_timeout fails the victim's
+	// statement after its wait instead of letting it wait.
+	want(t, got, map[string]Outcome{"lock: LOCK TABLE": Possible, "metadata: planner statistics": Denied, "metadata: planner estimates": Visible})
+	wantEvidence(t, got, "lock: LOCK TABLE", "55P03", "lock_timeout 2000ms (guard lock_timeout)", "the stall is not")
 }
 
 func TestInstanceAudit(t *testing.T) {
-	got := runAudit(t, tenancy.Instance{})
-	for _, f := range got {
-		if f.Outcome != Denied {
-			t.Errorf("%s: %s (%s), want denied: each tenant has its own server", f.Probe, f.Outcome, f.Evidence)
+	m := tenancy.Instance{}
+	ps := place(t, m)
+	check := func(got map[string]Finding, guards []string) {
+		for _, f := range got {
+			if f.Outcome != Denied {
+				t.Errorf("guards %v: %s: %s (%s), want denied: each tenant has its own server", guards, f.Probe, f.Outcome, f.Evidence)
+			}
 		}
 	}
+	check(runAudit(t, m, ps, nil), nil)
+	guards := setGuards(t, ps)
+	check(runAudit(t, m, ps, guards), guards)
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tenantbench/tenantbench/internal/tenancy"
 )
 
 // probe is one attempt from the attacker's role.
@@ -33,7 +35,9 @@ var probes = []probe{
 	{"read: dblink", dblink},
 	{"metadata: table names", tableNames},
 	{"metadata: row counts", rowCounts},
+	{"metadata: activity statistics", activityStats},
 	{"metadata: planner statistics", plannerStats},
+	{"metadata: planner estimates", plannerEstimates},
 	{"metadata: role names", roleNames},
 	{"lock: LOCK TABLE", lockTable},
 	{"lock: row locks", rowLocks},
@@ -203,21 +207,88 @@ func tableNames(ctx context.Context, au *audit) Finding {
 }
 
 // rowCounts: the catalog's and the statistics collector's row counts of
-// the victim's table.
+// the victim's table. The catalog's (pg_class.reltuples, which ANALYZE
+// and VACUUM set) stays readable whatever guard is set: every client reads
+// pg_class, so no guard takes it.
 func rowCounts(ctx context.Context, au *audit) Finding {
 	var reltuples float64
-	var live int64
-	err := au.a.QueryRow(ctx, `SELECT c.reltuples, coalesce(s.n_live_tup, -1) FROM pg_class c
-		LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.relname = $1`, au.table).Scan(&reltuples, &live)
+	err := au.a.QueryRow(ctx, "SELECT reltuples FROM pg_class WHERE relname = $1", au.table).Scan(&reltuples)
 	switch {
 	case err == pgx.ErrNoRows:
 		return Finding{Outcome: Denied, Evidence: "no catalog row for " + au.table}
 	case err != nil:
 		return Finding{Outcome: Denied, Evidence: refused(err)}
-	case reltuples > 0 || live > 0:
-		return Finding{Outcome: Visible, Evidence: fmt.Sprintf("pg_class.reltuples %.0f, pg_stat_user_tables.n_live_tup %d of %s's table", reltuples, live, au.victim.Tenant)}
 	}
-	return Finding{Outcome: Denied, Evidence: fmt.Sprintf("reltuples %.0f, n_live_tup %d", reltuples, live)}
+	var live int64
+	stat := "pg_stat_user_tables.n_live_tup "
+	err = au.a.QueryRow(ctx, "SELECT coalesce(max(s.n_live_tup), -1) FROM pg_stat_user_tables s WHERE s.relname = $1", au.table).Scan(&live)
+	if err != nil {
+		live, stat = -1, stat+"refused: "+refused(err)+au.guard(tenancy.GuardHideStatistics)
+	} else {
+		stat += fmt.Sprint(live)
+	}
+	ev := fmt.Sprintf("pg_class.reltuples %.0f, %s, of %s's table", reltuples, stat, au.victim.Tenant)
+	if reltuples > 0 || live > 0 {
+		if au.guards[tenancy.GuardHideStatistics] {
+			ev += "; no guard hides pg_class"
+		}
+		return Finding{Outcome: Visible, Evidence: ev}
+	}
+	return Finding{Outcome: Denied, Evidence: ev}
+}
+
+// activityStats: the cumulative statistics of the victim's table (scans,
+// rows inserted), through the view and through the function under it
+// that anyone may call with the table's oid, and of the victim's
+// database when it is not the attacker's (pg_stat_database lists every
+// database of the server).
+func activityStats(ctx context.Context, au *audit) Finding {
+	var seen, hidden []string
+	refusals := 0 // what the server refused, rather than had no row of
+	var oid uint32
+	err := au.a.QueryRow(ctx, "SELECT oid FROM pg_class WHERE relname = $1", au.table).Scan(&oid)
+	switch {
+	case err == pgx.ErrNoRows:
+		hidden = append(hidden, "pg_class of the attacker's database has no "+au.table)
+	case err != nil:
+		hidden = append(hidden, "pg_class: "+refused(err))
+	default:
+		var scans, ins int64
+		err = au.a.QueryRow(ctx, "SELECT coalesce(seq_scan, 0), coalesce(n_tup_ins, 0) FROM pg_stat_all_tables WHERE relid = $1", oid).Scan(&scans, &ins)
+		switch {
+		case err == nil:
+			seen = append(seen, fmt.Sprintf("pg_stat_all_tables lists %s's table (seq_scan %d, n_tup_ins %d)", au.victim.Tenant, scans, ins))
+		case err == pgx.ErrNoRows:
+			hidden = append(hidden, "pg_stat_all_tables has no row of "+au.table)
+		default:
+			hidden, refusals = append(hidden, "pg_stat_all_tables: "+refused(err)), refusals+1
+		}
+		if err = au.a.QueryRow(ctx, "SELECT pg_stat_get_tuples_inserted($1)", oid).Scan(&ins); err == nil {
+			seen = append(seen, fmt.Sprintf("pg_stat_get_tuples_inserted(%d) = %d", oid, ins))
+		} else {
+			hidden, refusals = append(hidden, "pg_stat_get_tuples_inserted: "+refused(err)), refusals+1
+		}
+	}
+	if au.sameServer() && au.victim.Database != au.attacker.Database {
+		var commits, ins int64
+		err := au.a.QueryRow(ctx, "SELECT xact_commit, tup_inserted FROM pg_stat_database WHERE datname = $1", au.victim.Database).Scan(&commits, &ins)
+		switch {
+		case err == nil:
+			seen = append(seen, fmt.Sprintf("pg_stat_database lists %s's database (xact_commit %d, tup_inserted %d)", au.victim.Tenant, commits, ins))
+		case err == pgx.ErrNoRows:
+			hidden = append(hidden, "pg_stat_database has no row of "+au.victim.Database)
+		default:
+			hidden, refusals = append(hidden, "pg_stat_database: "+refused(err)), refusals+1
+		}
+	}
+	if len(seen) > 0 {
+		return Finding{Outcome: Visible, Evidence: strings.Join(append(seen, hidden...), "; ")}
+	}
+	ev := strings.Join(hidden, "; ")
+	if refusals > 0 {
+		ev += au.guard(tenancy.GuardHideStatistics)
+	}
+	return Finding{Outcome: Denied, Evidence: ev}
 }
 
 // plannerStats: the column statistics ANALYZE gathered from the victim's
@@ -237,6 +308,68 @@ func plannerStats(ctx context.Context, au *audit) Finding {
 	return Finding{Outcome: Denied, Evidence: "pg_stats shows no row of " + au.table}
 }
 
+// ownRows is how many rows of its own the attacker adds to a shared
+// canary for plannerEstimates: enough that the victim's few rows are a
+// small, still estimated, share.
+const ownRows = 100
+
+// plannerEstimates: the planner estimates from statistics of every row of
+// a table, whoever's. On a shared table the attacker adds rows of its own
+// key, the owner analyzes (as autovacuum would), and the attacker's
+// EXPLAIN of its own rows with the victim's value estimates more rows than
+// with a value no tenant holds: the estimate comes from the victim's rows,
+// which row-level security hides from the query and pg_stats hides from
+// view. Where the attacker cannot read the table, EXPLAIN is refused. The
+// attacker's rows are removed again.
+func plannerEstimates(ctx context.Context, au *audit) Finding {
+	if au.owner != nil {
+		own := au.attacker.Index + 1 // the attacker's key, as plant shares it
+		if _, err := au.a.Exec(ctx, fmt.Sprintf("INSERT INTO %s SELECT %d, 'own row' FROM generate_series(1, %d)", au.qualified, own, ownRows)); err != nil {
+			return Finding{Outcome: Denied, Evidence: "adding the attacker's own rows: " + refused(err)}
+		}
+		defer func() {
+			// Even when the probe's context ended: the canary is dropped
+			// at the end anyway, this keeps the later probes' table as
+			// the plant made it.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, _ = au.a.Exec(ctx, "DELETE FROM "+au.qualified)
+		}()
+		if _, err := au.owner.Exec(ctx, "ANALYZE "+au.table); err != nil {
+			return Finding{Outcome: Denied, Evidence: "ANALYZE: " + refused(err)}
+		}
+	}
+	estimate := func(value string) (float64, error) {
+		var plan []struct {
+			Plan struct {
+				Rows float64 `json:"Plan Rows"`
+			} `json:"Plan"`
+		}
+		sql := "EXPLAIN (FORMAT JSON) SELECT * FROM " + au.qualified + " WHERE v = '" + strings.ReplaceAll(value, "'", "''") + "'"
+		if err := au.a.QueryRow(ctx, sql).Scan(&plan); err != nil {
+			return 0, err
+		}
+		if len(plan) == 0 {
+			return 0, fmt.Errorf("EXPLAIN returned no plan")
+		}
+		return plan[0].Plan.Rows, nil
+	}
+	secret := "secret of " + au.victim.Tenant
+	theirs, err := estimate(secret)
+	if err != nil {
+		return Finding{Outcome: Denied, Evidence: "EXPLAIN: " + refused(err)}
+	}
+	none, err := estimate("no tenant's value")
+	if err != nil {
+		return Finding{Outcome: Denied, Evidence: "EXPLAIN: " + refused(err)}
+	}
+	ev := fmt.Sprintf("EXPLAIN estimates %.0f rows for v = '%s' and %.0f for a value no tenant holds", theirs, secret, none)
+	if theirs > none {
+		return Finding{Outcome: Visible, Evidence: ev + ": the planner's statistics hold " + au.victim.Tenant + "'s values; no guard makes them per tenant"}
+	}
+	return Finding{Outcome: Denied, Evidence: ev}
+}
+
 func roleNames(ctx context.Context, au *audit) Finding {
 	var n int
 	if err := au.a.QueryRow(ctx, "SELECT count(*) FROM pg_roles WHERE rolname = $1", au.victim.Role).Scan(&n); err != nil {
@@ -249,10 +382,13 @@ func roleNames(ctx context.Context, au *audit) Finding {
 }
 
 // stall runs the attacker's lock statement in a transaction, then a
-// statement of the victim's on the canary with statement_timeout Wait: a
-// victim cancelled at Wait was stalled.
+// statement of the victim's on the canary with statement_timeout Wait
+// beyond the victim's own lock_timeout: a victim cancelled at Wait was
+// stalled; one failed at its lock_timeout waited as long as that allows.
+// The attacker sets its own idle_in_transaction_session_timeout to 0, as
+// any role may: a guard that sets it is a default, not a bound.
 func (au *audit) stall(ctx context.Context, lock, victimSQL string) Finding {
-	if _, err := au.a.Exec(ctx, "BEGIN; SET LOCAL lock_timeout = '1s'"); err != nil {
+	if _, err := au.a.Exec(ctx, "BEGIN; SET LOCAL lock_timeout = '1s'; SET LOCAL idle_in_transaction_session_timeout = 0"); err != nil {
 		return Finding{Outcome: Denied, Evidence: refused(err)}
 	}
 	defer rollback(au.a)
@@ -261,19 +397,27 @@ func (au *audit) stall(ctx context.Context, lock, victimSQL string) Finding {
 		return Finding{Outcome: Denied, Evidence: refused(err)}
 	}
 	held := tag.String()
-	if _, err := au.v.Exec(ctx, fmt.Sprintf("BEGIN; SET LOCAL statement_timeout = %d", Wait.Milliseconds())); err != nil {
+	// The victim's lock_timeout, its role's default (0: none).
+	var lockTimeout int64
+	if err := au.v.QueryRow(ctx, "SELECT setting::bigint FROM pg_settings WHERE name = 'lock_timeout'").Scan(&lockTimeout); err != nil {
+		return Finding{Outcome: Denied, Evidence: refused(err)}
+	}
+	if _, err := au.v.Exec(ctx, fmt.Sprintf("BEGIN; SET LOCAL statement_timeout = %d", lockTimeout+Wait.Milliseconds())); err != nil {
 		return Finding{Outcome: Denied, Evidence: refused(err)}
 	}
 	defer rollback(au.v)
 	start := time.Now()
 	_, err = au.v.Exec(ctx, victimSQL)
 	took := time.Since(start).Round(time.Millisecond)
-	// query_canceled: it waited until the timeout; lock_not_available:
-	// until a lock_timeout of the victim's role.
-	if code := sqlstate(err); code == "57014" || code == "55P03" {
+	switch code := sqlstate(err); {
+	case code == "57014": // query_canceled: it waited until the timeout
 		return Finding{Outcome: Possible, Evidence: fmt.Sprintf("%s took the lock (%s); %s's statement waited %s and failed (%s)", au.attacker.Tenant, held, au.victim.Tenant, took, code)}
-	}
-	if err != nil {
+	case code == "55P03": // lock_not_available: at the victim's lock_timeout
+		return Finding{Outcome: Possible, Evidence: fmt.Sprintf("%s took the lock (%s); %s's statement waited %s, its lock_timeout %dms%s, and failed (%s): "+
+			"the wait is bounded, the stall is not: %s's statements fail for as long as %s holds the lock, which %s may hold as long as it likes "+
+			"(idle_in_transaction_session_timeout, like lock_timeout, is a user setting; it set its own to 0)",
+			au.attacker.Tenant, held, au.victim.Tenant, took, lockTimeout, au.guard(tenancy.GuardLockTimeout), code, au.victim.Tenant, au.attacker.Tenant, au.attacker.Tenant)}
+	case err != nil:
 		return Finding{Outcome: Denied, Evidence: fmt.Sprintf("%s held %s; %s's statement failed without waiting: %s", au.attacker.Tenant, held, au.victim.Tenant, refused(err))}
 	}
 	return Finding{Outcome: Denied, Evidence: fmt.Sprintf("%s held %s; %s's statement did not wait (took %s)", au.attacker.Tenant, held, au.victim.Tenant, took)}
@@ -292,16 +436,21 @@ func rowLocks(ctx context.Context, au *audit) Finding {
 }
 
 // exhaustion: a role with no connection limit below the server's
-// non-reserved slots can take them all.
+// non-reserved slots can take them all. The evidence says too how many
+// slots the tenants' limits add up to: when they fit, every tenant can
+// always open its own.
 func exhaustion(ctx context.Context, au *audit) Finding {
 	if !au.sameServer() {
 		return Finding{Outcome: Denied, Evidence: au.attacker.Tenant + " and " + au.victim.Tenant + " have separate servers"}
 	}
-	var limit, maxConn, reserved int
+	var limit, maxConn, reserved, unlimited int
+	var sum int64
 	err := au.a.QueryRow(ctx, `SELECT rolconnlimit, current_setting('max_connections')::int,
 		current_setting('superuser_reserved_connections')::int
-		+ coalesce(current_setting('reserved_connections', true)::int, 0)
-		FROM pg_roles WHERE rolname = current_user`).Scan(&limit, &maxConn, &reserved)
+		+ coalesce(current_setting('reserved_connections', true)::int, 0),
+		(SELECT count(*) FILTER (WHERE rolconnlimit < 0) FROM pg_roles WHERE rolcanlogin AND NOT rolsuper),
+		(SELECT coalesce(sum(rolconnlimit) FILTER (WHERE rolconnlimit >= 0), 0) FROM pg_roles WHERE rolcanlogin AND NOT rolsuper)
+		FROM pg_roles WHERE rolname = current_user`).Scan(&limit, &maxConn, &reserved, &unlimited, &sum)
 	if err != nil {
 		return Finding{Outcome: Denied, Evidence: refused(err)}
 	}
@@ -310,7 +459,11 @@ func exhaustion(ctx context.Context, au *audit) Finding {
 	if limit < 0 || limit >= slots {
 		return Finding{Outcome: Possible, Evidence: fmt.Sprintf("%s: %s may take all %d slots", ev, au.attacker.Tenant, slots)}
 	}
-	return Finding{Outcome: Denied, Evidence: fmt.Sprintf("%s: %s may take %d of %d slots", ev, au.attacker.Tenant, limit, slots)}
+	fit := fmt.Sprintf("the login roles' limits add up to %d of the %d slots", sum, slots)
+	if unlimited > 0 {
+		fit = fmt.Sprintf("%d login roles have no limit", unlimited)
+	}
+	return Finding{Outcome: Denied, Evidence: fmt.Sprintf("%s: %s may take %d of %d slots%s; %s", ev, au.attacker.Tenant, limit, slots, au.guard(tenancy.GuardConnectionLimit), fit)}
 }
 
 // terminate: the attacker ends a session of the victim's, opened for the
@@ -318,12 +471,12 @@ func exhaustion(ctx context.Context, au *audit) Finding {
 func terminate(ctx context.Context, au *audit) Finding {
 	vc, err := pgx.Connect(ctx, au.victim.DSN("tcp"))
 	if err != nil {
-		return Finding{Outcome: Denied, Evidence: "the victim's session: " + err.Error()}
+		return Finding{Outcome: Untested, Evidence: "the victim's session: " + err.Error()}
 	}
 	defer vc.Close(context.Background())
 	var pid uint32
 	if err := vc.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
-		return Finding{Outcome: Denied, Evidence: "the victim's session: " + err.Error()}
+		return Finding{Outcome: Untested, Evidence: "the victim's session: " + err.Error()}
 	}
 	var ended bool
 	if err := au.a.QueryRow(ctx, "SELECT pg_terminate_backend($1)", pid).Scan(&ended); err != nil {
@@ -346,12 +499,12 @@ var deadKept = regexp.MustCompile(`(\d+) are dead but not yet removable|(\d+) de
 // victim updates its rows while the attacker's snapshot is open, then the
 // server's superuser vacuums the victim's table.
 func vacuumHorizon(ctx context.Context, au *audit) Finding {
-	if _, err := au.a.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1"); err != nil {
+	if _, err := au.a.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL idle_in_transaction_session_timeout = 0; SELECT 1"); err != nil {
 		return Finding{Outcome: Denied, Evidence: refused(err)}
 	}
 	defer rollback(au.a)
 	if _, err := au.v.Exec(ctx, "UPDATE "+au.table+" SET v = v"); err != nil {
-		return Finding{Outcome: Denied, Evidence: "the victim's update: " + refused(err)}
+		return Finding{Outcome: Untested, Evidence: "the victim's update: " + refused(err)}
 	}
 	cfg, err := pgx.ParseConfig(au.victim.Instance.AdminDSN(au.victim.Database))
 	if err != nil {
@@ -384,7 +537,12 @@ func vacuumHorizon(ctx context.Context, au *audit) Finding {
 	case kept < 0:
 		return Finding{Outcome: Denied, Evidence: "VACUUM VERBOSE did not say how many dead rows it kept"}
 	case kept > 0:
-		return Finding{Outcome: Possible, Evidence: fmt.Sprintf("%s's open snapshot kept VACUUM from removing %d of %s's dead rows", au.attacker.Tenant, kept, au.victim.Tenant)}
+		ev := fmt.Sprintf("%s's open snapshot kept VACUUM from removing %d of %s's dead rows", au.attacker.Tenant, kept, au.victim.Tenant)
+		if g := au.guard(tenancy.GuardIdleTransaction); g != "" {
+			ev += "; idle_in_transaction_session_timeout" + g + " ends a careless tenant's idle transaction, not this one's: " +
+				au.attacker.Tenant + " set its own to 0, as any role may, and a busy transaction is not idle"
+		}
+		return Finding{Outcome: Possible, Evidence: ev}
 	}
 	return Finding{Outcome: Denied, Evidence: fmt.Sprintf("VACUUM removed %s's dead rows while %s's snapshot was open", au.victim.Tenant, au.attacker.Tenant)}
 }

@@ -100,6 +100,7 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, [
 	more = append(more, checkProbe(s, regs)...)
 	_, bad := interfere.Parse(&s.Interference)
 	more = append(more, bad...)
+	more = append(more, checkGuards(s)...)
 	return eng, append(more, checkMemory(s, regs, m)...)
 }
 
@@ -153,7 +154,8 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Pl
 func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) (Run, error) {
 	model := regs.Models[sr.Model]
 	r := Run{Run: *sr, Workload: s.Workload.Name, WarmupS: s.Workload.Warmup.D().Seconds(),
-		DurationS: s.Workload.Duration.D().Seconds(), Transport: s.SUT.Transport, Isolation: s.Tenancy.Isolation}
+		DurationS: s.Workload.Duration.D().Seconds(), Transport: s.SUT.Transport, Isolation: s.Tenancy.Isolation,
+		Guards: s.Tenancy.Guards}
 	st := provision.Choose(model, s.Workload.Provision, sr.Tenants, regs.Providers[s.SUT.Provider].Clones)
 	r.Provisioning, r.Provision = st.Name(), spec.ProvisionLoad
 	if st.Clones() {
@@ -187,8 +189,8 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) 
 	}
 	per := perServer(model, sr.Tenants)
 	for k := range n {
-		in := Instance{Name: "shared", CPUs: cpus, MemoryBytes: mem,
-			MaxConnections: per*sr.Clients + eng.ConnectionReserve()}
+		in := Instance{Name: "shared", CPUs: cpus, MemoryBytes: mem, MaxConnections: neededConnections(model, eng,
+			s.Tenancy.Guards, sr.Tenants, sr.Clients, s.Tenancy.Isolation == spec.IsolationAudit)}
 		if n > 1 {
 			in.Name = names[k]
 		}

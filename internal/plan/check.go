@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/isolation"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
@@ -28,9 +29,33 @@ func perServer(m tenancy.Model, tenants int) int {
 // neededConnections is the least max_connections one server of a run
 // needs: the clients of the tenants it holds plus the connections the
 // engine reserves. It counts clients as every connection a tenant opens at
-// once, ingest included: whoever loads data must stay within that.
-func neededConnections(m tenancy.Model, eng engine.Engine, tenants, clients int) int {
-	return perServer(m, tenants)*clients + eng.ConnectionReserve()
+// once, ingest included: whoever loads data must stay within that. The
+// isolation audit (audit) runs after the workload, with the tenants' own
+// sessions (isolation.Sessions at most at once on a server).
+func neededConnections(m tenancy.Model, eng engine.Engine, guards []string, tenants, clients int, audit bool) int {
+	n := perServer(m, tenants) * tenancy.GuardedConns(guards, clients)
+	if audit {
+		n = max(n, isolation.Sessions)
+	}
+	return n + eng.ConnectionReserve()
+}
+
+// checkGuards checks tenancy.guards against the guards tenancy has: each
+// known, none twice.
+func checkGuards(s *spec.Spec) []spec.Problem {
+	var out []spec.Problem
+	seen := map[string]bool{}
+	for i, name := range s.Tenancy.Guards {
+		path := spec.Index("tenancy.guards", i)
+		switch _, ok := tenancy.LookupGuard(name); {
+		case !ok:
+			out = append(out, spec.Problem{Path: path, Value: spec.Shown(name), Allowed: spec.OneOf(name, tenancy.GuardNames())})
+		case seen[name]:
+			out = append(out, spec.Problem{Path: path, Value: spec.Shown(name), Allowed: "is listed twice; list each guard once"})
+		}
+		seen[name] = true
+	}
+	return out
 }
 
 // checkModels checks every tenancy.model against the registry, and that
@@ -149,7 +174,7 @@ func checkConnections(s *spec.Spec, regs Registries, eng engine.Engine) []spec.P
 					// With a schedule, a pattern or an open load, the run's
 					// connections per tenant come from the load.
 					for _, conns := range s.Conns(t, cl) {
-						if n := neededConnections(m, eng, t, conns); n > need {
+						if n := neededConnections(m, eng, s.Tenancy.Guards, t, conns, s.Tenancy.Isolation == spec.IsolationAudit); n > need {
 							need, at = n, fmt.Sprintf("model %s with %d tenants x %d clients", name, t, conns)
 						}
 					}
@@ -158,6 +183,9 @@ func checkConnections(s *spec.Spec, regs Registries, eng engine.Engine) []spec.P
 		}
 		if c.Name != "" {
 			at = "case " + c.Name + ", " + at
+		}
+		if g := tenancy.GuardedConns(s.Tenancy.Guards, 0); g > 0 {
+			at += fmt.Sprintf(", each tenant's CONNECTION LIMIT %d above its clients (tenancy.guards: %s)", g, tenancy.GuardConnectionLimit)
 		}
 		for i, val := range values {
 			path := spec.Index(base, i)

@@ -148,6 +148,9 @@ type Run struct {
 	// Isolation is tenancy.isolation: spec.IsolationAudit runs the
 	// isolation audit in the check phase; "" or spec.IsolationOff do not.
 	Isolation string `json:"isolation,omitempty"`
+	// Guards are tenancy.guards: the guards the run sets on its tenants
+	// after loading them (tenancy.SetGuards), none when empty.
+	Guards []string `json:"guards,omitempty"`
 }
 
 // Audits says whether the run's check phase runs the isolation audit.
@@ -161,7 +164,8 @@ type Instance struct {
 	// MemoryBytes is the memory limit, 0 for none.
 	MemoryBytes int64 `json:"memory_bytes"`
 	// MaxConnections is the least max_connections the server needs: the
-	// clients of its tenants plus the connections the engine reserves.
+	// clients of its tenants (under the guard connection_limit, each
+	// tenant's limit) plus the connections the engine reserves.
 	MaxConnections int `json:"max_connections"`
 }
 

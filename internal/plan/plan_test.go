@@ -2,12 +2,15 @@ package plan
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/isolation"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
@@ -75,6 +78,12 @@ func TestBuildProblems(t *testing.T) {
 		{"workload unknown", "name: t\nworkload: {name: tpcx}\n", "workload.name", "tpcx", "must be one of sales, tpcb, tpcc, tpch; did you mean tpcb?", 2},
 		{"workload far from any", "name: t\nworkload: {name: ycsb}\n", "workload.name", "ycsb", "must be one of sales, tpcb, tpcc, tpch", 2},
 		{"model typo", minimal + "tenancy: {model: [schema, databse]}\n", "tenancy.model[1]", "databse", "; did you mean database?", 3},
+		{"guard typo", minimal + "tenancy: {guards: [connection_limit, lock_timout]}\n", "tenancy.guards[1]", "lock_timout",
+			"must be one of connection_limit, hide_statistics, lock_timeout, idle_transaction_timeout; did you mean lock_timeout?", 3},
+		{"guard unknown", minimal + "tenancy:\n  guards: sandbox\n", "tenancy.guards", "sandbox", "must be one of connection_limit", 4},
+		{"guard twice", minimal + "tenancy: {guards: [hide_statistics, hide_statistics]}\n", "tenancy.guards[1]", "hide_statistics", "listed twice", 3},
+		{"max_connections under connection_limit", "name: t\nsut: {settings: {max_connections: 12}}\ntenancy: {tenants: 2, guards: [connection_limit]}\n" +
+			"workload: {name: tpcb, clients: 3}\n", "sut.settings.max_connections", "12", "needs at least 15", 2},
 		{"engine typo", minimal + "sut: {engine: postgress}\n", "sut.engine", "postgress", "must be one of postgres; did you mean postgres?", 3},
 		{"provider typo", minimal + "sut: {provider: locale}\n", "sut.provider", "locale", "must be one of local; did you mean local?", 3},
 		{"engine unknown", minimal + "sut: {engine: mariadb}\n", "sut.engine", "mariadb", "must be one of postgres", 3},
@@ -299,5 +308,47 @@ func TestIsolationCarried(t *testing.T) {
 	}
 	if p := mustBuild(t, minimal); p.Runs[0].Audits() {
 		t.Error("a spec without tenancy.isolation audits")
+	}
+}
+
+// With connection_limit, every tenant's server has room for each tenant's
+// limit (its clients + tenancy.ConnectionMargin), and the run carries the
+// guards to plan.json.
+func TestGuardsPlanned(t *testing.T) {
+	p := mustBuild(t, "name: t\ntenancy: {model: [schema, instance], tenants: 3, guards: [lock_timeout, connection_limit]}\nworkload: {name: tpcb, clients: 4}\n")
+	for _, r := range p.Runs {
+		if strings.Join(r.Guards, ",") != "lock_timeout,connection_limit" {
+			t.Errorf("run %s: guards %v", r.ID, r.Guards)
+		}
+		per := 3
+		if r.Model == "instance" {
+			per = 1
+		}
+		if want := per*(4+tenancy.ConnectionMargin) + 5; r.Instances[0].MaxConnections != want {
+			t.Errorf("run %s (%s): max_connections %d, want %d", r.ID, r.Model, r.Instances[0].MaxConnections, want)
+		}
+	}
+	plain := mustBuild(t, "name: t\ntenancy: {tenants: 3}\nworkload: {name: tpcb, clients: 4}\n")
+	if r := plain.Runs[0]; r.Guards != nil || r.Instances[0].MaxConnections != 3*4+5 {
+		t.Errorf("no guards: %v, max_connections %d", r.Guards, r.Instances[0].MaxConnections)
+	}
+}
+
+// TestAuditLeavesRoom: the isolation audit holds isolation.Sessions of the
+// tenants' sessions at once on a server, so a run whose tenants have fewer
+// connections than that gets a max_connections with room for them.
+func TestAuditLeavesRoom(t *testing.T) {
+	const src = "name: t\ntenancy: {model: [schema, instance], tenants: 2%s}\nworkload: {name: tpcb, clients: 1}\n"
+	reserve := engine.Builtin()["postgres"].ConnectionReserve()
+	plain, audited := mustBuild(t, fmt.Sprintf(src, "")), mustBuild(t, fmt.Sprintf(src, ", isolation: audit"))
+	for i, r := range audited.Runs {
+		for j, in := range r.Instances {
+			if in.MaxConnections != isolation.Sessions+reserve {
+				t.Errorf("%s %s: max_connections %d with the audit, want %d", r.Model, in.Name, in.MaxConnections, isolation.Sessions+reserve)
+			}
+			if was := plain.Runs[i].Instances[j].MaxConnections; was >= isolation.Sessions+reserve {
+				t.Errorf("%s %s: max_connections %d without the audit: the test shows nothing", r.Model, in.Name, was)
+			}
+		}
 	}
 }

@@ -7,13 +7,18 @@ import (
 )
 
 // isolationTable lists, per probe, the outcome of the isolation audit in
-// each model: from the first run of the model (in plan order) that has
-// runs/<id>/isolation.csv. Nil when no run has one.
+// each model and set of tenancy guards: from the first run of the model
+// with those guards (in plan order) that has runs/<id>/isolation.csv, so
+// that a model's outcomes with and without guards stand side by side. Nil
+// when no run has one.
 func (e *experiment) isolationTable() *table {
 	var models, probes, ids []string
 	cell := map[[2]string]string{} // probe, model -> outcome
 	for _, r := range e.runs {
 		id, model := r.row.RunID, r.row.Model
+		if pr := e.planRun(id); pr != nil && len(pr.Guards) > 0 {
+			model += " (guards: " + strings.Join(pr.Guards, ", ") + ")"
+		}
 		if !e.dir.HasRunFile(id, results.IsolationFile) || contains(models, model) {
 			continue
 		}
@@ -42,7 +47,8 @@ func (e *experiment) isolationTable() *table {
 	t := newTable("Isolation audit (isolation.csv)", append([]string{"probe"}, models...)...)
 	t.Note = "From one tenant's role against another tenant of the same run: denied, visible (the other tenant's data or " +
 		"metadata was seen) or possible (the other tenant could be stalled, crowded out or disconnected). Some are " +
-		"properties of a model rather than faults. Each model's column is from its first run with the audit (" +
+		"properties of a model rather than faults. A column names the tenancy guards that were on (tenancy.guards); " +
+		"one that names none had none. Each column is from the first run of its model and guards with the audit (" +
 		strings.Join(ids, ", ") + "), whose isolation.csv holds the evidence. –: not probed."
 	for _, p := range probes {
 		row := []string{p}

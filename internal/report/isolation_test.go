@@ -48,4 +48,13 @@ func TestIsolationTable(t *testing.T) {
 	if html := readFile(t, filepath.Join(path, Subdir, "report.html")); !strings.Contains(html, `<section id="isolation">`) {
 		t.Error("report.html has no isolation section")
 	}
+
+	// The same runs, planned with guards: each column names them, from
+	// plan.json.
+	writePlan(t, path, strings.Replace(synthSpec, "  tenants: [1, 2]\n", "  tenants: [1, 2]\n  guards: [connection_limit, lock_timeout]\n", 1))
+	must(t, Write(path))
+	md = readFile(t, filepath.Join(path, Subdir, "summary.md"))
+	if want := "| probe | schema (guards: connection_limit, lock_timeout) | database (guards: connection_limit, lock_timeout) |"; !strings.Contains(md, want) {
+		t.Errorf("isolation table lacks %q:\n%s", want, md[strings.Index(md, "## Isolation audit\n"):])
+	}
 }

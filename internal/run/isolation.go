@@ -23,7 +23,7 @@ func (e *execution) isolationAudit(ctx context.Context) error {
 		e.logf("isolation audit: skipped, it needs two tenants and the run has %d", len(e.placements))
 		return nil
 	}
-	fs, err := isolation.Audit(ctx, e.opts.Models[e.run.Model], e.placements[0], e.placements[1])
+	fs, err := isolation.Audit(ctx, e.opts.Models[e.run.Model], e.placements[0], e.placements[1], e.run.Guards)
 	if err != nil {
 		return err
 	}
@@ -53,6 +53,9 @@ func Tally(fs []isolation.Finding) string {
 		}
 	}
 	line := fmt.Sprintf("%d probes: %d denied, %d visible, %d possible", len(fs), n[isolation.Denied], n[isolation.Visible], n[isolation.Possible])
+	if u := n[isolation.Untested]; u > 0 {
+		line += fmt.Sprintf(", %d untested", u)
+	}
 	if len(visible) > 0 {
 		line += " (" + strings.Join(visible, ", ") + ")"
 	}

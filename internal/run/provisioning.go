@@ -76,8 +76,29 @@ func (e *execution) ingest(ctx context.Context) error {
 	return e.provisionPhase(ctx, provision.Strategy.Ingest)
 }
 
+// postIngest ends with the run's tenancy guards, once every tenant is
+// placed and loaded whatever the strategy: they bound the workload, the
+// check and the isolation audit, not tenantbench's loading.
 func (e *execution) postIngest(ctx context.Context) error {
-	return e.provisionPhase(ctx, provision.Strategy.PostIngest)
+	if err := e.provisionPhase(ctx, provision.Strategy.PostIngest); err != nil {
+		return err
+	}
+	if len(e.run.Guards) == 0 {
+		return nil
+	}
+	conns := map[string]int{}
+	for _, t := range e.run.TenantList {
+		conns[t.Name] = t.Conns
+	}
+	if err := tenancy.SetGuards(ctx, e.run.Guards, e.placements, func(t string) int { return conns[t] }); err != nil {
+		return fmt.Errorf("tenancy guards: %w", err)
+	}
+	for _, n := range e.run.Guards {
+		if g, ok := tenancy.LookupGuard(n); ok {
+			e.logf("tenancy guard %s: %s", n, g.Doc)
+		}
+	}
+	return nil
 }
 
 // instanceSpecs are the servers the run's model needs, with their limits.

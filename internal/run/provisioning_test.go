@@ -19,6 +19,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/workload/sales"
 	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
 	"github.com/tenantbench/tenantbench/internal/workload/tpcc"
+	"github.com/tenantbench/tenantbench/internal/workload/tpch"
 )
 
 // testLog sends a run's log lines to the test's.
@@ -37,6 +38,7 @@ func newExecution(t *testing.T, yaml string) *execution {
 	reg.Add(tpcb.Factory())
 	reg.Add(sales.Factory())
 	reg.Add(tpcc.Factory())
+	reg.Add(tpch.Factory())
 	p, problems := plan.BuildBytes([]byte(yaml), plan.Builtin(reg))
 	if len(problems) > 0 {
 		t.Fatal(problems)

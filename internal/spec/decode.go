@@ -328,6 +328,8 @@ func (d *Decoder) tenancy(n *yaml.Node, path string, t *Tenancy) {
 		{"model", func(n *yaml.Node, p string) { values(d, n, p, ReadText, modelRule, (*[]string)(&t.Model)) }},
 		{"tenants", func(n *yaml.Node, p string) { values(d, n, p, ReadInt, tenantsRule, (*[]int)(&t.Tenants)) }},
 		{"isolation", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &t.Isolation) }},
+		// The names are tenancy's: the plan checks them.
+		{"guards", func(n *yaml.Node, p string) { values(d, n, p, ReadText, nil, &t.Guards) }},
 	})
 
 }

@@ -76,6 +76,10 @@ type Tenancy struct {
 	// Isolation is IsolationAudit to run the isolation audit in every
 	// run's check phase (package isolation), or "" / IsolationOff.
 	Isolation string `yaml:"isolation,omitempty"`
+	// Guards are the tenancy guards every run sets on its tenants
+	// (package tenancy: GuardNames), none by default. Not a matrix
+	// dimension; the plan checks the names.
+	Guards []string `yaml:"guards,omitempty"`
 }
 
 // The values of tenancy.isolation.

@@ -46,6 +46,11 @@ func (p *Plan) WriteTable(w io.Writer) error {
 			return err
 		}
 	}
+	if len(s.Tenancy.Guards) > 0 {
+		if _, err := fmt.Fprintf(w, "tenancy guards: %s (set after post-ingest)\n", strings.Join(s.Tenancy.Guards, ", ")); err != nil {
+			return err
+		}
+	}
 	rates, patterns := len(s.Workload.rates()) > 1, len(s.Workload.patterns()) > 1
 	// How tenants get their data, when some run clones it.
 	cloned := false
