@@ -84,7 +84,30 @@ func (e *experiment) findings() []finding {
 	}
 	out = append(out, e.growth(mThroughput, "Throughput")...)
 	out = append(out, e.growth(mP99, "p99 latency")...)
+	out = append(out, e.faultFindings()...)
 	return append(out, e.failureFindings()...)
+}
+
+// faultFindings say, per point whose runs injected faults, how long
+// service took to resume and throughput to recover (Zhang et al. 2025,
+// eq. 3-4: results.csv f_score_s and r_score_s, means over the faults).
+func (e *experiment) faultFindings() []finding {
+	f, r := declared("f_score_s", extra("f_score_s")), declared("r_score_s", extra("r_score_s"))
+	var out []finding
+	for _, p := range e.points {
+		fv, rv := values(p.runs, f), values(p.runs, r)
+		if len(fv) == 0 {
+			continue
+		}
+		text := fmt.Sprintf("In %s, service resumed %.2f s after a fault on average (F-Score, %d run(s))", p.label, mean(fv), len(fv))
+		if len(rv) > 0 {
+			text += fmt.Sprintf(", and throughput was back %.2f s after that (R-Score)", mean(rv))
+		} else {
+			text += "; throughput did not recover within the phase (no R-Score)"
+		}
+		out = append(out, finding{text + ".", "trend", []link{{"#interference", "events"}}})
+	}
+	return out
 }
 
 // counterpart is the point like p but with dimension d at value base.

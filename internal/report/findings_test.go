@@ -115,3 +115,15 @@ func TestFindingsPaired(t *testing.T) {
 		t.Errorf("interleaved: want a paired difference:\n%s", text)
 	}
 }
+
+// TestFaultFindings: a point whose runs had faults gets a sentence with
+// the mean F- and R-Score.
+func TestFaultFindings(t *testing.T) {
+	e := synthExperiment(map[string]map[int][]float64{"schema": {2: {100, 110}}}, []string{"schema"}, []int{2})
+	e.runs[0].row.Extra["f_score_s"], e.runs[1].row.Extra["f_score_s"] = 1.5, 2.5
+	e.runs[0].row.Extra["r_score_s"], e.runs[1].row.Extra["r_score_s"] = 4, 6
+	text := findingsText(e.findings())
+	if !strings.Contains(text, "In schema, 2 tenants, service resumed 2.00 s after a fault on average (F-Score, 2 run(s)), and throughput was back 5.00 s after that (R-Score).") {
+		t.Errorf("findings:\n%s", text)
+	}
+}
