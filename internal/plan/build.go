@@ -55,6 +55,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 				more = append(more, spec.Problem{Path: "workload", Allowed: err.Error()})
 			} else {
 				more = append(more, checkMachine(p, eng, m)...)
+				more = append(more, checkClassConnections(p)...)
 			}
 		}
 	}
@@ -95,6 +96,7 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, [
 	})
 	more = append(more, regs.Workloads.Check(&s.Workload)...)
 	more = append(more, checkModels(s, regs)...)
+	more = append(more, checkClasses(s, regs)...)
 	return eng, append(more, checkMemory(s, regs, m)...)
 }
 
@@ -161,8 +163,27 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) 
 		r.Options = string(b)
 	}
 	names := tenancy.TenantNames(sr.Tenants)
-	for _, n := range names {
-		r.TenantList = append(r.TenantList, Tenant{Name: n, Scale: sr.Scale, Conns: sr.Clients})
+	members := s.Members(sr)
+	conns := map[string]int{}
+	for i, n := range names {
+		m := &members[i]
+		t := Tenant{Name: n, Class: m.Name, Scale: m.Scale, Conns: m.Conns, SLA: m.SLA}
+		if m.Class >= 0 {
+			// A class's own workload or options: kept per tenant, so that
+			// plan.json says what each tenant ran.
+			if m.Workload != s.Workload.Name {
+				t.Workload = m.Workload
+			}
+			if m.Options != nil && m.Options.Kind != 0 && m.Options != node {
+				b, err := yaml.Marshal(m.Options)
+				if err != nil {
+					return r, fmt.Errorf("run %s: tenancy.classes options: %w", sr.ID, err)
+				}
+				t.Options = string(b)
+			}
+		}
+		conns[n] = m.Conns
+		r.TenantList = append(r.TenantList, t)
 	}
 	n := model.Instances(sr.Tenants)
 	// Asked of two tenants: with one, every model has one server.
@@ -177,12 +198,21 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) 
 	}
 	per := perServer(model, sr.Tenants)
 	for k := range n {
-		in := Instance{Name: "shared", CPUs: cpus, MemoryBytes: mem,
-			MaxConnections: per*sr.Clients + eng.ConnectionReserve()}
+		in := Instance{Name: "shared", CPUs: cpus, MemoryBytes: mem}
 		if n > 1 {
 			in.Name = names[k]
 		}
 		in.Tenants = names[k*per : min((k+1)*per, len(names))]
+		// The connections of its tenants: per*sr.Clients when they are
+		// alike, their classes' otherwise.
+		need := 0
+		for _, t := range in.Tenants {
+			need += conns[t]
+		}
+		if s.Tenancy.Classes == nil {
+			need = per * sr.Clients
+		}
+		in.MaxConnections = need + eng.ConnectionReserve()
 		r.Instances = append(r.Instances, in)
 	}
 	return r, nil

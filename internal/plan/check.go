@@ -126,6 +126,9 @@ func checkDivide(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Proble
 // most. A case that sets max_connections or clients is checked with its
 // own.
 func checkConnections(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Problem {
+	if s.Tenancy.Classes != nil {
+		return nil // tenants differ: checkClassConnections, on the built plan
+	}
 	var out []spec.Problem
 	for ci, c := range s.CaseList() {
 		values, ok := s.SUT.Settings["max_connections"]

@@ -159,12 +159,20 @@ type Instance struct {
 // Tenant is one tenant of a run.
 type Tenant struct {
 	Name string `json:"name"`
-	// Class is the tenant's class; empty until tenant classes exist.
+	// Class is the tenant's class of tenancy.classes, "" without classes.
 	Class string  `json:"class,omitempty"`
 	Scale float64 `json:"scale"`
 	// Conns is the connections the tenant opens: its clients, or the pool
 	// of an open load.
 	Conns int `json:"conns"`
+	// Workload is the tenant's class's own workload, "" for the run's;
+	// Options its workload.options as YAML when its class changes them,
+	// "" for the run's.
+	Workload string `json:"workload,omitempty"`
+	Options  string `json:"options,omitempty"`
+	// SLA is what the tenant must get (workload.sla, its class's keys
+	// over it); nil for none.
+	SLA *spec.SLA `json:"sla,omitempty"`
 }
 
 // Targets is the load of run r: its shape and every tenant's target over
@@ -186,6 +194,32 @@ func (p *Plan) WorkloadSpec(r *Run) *spec.Workload {
 		w.Options = *r.Run.Options
 	}
 	return &w
+}
+
+// TenantWorkload is what one tenant builds: its workload and scale.
+type TenantWorkload struct {
+	Spec  *spec.Workload
+	Scale float64
+}
+
+// TenantWorkloads are the workloads the tenants of run r build, in order:
+// the run's (WorkloadSpec), or their class's. Only a plan built from a
+// spec has them.
+func (p *Plan) TenantWorkloads(r *Run) []TenantWorkload {
+	w := p.WorkloadSpec(r)
+	out := make([]TenantWorkload, r.Tenants)
+	if p.Spec.Tenancy.Classes == nil {
+		for i := range out {
+			out[i] = TenantWorkload{Spec: w, Scale: r.Scale}
+		}
+		return out
+	}
+	for i, m := range p.Spec.Members(&r.Run) {
+		tw := *w
+		tw.Name, tw.Options = m.Workload, *m.Options
+		out[i] = TenantWorkload{Spec: &tw, Scale: m.Scale}
+	}
+	return out
 }
 
 // OptionsNode is the run's workload.options as a YAML node, for a plan

@@ -19,6 +19,7 @@ type page struct {
 	Results   []*table
 	Failed    *table
 	Isolation *table // nil when no run audited isolation
+	Classes   *table // nil without tenant classes
 	Sections  []section
 	Warnings  []string
 	Generated string
@@ -82,6 +83,7 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 <li><a href="#plan">Plan</a></li>
 <li><a href="#results">Results</a></li>
 <li><a href="#failed">Failed runs</a></li>
+{{if .Classes}}<li><a href="#classes">Tenant classes</a></li>{{end}}
 {{if .Isolation}}<li><a href="#isolation">Isolation audit</a></li>{{end}}
 {{range $i, $s := .Sections}}<li><a href="#section-{{$i}}">{{$s.Title}}</a></li>
 {{end}}{{if .Warnings}}<li><a href="#warnings">Warnings</a></li>{{end}}
@@ -116,6 +118,11 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 <p class="note">{{.Failed.Note}}</p>
 {{if .Failed.Rows}}{{template "table" .Failed}}{{end}}
 </section>
+{{with .Classes}}<section id="classes">
+<h2>Tenant classes</h2>
+<p class="note">{{.Note}}</p>
+{{template "table" .}}
+</section>{{end}}
 {{with .Isolation}}<section id="isolation">
 <h2>Isolation audit</h2>
 <p class="note">{{.Note}}</p>

@@ -65,6 +65,10 @@ func renderMarkdown(p *page) []byte {
 	}
 	fmt.Fprintf(&b, "## Failed runs\n\n%s\n\n", p.Failed.Note)
 	writeMDTable(&b, p.Failed)
+	if p.Classes != nil {
+		fmt.Fprintf(&b, "## Tenant classes\n\n%s\n\n", p.Classes.Note)
+		writeMDTable(&b, p.Classes)
+	}
 	if p.Isolation != nil {
 		fmt.Fprintf(&b, "## Isolation audit\n\n%s\n\n", p.Isolation.Note)
 		writeMDTable(&b, p.Isolation)

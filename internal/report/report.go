@@ -38,6 +38,7 @@ func Write(dir string) error {
 		Results:   e.resultTables(),
 		Failed:    e.failedTable(),
 		Isolation: e.isolationTable(),
+		Classes:   e.classesTable(),
 		Sections:  sections,
 		Warnings:  e.warnings,
 		Generated: "Generated " + time.Now().UTC().Format("2006-01-02 15:04:05 MST") + ".",

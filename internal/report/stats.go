@@ -55,6 +55,7 @@ var (
 	mMem  = metric{"mem_peak_mb", "Peak memory", "MB", metrics.LowerIsBetter, extra("mem_peak_mb")}
 	mETpX = metric{"e_tpx", "E_TpX, throughput efficiency", "tx per CPU-s", metrics.HigherIsBetter, eTpX}
 	mELat = metric{"e_lat", "E_Lat, latency efficiency", "1/s", metrics.HigherIsBetter, eLat}
+	mSLA  = metric{"sla_met_tenants", "Tenants that met their SLA", "tenants", metrics.HigherIsBetter, extra("sla_met_tenants")}
 )
 
 // jain is Jain's index over the tenants' throughput: results.csv's
@@ -112,7 +113,7 @@ func coreMetrics() []metric {
 
 // knownExtras are results.csv columns the monitor adds;
 // they enter the tables when present.
-var knownExtras = []metric{mCPU, mMem, mETpX, mELat}
+var knownExtras = []metric{mCPU, mMem, mETpX, mELat, mSLA}
 
 // extraMetrics are the metrics of the columns some run has beyond the
 // core ones: the known ones first, then any other numeric column as is.

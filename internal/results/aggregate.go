@@ -86,5 +86,6 @@ func AggregateRuns(sums []*Summary) *Summary {
 	p.ThroughputAtSize = meanOpt(func(a Aggregate) *float64 { return a.ThroughputAtSize })
 	p.ECPU = meanOpt(func(a Aggregate) *float64 { return a.ECPU })
 	p.ERAM = meanOpt(func(a Aggregate) *float64 { return a.ERAM })
+	p.SLAMetTenants, p.SLAMet = slaOfRuns(ok)
 	return agg
 }

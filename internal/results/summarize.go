@@ -49,6 +49,10 @@ type Observations struct {
 	StorageGB *float64
 	// Prices are the unit prices of the resource unit cost.
 	Prices metrics.Prices
+	// Classes are the tenants' classes, SLAs their SLAs, by tenant; nil
+	// without classes or SLAs (classes.go).
+	Classes map[string]string
+	SLAs    map[string]SLA
 
 	analytical *Analytical // Analytical's answer, once computed
 }
@@ -98,7 +102,12 @@ func Summarize(o *Observations) *Summary {
 			}
 		}
 	}
+	for i := range sum.Tenant {
+		sum.Tenant[i].Class = o.Classes[sum.Tenant[i].Tenant]
+	}
 	sum.Provider = AggregateOf(sum.Tenant, o.Phases)
+	judge(sum, o.SLAs)
+	sum.Classes = classTotals(sum.Tenant, o.Classes)
 	if w == nil {
 		return sum
 	}

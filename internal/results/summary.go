@@ -43,6 +43,9 @@ type Summary struct {
 	Phases    []Phase        `json:"phases"`
 	Tenant    []TenantTotals `json:"tenant_totals"`
 	Provider  Aggregate      `json:"provider"`
+	// Classes break the tenants' figures down by class (classes.go);
+	// absent without tenancy.classes.
+	Classes []ClassTotals `json:"classes,omitempty"`
 	// MemoryKills are the server processes killed for memory during the
 	// workload phase (memory.go).
 	MemoryKills []MemoryKill `json:"memory_kills,omitempty"`
@@ -81,7 +84,11 @@ func (p Phase) Seconds() float64 { return p.End - p.Start }
 // TenantTotals is one tenant's workload totals (the tenant perspective of
 // Erdelt and Rabl 2026, section 5.1), all transaction types together.
 type TenantTotals struct {
-	Tenant     string           `json:"tenant"`
+	Tenant string `json:"tenant"`
+	// Class is the tenant's class of tenancy.classes, "" without classes;
+	// SLAMet whether it met its SLA, absent when it has none.
+	Class      string           `json:"class,omitempty"`
+	SLAMet     *bool            `json:"sla_met,omitempty"`
 	Committed  int64            `json:"committed"`
 	Failed     int64            `json:"failed"`
 	FailedBy   map[string]int64 `json:"failed_by_class"`
@@ -178,6 +185,11 @@ type Aggregate struct {
 	ThroughputAtSize *float64 `json:"throughput_at_size,omitempty"`
 	ECPU             *float64 `json:"e_cpu,omitempty"`
 	ERAM             *float64 `json:"e_ram,omitempty"`
+	// SLAMetTenants are the tenants that met their SLA, SLAMet whether
+	// every tenant with one did (classes.go); absent when no tenant has
+	// an SLA.
+	SLAMetTenants *int  `json:"sla_met_tenants,omitempty"`
+	SLAMet        *bool `json:"sla_met,omitempty"`
 }
 
 // Aggregate computes the provider view from the tenants' totals and the

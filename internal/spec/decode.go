@@ -325,6 +325,7 @@ func (d *Decoder) tenancy(n *yaml.Node, path string, t *Tenancy) {
 		{"model", func(n *yaml.Node, p string) { values(d, n, p, ReadText, modelRule, (*[]string)(&t.Model)) }},
 		{"tenants", func(n *yaml.Node, p string) { values(d, n, p, ReadInt, tenantsRule, (*[]int)(&t.Tenants)) }},
 		{"isolation", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &t.Isolation) }},
+		{"classes", func(n *yaml.Node, p string) { d.classes(n, p, &t.Classes) }},
 	})
 
 }
@@ -342,6 +343,7 @@ func (d *Decoder) workload(n *yaml.Node, path string, w *Workload) {
 		{"load", func(n *yaml.Node, p string) { d.load(n, p, &w.Load) }},
 		{"schedule", func(n *yaml.Node, p string) { d.schedule(n, p, &w.Schedule) }},
 		{"pattern", func(n *yaml.Node, p string) { d.pattern(n, p, &w.Pattern) }},
+		{"sla", func(n *yaml.Node, p string) { d.sla(n, p, &w.SLA) }},
 	})
 
 }

@@ -67,6 +67,9 @@ type Tenancy struct {
 	// Isolation is IsolationAudit to run the isolation audit in every
 	// run's check phase (package isolation), or "" / IsolationOff.
 	Isolation string `yaml:"isolation,omitempty"`
+	// Classes divide each run's tenants into kinds with their own size,
+	// load and SLA (classes.go); nil for tenants all alike.
+	Classes []Class `yaml:"classes,omitempty"`
 }
 
 // The values of tenancy.isolation.
@@ -95,6 +98,8 @@ type Workload struct {
 	Load     LoadShape `yaml:"load"`
 	Schedule *Schedule `yaml:"schedule"`
 	Pattern  *Pattern  `yaml:"pattern"`
+	// SLA is what every tenant must get (classes.go); nil for none.
+	SLA *SLA `yaml:"sla,omitempty"`
 }
 
 // Duration is a time.Duration written as "30s", "2m".
