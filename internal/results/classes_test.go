@@ -10,8 +10,8 @@ import (
 
 // TestSLAMeets: worked examples of one tenant against an SLA.
 func TestSLAMeets(t *testing.T) {
-	open := func(target, achieved float64) *OpenTotals {
-		return &OpenTotals{TargetRate: target, AchievedRate: achieved}
+	open := func(arrivals, dropped int64) *OpenTotals {
+		return &OpenTotals{TargetRate: 10, Arrivals: arrivals, Dropped: dropped}
 	}
 	for _, c := range []struct {
 		name string
@@ -23,12 +23,15 @@ func TestSLAMeets(t *testing.T) {
 		{"p95 equal", SLA{P95Ms: 20}, TenantTotals{Committed: 10, P95Ms: 20}, true},
 		{"p95 over", SLA{P95Ms: 20}, TenantTotals{Committed: 10, P95Ms: 20.1}, false},
 		{"nothing committed", SLA{P95Ms: 20}, TenantTotals{}, false},
-		// 99 % of 100/s is 99/s.
-		{"rate met", SLA{MinRateRatio: 0.99}, TenantTotals{Open: open(100, 99)}, true},
-		{"rate short", SLA{MinRateRatio: 0.99}, TenantTotals{Open: open(100, 98.9)}, false},
+		// 99 % of 1000 offered is 990 started.
+		{"rate met", SLA{MinRateRatio: 0.99}, TenantTotals{Open: open(1000, 10)}, true},
+		{"rate short", SLA{MinRateRatio: 0.99}, TenantTotals{Open: open(1000, 11)}, false},
+		// Fewer arrivals than the target (Poisson), all started: met.
+		{"rate of the arrivals", SLA{MinRateRatio: 0.99}, TenantTotals{Open: &OpenTotals{TargetRate: 5, Arrivals: 10, AchievedRate: 3.3}}, true},
+		{"nothing offered", SLA{MinRateRatio: 0.99}, TenantTotals{Open: open(0, 0)}, true},
 		{"rate closed load", SLA{MinRateRatio: 0.99}, TenantTotals{Committed: 5}, false},
-		{"both met", SLA{MinRateRatio: 0.9, P95Ms: 5}, TenantTotals{Committed: 1, P95Ms: 4, Open: open(10, 9.5)}, true},
-		{"rate met, p95 not", SLA{MinRateRatio: 0.9, P95Ms: 5}, TenantTotals{Committed: 1, P95Ms: 6, Open: open(10, 9.5)}, false},
+		{"both met", SLA{MinRateRatio: 0.9, P95Ms: 5}, TenantTotals{Committed: 1, P95Ms: 4, Open: open(100, 5)}, true},
+		{"rate met, p95 not", SLA{MinRateRatio: 0.9, P95Ms: 5}, TenantTotals{Committed: 1, P95Ms: 6, Open: open(100, 5)}, false},
 		{"connection lost", SLA{P95Ms: 20}, TenantTotals{Committed: 10, P95Ms: 1, ConnLost: "EOF"}, false},
 	} {
 		if got := c.sla.Meets(&c.t); got != c.want {
