@@ -50,7 +50,7 @@ func (e *execution) provisioning() (provisioning, error) {
 		},
 		Record:   e.record,
 		Placed:   func(ps []tenancy.Placement) { e.mon.SetPlacements(ps) },
-		Progress: func() provision.Progress { return newBars(e.opts.Log, e.opts.Terminal) },
+		Progress: func() provision.Progress { return newBars(e.opts.Log, e.opts.Terminal, r.Tenants) },
 		Logf:     e.logf}
 	if classes := plan.ClassesOf(r); classes != nil {
 		// Tenants of a class hold the same data: a cloning strategy
