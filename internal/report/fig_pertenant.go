@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"sort"
 
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
 	"github.com/tenantbench/tenantbench/internal/metrics"
 )
 
@@ -60,9 +63,59 @@ func (e *experiment) perTenant(id, title, yLabel string, get func(tenantValue) f
 			"tenant and series: the mean over the successful repetitions", col, tenantsLabel(n), col))
 }
 
+// barTenants is the most tenants drawn as a bar each; beyond, the
+// figure is their distribution (tenantCDF): a thousand bars read as none.
+const barTenants = 40
+
+// tenantCDF draws the empirical distribution of a per-tenant value, one
+// line per point (series): x the value, y the share of tenants at or
+// below it.
+func (e *experiment) tenantCDF(id, title, xLabel string, points []*point, values func(*point) map[string][]float64, caption string) *figure {
+	c := newChart(title, xLabel, "Share of tenants")
+	lines := 0
+	for _, p := range points {
+		var vs []float64
+		for _, reps := range values(p) {
+			if st, err := metrics.Summarize(reps); err == nil {
+				vs = append(vs, st.Mean)
+			}
+		}
+		if len(vs) == 0 {
+			continue
+		}
+		sort.Float64s(vs)
+		xys := make(plotter.XYs, len(vs))
+		for j, v := range vs {
+			xys[j] = plotter.XY{X: v, Y: float64(j+1) / float64(len(vs))}
+		}
+		line, err := plotter.NewLine(xys)
+		if err != nil {
+			continue
+		}
+		i := e.seriesIndex(p.series)
+		line.Color, line.Width, line.Dashes = colorOf(i), vg.Points(1.5), dashesOf(i)
+		line.StepStyle = plotter.PostStep
+		c.Add(line)
+		c.addLegend(p.series, line)
+		lines++
+	}
+	if lines == 0 {
+		return missing(id, title, "no successful run has per-tenant values.")
+	}
+	c.Y.Min, c.Y.Max = 0, 1
+	return drawn(id, caption+".", c)
+}
+
 // tenantBars draws bars per tenant (categories) and point (series),
 // from values per tenant name over repetitions.
+// Beyond barTenants tenants it draws their distribution instead
+// (tenantCDF).
 func (e *experiment) tenantBars(id, title, yLabel string, points []*point, values func(*point) map[string][]float64, caption string) *figure {
+	if len(points) > 0 && points[0].tenants > barTenants {
+		return e.tenantCDF(id, title, yLabel, points, values, caption+
+			"; too many tenants for a bar each, so drawn as their distribution: the share of tenants at or below each value, "+
+			"a line per series, each tenant's value the mean over the successful repetitions")
+	}
 	return e.categoryBars(id, title, "Tenant", yLabel, points, values, caption)
 }
 
