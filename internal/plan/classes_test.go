@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 const classesSrc = `name: t
@@ -105,5 +107,52 @@ func TestClassProblemsAtPlan(t *testing.T) {
 				t.Errorf("want a problem at %s allowing %q, got:\n%v", c.path, c.allows, problems)
 			}
 		})
+	}
+}
+
+// TestTenantSpecReadBack: a plan read back from plan.json gives each
+// tenant the workload, options and scale its class gave it, as the run
+// built them (check and audit rebuild the workloads from it).
+func TestTenantSpecReadBack(t *testing.T) {
+	p := mustBuild(t, `name: t
+tenancy:
+  tenants: 3
+  classes:
+    - {name: a, count: 1, scale: 2, options: {scripts: {select-only: 1}}}
+    - {name: b, count: 1, workload: sales, scale: 0.01}
+    - {name: c, count: 1}
+workload: {name: tpcb, scale: 3, options: {scripts: {tpcb-like: 1}}}
+`)
+	dir := t.TempDir()
+	if err := p.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &back.Runs[0]
+	for _, c := range []struct {
+		tenant, name string
+		scale        float64
+		options      string
+	}{{"t01", "tpcb", 2, "select-only"}, {"t02", "sales", 0.01, ""}, {"t03", "tpcb", 3, "tpcb-like"}} {
+		w, scale, err := r.TenantSpec(c.tenant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := ""
+		if w.Options.Kind != 0 {
+			b, _ := yaml.Marshal(&w.Options)
+			text = string(b)
+		}
+		if w.Name != c.name || scale != c.scale || (c.options == "") != (text == "") || !strings.Contains(text, c.options) {
+			t.Errorf("%s: %s at %v with options %q; want %s at %v with %q", c.tenant, w.Name, scale, text, c.name, c.scale, c.options)
+		}
+		fresh := p.TenantWorkloads(&p.Runs[0])
+		i := int(c.tenant[2] - '1')
+		if fresh[i].Spec.Name != w.Name || fresh[i].Scale != scale {
+			t.Errorf("%s: read back %s at %v, built %s at %v", c.tenant, w.Name, scale, fresh[i].Spec.Name, fresh[i].Scale)
+		}
 	}
 }

@@ -241,6 +241,39 @@ func (r *Run) OptionsNode() (*yaml.Node, error) {
 	return doc.Content[0], nil
 }
 
+// TenantSpec is the workload tenant built, with its scale, as the plan
+// recorded it: for a plan read back from its file (check, audit), where
+// TenantWorkloads has no spec to resolve from. A tenant the run does not
+// have gets the run's.
+func (r *Run) TenantSpec(tenant string) (*spec.Workload, float64, error) {
+	opts, err := r.OptionsNode()
+	if err != nil {
+		return nil, 0, err
+	}
+	w, scale := &spec.Workload{Name: r.Workload, Options: *opts}, r.Scale
+	for _, t := range r.TenantList {
+		if t.Name != tenant {
+			continue
+		}
+		if t.Scale > 0 {
+			scale = t.Scale
+		}
+		if t.Workload != "" {
+			w.Name, w.Options = t.Workload, yaml.Node{}
+		}
+		if t.Options != "" {
+			var doc yaml.Node
+			if err := yaml.Unmarshal([]byte(t.Options), &doc); err != nil {
+				return nil, 0, fmt.Errorf("run %s: tenant %s: options: %w", r.ID, tenant, err)
+			}
+			if len(doc.Content) > 0 {
+				w.Options = *doc.Content[0]
+			}
+		}
+	}
+	return w, scale, nil
+}
+
 // Names are the names of the run's tenants.
 func (r *Run) Names() []string {
 	out := make([]string, len(r.TenantList))
