@@ -123,3 +123,41 @@ func TestClassesRun(t *testing.T) {
 		}
 	}
 }
+
+// TestMixedWorkloadsRun: tenants of classes with different workloads
+// (tpcb beside sales) run in one workload phase; each commits its own
+// workload's transactions, recorded under their own names.
+func TestMixedWorkloadsRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL and loads tenants")
+	}
+	ex := newExecution(t, `name: t
+tenancy:
+  model: schema
+  tenants: 2
+  classes:
+    - {name: bank, count: 1}
+    - {name: shop, count: 1, workload: sales, scale: 0.001}
+workload: {name: tpcb, duration: 2s}
+`)
+	ex.steps(t, "provision", "setup", "ingest", "post-ingest", "workload", "check")
+	w := ex.observations(time.Now(), nil).Workload
+	own := map[string][]string{"t01": ex.workloads[0].TxnNames(), "t02": ex.workloads[1].TxnNames()}
+	if own["t02"][0] == own["t01"][0] {
+		t.Fatalf("both tenants run %v", own["t01"])
+	}
+	for _, tw := range w.Tenants {
+		if tw.All.Committed == 0 {
+			t.Errorf("%s committed nothing", tw.Name)
+		}
+		for _, x := range tw.Txns {
+			mine := false
+			for _, n := range own[tw.Name] {
+				mine = mine || n == x.Txn
+			}
+			if !mine && x.Committed+x.FailedTotal() > 0 {
+				t.Errorf("%s ran %d of %s, another class's transaction", tw.Name, x.Committed, x.Txn)
+			}
+		}
+	}
+}
