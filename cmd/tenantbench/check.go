@@ -13,7 +13,6 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/run"
-	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
 func checkCmd() *cobra.Command {
@@ -101,11 +100,6 @@ func checkKept(ctx context.Context, out io.Writer, dir string, kept []*run.Kept)
 	}
 	// --keep keeps the last run of the plan.
 	last := &p.Runs[len(p.Runs)-1]
-	opts, err := last.OptionsNode()
-	if err != nil {
-		return 0, err
-	}
-	ws := &spec.Workload{Name: last.Workload, Options: *opts}
 	violated := 0
 	for _, k := range kept {
 		for _, t := range k.Tenants {
@@ -117,7 +111,12 @@ func checkKept(ctx context.Context, out io.Writer, dir string, kept []*run.Kept)
 			if err != nil {
 				return 0, err
 			}
-			w, err := registry().Build(ws, last.Scale)
+			// Its own class's workload and scale, where tenants differ.
+			ws, scale, err := last.TenantSpec(t.Tenant)
+			if err != nil {
+				return 0, err
+			}
+			w, err := registry().Build(ws, scale)
 			if err != nil {
 				return 0, err
 			}

@@ -41,7 +41,7 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput{err} })
-	root.AddCommand(runCmd(), planCmd(), calibrateCmd(), downCmd(), checkCmd(), auditCmd(), reportCmd(), compareCmd(), versionCmd())
+	root.AddCommand(runCmd(), planCmd(), densityCmd(), calibrateCmd(), downCmd(), checkCmd(), auditCmd(), reportCmd(), compareCmd(), versionCmd())
 	err := root.Execute()
 	if err == nil {
 		return exitOK

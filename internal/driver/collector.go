@@ -336,12 +336,21 @@ func (c *Collector) txnName(typ int) string {
 	return c.txnNames[typ]
 }
 
+// progressLines is the most tenants that get a progress line each;
+// beyond, one line sums them up: 1,000 lines every 5 s would bury the
+// log.
+const progressLines = 10
+
 func (c *Collector) printProgress(now time.Time) {
 	el := now.Sub(c.start).Seconds()
 	secs := c.every.Seconds()
 	phase := ""
 	if int64(el) <= c.warmup {
 		phase = " (warmup)"
+	}
+	if len(c.tenants) > progressLines {
+		c.printSummary(el, secs, phase)
+		return
 	}
 	for _, t := range c.tenants {
 		mean, sd := 0.0, 0.0
@@ -353,6 +362,27 @@ func (c *Collector) printProgress(now time.Time) {
 			c.label, t.name, el, float64(t.pCount)/secs, mean/1000, sd/1000, t.pFailed, phase)
 		t.pCount, t.pFailed, t.pSum, t.pSq = 0, 0, 0, 0
 	}
+}
+
+// printSummary is the progress line of many tenants: their throughput
+// together and its spread over the tenants (least, median, most), the
+// mean latency of every transaction and the failures.
+func (c *Collector) printSummary(el, secs float64, phase string) {
+	tps := make([]float64, len(c.tenants))
+	var n, failed int64
+	var sum float64
+	for i, t := range c.tenants {
+		tps[i] = float64(t.pCount) / secs
+		n, failed, sum = n+t.pCount, failed+t.pFailed, sum+t.pSum
+		t.pCount, t.pFailed, t.pSum, t.pSq = 0, 0, 0, 0
+	}
+	sort.Float64s(tps)
+	mean := 0.0
+	if n > 0 {
+		mean = sum / float64(n) / 1000
+	}
+	fmt.Fprintf(c.out, "%s %d tenants progress: %.1f s, %.1f tps (per tenant least %.1f, median %.1f, most %.1f), lat %.3f ms, %d failed%s\n",
+		c.label, len(c.tenants), el, float64(n)/secs, tps[0], tps[len(tps)/2], tps[len(tps)-1], mean, failed, phase)
 }
 
 // Close waits for every recorder to have flushed (the caller guarantees

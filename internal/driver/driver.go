@@ -102,7 +102,7 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	if len(workers) == 0 {
 		return nil, errors.New("no clients to run")
 	}
-	txns := tenants[0].Workload.TxnNames()
+	txns, remap := txnUnion(tenants)
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(16)
@@ -131,6 +131,7 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	var wg sync.WaitGroup
 	for _, w := range workers {
 		w.rec = col.Recorder(w.tenantIdx)
+		w.rec.remap = remap[w.tenantIdx]
 		if open {
 			w.sleep.usePrecise()
 		}
@@ -180,7 +181,7 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	for _, w := range workers {
 		tr := &res.Tenants[w.tenantIdx]
 		for typ, n := range w.retries {
-			tr.Txns[typ].Retries += n
+			tr.Txns[w.rec.global(typ)].Retries += n
 			tr.All.Retries += n
 		}
 		if w.lost != "" && (tr.ConnLost == "" || w.lostAt < tr.ConnLostAt) {
@@ -192,6 +193,37 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	}
 	addLoad(res, tenants, queues, o.Warmup, cut.Sub(start))
 	return res, runErr
+}
+
+// txnUnion are the transaction types of every tenant's workload, the
+// first tenant's first, and for each tenant the run's type of each of its
+// own (nil for a tenant whose types are the run's first ones): tenants of
+// different classes may run different workloads.
+func txnUnion(tenants []Tenant) ([]string, [][]int) {
+	names := append([]string(nil), tenants[0].Workload.TxnNames()...)
+	at := map[string]int{}
+	for i, n := range names {
+		at[n] = i
+	}
+	remap := make([][]int, len(tenants))
+	for ti := range tenants {
+		own := tenants[ti].Workload.TxnNames()
+		m, same := make([]int, len(own)), true
+		for j, n := range own {
+			k, ok := at[n]
+			if !ok {
+				k = len(names)
+				at[n] = k
+				names = append(names, n)
+			}
+			m[j] = k
+			same = same && k == j
+		}
+		if !same {
+			remap[ti] = m
+		}
+	}
+	return names, remap
 }
 
 type worker struct {

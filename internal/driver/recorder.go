@@ -67,11 +67,24 @@ type Recorder struct {
 	tenant int
 	types  int
 	cur    *bucket
+	// remap is the run's type of each of the client's own transaction
+	// types, where tenants run workloads of different types (txnUnion);
+	// nil when they are the same.
+	remap []int
+}
+
+// global is the run's type of the client's type typ (connectTxn stays).
+func (r *Recorder) global(typ int) int {
+	if r.remap == nil || typ < 0 {
+		return typ
+	}
+	return r.remap[typ]
 }
 
 // Record counts one committed transaction of type typ that ended at end
 // after lat.
 func (r *Recorder) Record(typ int, end time.Time, lat time.Duration) {
+	typ = r.global(typ)
 	b := r.at(end)
 	us := clampUs(lat.Microseconds())
 	_ = b.hists[typ].RecordValue(us) // cannot fail: us is clamped to the range
@@ -86,7 +99,7 @@ func (r *Recorder) Record(typ int, end time.Time, lat time.Duration) {
 // timed from its intended start (coordinated omission corrected), svc from
 // its actual start.
 func (r *Recorder) RecordOpen(typ int, end time.Time, lat, svc time.Duration) {
-	r.Record(typ, end, lat)
+	r.Record(typ, end, lat) // remaps typ itself
 	b := r.cur
 	if b.svc == nil {
 		b.svc = NewHistogram() // once per bucket: buckets are recycled
@@ -99,12 +112,13 @@ func (r *Recorder) RecordOpen(typ int, end time.Time, lat, svc time.Duration) {
 // Rollback counts one transaction of type typ that the workload rolled
 // back on purpose (workload.ErrRollback): neither committed nor failed.
 func (r *Recorder) Rollback(typ int, end time.Time) {
-	r.at(end).rolled[typ]++
+	r.at(end).rolled[r.global(typ)]++
 }
 
 // Fail counts one failed transaction of type typ, class being its SQLSTATE
 // class or "connection".
 func (r *Recorder) Fail(typ int, end time.Time, class string, err error) {
+	typ = r.global(typ)
 	b := r.at(end)
 	since := end.Sub(r.c.start)
 	for i := range b.fails {

@@ -57,6 +57,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 			} else {
 				more = append(more, checkMachine(p, eng, m)...)
 				more = append(more, checkInterference(p)...)
+				more = append(more, checkClassConnections(p)...)
 			}
 		}
 	}
@@ -101,6 +102,7 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, [
 	_, bad := interfere.Parse(&s.Interference)
 	more = append(more, bad...)
 	more = append(more, checkGuards(s)...)
+	more = append(more, checkClasses(s, regs)...)
 	return eng, append(more, checkMemory(s, regs, m)...)
 }
 
@@ -173,8 +175,27 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) 
 		r.Options = string(b)
 	}
 	names := tenancy.TenantNames(sr.Tenants)
-	for _, n := range names {
-		r.TenantList = append(r.TenantList, Tenant{Name: n, Scale: sr.Scale, Conns: sr.Clients})
+	members := s.Members(sr)
+	conns := map[string]int{}
+	for i, n := range names {
+		m := &members[i]
+		t := Tenant{Name: n, Class: m.Name, Scale: m.Scale, Conns: m.Conns, SLA: m.SLA}
+		if m.Class >= 0 {
+			// A class's own workload or options: kept per tenant, so that
+			// plan.json says what each tenant ran.
+			if m.Workload != s.Workload.Name {
+				t.Workload = m.Workload
+			}
+			if m.Options != nil && m.Options.Kind != 0 && m.Options != node {
+				b, err := yaml.Marshal(m.Options)
+				if err != nil {
+					return r, fmt.Errorf("run %s: tenancy.classes options: %w", sr.ID, err)
+				}
+				t.Options = string(b)
+			}
+		}
+		conns[n] = m.Conns
+		r.TenantList = append(r.TenantList, t)
 	}
 	n := model.Instances(sr.Tenants)
 	// Asked of two tenants: with one, every model has one server.
@@ -189,12 +210,21 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) 
 	}
 	per := perServer(model, sr.Tenants)
 	for k := range n {
-		in := Instance{Name: "shared", CPUs: cpus, MemoryBytes: mem, MaxConnections: neededConnections(model, eng,
-			s.Tenancy.Guards, sr.Tenants, sr.Clients, s.Tenancy.Isolation == spec.IsolationAudit)}
+		in := Instance{Name: "shared", CPUs: cpus, MemoryBytes: mem}
 		if n > 1 {
 			in.Name = names[k]
 		}
 		in.Tenants = names[k*per : min((k+1)*per, len(names))]
+		// The connections of its tenants: sr.Clients each when they are
+		// alike, their classes' otherwise.
+		each := make([]int, len(in.Tenants))
+		for i, t := range in.Tenants {
+			each[i] = sr.Clients
+			if s.Tenancy.Classes != nil {
+				each[i] = conns[t]
+			}
+		}
+		in.MaxConnections = serverConnections(eng, s.Tenancy.Guards, each, s.Tenancy.Isolation == spec.IsolationAudit)
 		r.Instances = append(r.Instances, in)
 	}
 	return r, nil

@@ -27,13 +27,27 @@ func perServer(m tenancy.Model, tenants int) int {
 }
 
 // neededConnections is the least max_connections one server of a run
-// needs: the clients of the tenants it holds plus the connections the
-// engine reserves. It counts clients as every connection a tenant opens at
-// once, ingest included: whoever loads data must stay within that. The
-// isolation audit (audit) runs after the workload, with the tenants' own
-// sessions (isolation.Sessions at most at once on a server).
+// needs when its tenants are alike: serverConnections of its tenants.
 func neededConnections(m tenancy.Model, eng engine.Engine, guards []string, tenants, clients int, audit bool) int {
-	n := perServer(m, tenants) * tenancy.GuardedConns(guards, clients)
+	each := make([]int, perServer(m, tenants))
+	for i := range each {
+		each[i] = clients
+	}
+	return serverConnections(eng, guards, each, audit)
+}
+
+// serverConnections is the least max_connections of a server whose
+// tenants open conns connections each: their sum (with each tenant's
+// connection_limit margin when that guard is on) plus the connections the
+// engine reserves. It counts a tenant's connections as every connection it
+// opens at once, ingest included: whoever loads data must stay within
+// that. The isolation audit (audit) runs after the workload with the
+// tenants' own sessions, isolation.Sessions at most at once on a server.
+func serverConnections(eng engine.Engine, guards []string, conns []int, audit bool) int {
+	n := 0
+	for _, c := range conns {
+		n += tenancy.GuardedConns(guards, c)
+	}
 	if audit {
 		n = max(n, isolation.Sessions)
 	}
@@ -151,6 +165,9 @@ func checkDivide(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Proble
 // most. A case that sets max_connections or clients is checked with its
 // own.
 func checkConnections(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Problem {
+	if s.Tenancy.Classes != nil {
+		return nil // tenants differ: checkClassConnections, on the built plan
+	}
 	var out []spec.Problem
 	for ci, c := range s.CaseList() {
 		values, ok := s.SUT.Settings["max_connections"]

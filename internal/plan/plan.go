@@ -172,12 +172,20 @@ type Instance struct {
 // Tenant is one tenant of a run.
 type Tenant struct {
 	Name string `json:"name"`
-	// Class is the tenant's class; empty until tenant classes exist.
+	// Class is the tenant's class of tenancy.classes, "" without classes.
 	Class string  `json:"class,omitempty"`
 	Scale float64 `json:"scale"`
 	// Conns is the connections the tenant opens: its clients, or the pool
 	// of an open load.
 	Conns int `json:"conns"`
+	// Workload is the tenant's class's own workload, "" for the run's;
+	// Options its workload.options as YAML when its class changes them,
+	// "" for the run's.
+	Workload string `json:"workload,omitempty"`
+	Options  string `json:"options,omitempty"`
+	// SLA is what the tenant must get (workload.sla, its class's keys
+	// over it); nil for none.
+	SLA *spec.SLA `json:"sla,omitempty"`
 }
 
 // Targets is the load of run r: its shape and every tenant's target over
@@ -201,6 +209,32 @@ func (p *Plan) WorkloadSpec(r *Run) *spec.Workload {
 	return &w
 }
 
+// TenantWorkload is what one tenant builds: its workload and scale.
+type TenantWorkload struct {
+	Spec  *spec.Workload
+	Scale float64
+}
+
+// TenantWorkloads are the workloads the tenants of run r build, in order:
+// the run's (WorkloadSpec), or their class's. Only a plan built from a
+// spec has them.
+func (p *Plan) TenantWorkloads(r *Run) []TenantWorkload {
+	w := p.WorkloadSpec(r)
+	out := make([]TenantWorkload, r.Tenants)
+	if p.Spec.Tenancy.Classes == nil {
+		for i := range out {
+			out[i] = TenantWorkload{Spec: w, Scale: r.Scale}
+		}
+		return out
+	}
+	for i, m := range p.Spec.Members(&r.Run) {
+		tw := *w
+		tw.Name, tw.Options = m.Workload, *m.Options
+		out[i] = TenantWorkload{Spec: &tw, Scale: m.Scale}
+	}
+	return out
+}
+
 // OptionsNode is the run's workload.options as a YAML node, for a plan
 // read back from its file; an empty node when the run had none.
 func (r *Run) OptionsNode() (*yaml.Node, error) {
@@ -218,6 +252,39 @@ func (r *Run) OptionsNode() (*yaml.Node, error) {
 		return &yaml.Node{}, nil
 	}
 	return doc.Content[0], nil
+}
+
+// TenantSpec is the workload tenant built, with its scale, as the plan
+// recorded it: for a plan read back from its file (check, audit), where
+// TenantWorkloads has no spec to resolve from. A tenant the run does not
+// have gets the run's.
+func (r *Run) TenantSpec(tenant string) (*spec.Workload, float64, error) {
+	opts, err := r.OptionsNode()
+	if err != nil {
+		return nil, 0, err
+	}
+	w, scale := &spec.Workload{Name: r.Workload, Options: *opts}, r.Scale
+	for _, t := range r.TenantList {
+		if t.Name != tenant {
+			continue
+		}
+		if t.Scale > 0 {
+			scale = t.Scale
+		}
+		if t.Workload != "" {
+			w.Name, w.Options = t.Workload, yaml.Node{}
+		}
+		if t.Options != "" {
+			var doc yaml.Node
+			if err := yaml.Unmarshal([]byte(t.Options), &doc); err != nil {
+				return nil, 0, fmt.Errorf("run %s: tenant %s: options: %w", r.ID, tenant, err)
+			}
+			if len(doc.Content) > 0 {
+				w.Options = *doc.Content[0]
+			}
+		}
+	}
+	return w, scale, nil
 }
 
 // Names are the names of the run's tenants.

@@ -27,6 +27,9 @@ func (p *Plan) WriteTable(w io.Writer) error {
 	if err := p.writeInterference(w); err != nil {
 		return err
 	}
+	if err := p.writeClasses(w); err != nil {
+		return err
+	}
 	return p.writeTargets(w)
 }
 
@@ -63,6 +66,78 @@ func (p *Plan) writeInterference(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeClasses writes the tenants of each class, once for the runs of
+// the same tenants, scale and clients: how many, which, their scale,
+// connections, workload and SLA.
+func (p *Plan) writeClasses(w io.Writer) error {
+	var b strings.Builder
+	seen := map[string]bool{}
+	for i := range p.Runs {
+		r := &p.Runs[i]
+		key := fmt.Sprint(r.Tenants, r.Scale, r.Clients, r.Rate, r.Case)
+		if seen[key] || len(r.TenantList) == 0 || r.TenantList[0].Class == "" {
+			continue
+		}
+		seen[key] = true
+		fmt.Fprintf(&b, "classes of run %s (%d tenants):\n", r.ID, r.Tenants)
+		for _, c := range ClassesOf(r) {
+			first, last := c.Tenants[0], c.Tenants[len(c.Tenants)-1]
+			t := r.TenantList[first]
+			names := t.Name
+			if last != first {
+				names += ".." + r.TenantList[last].Name
+			}
+			line := fmt.Sprintf("  %s: %d tenants (%s), scale %s, %d conns", c.Name, len(c.Tenants), names,
+				strconv.FormatFloat(t.Scale, 'g', -1, 64), t.Conns)
+			if t.Workload != "" {
+				line += ", workload " + t.Workload
+			}
+			if t.Options != "" {
+				line += ", own options"
+			}
+			if s := t.SLA; s != nil {
+				line += ", sla"
+				if s.MinRateRatio > 0 {
+					line += fmt.Sprintf(" rate >= %g x target", s.MinRateRatio)
+				}
+				if s.P95 > 0 {
+					line += " p95 <= " + s.P95.String()
+				}
+			}
+			b.WriteString(line + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Class is one class of a run's tenants: its name and the indexes of its
+// tenants in the run's TenantList, in order.
+type Class struct {
+	Name    string
+	Tenants []int
+}
+
+// ClassesOf are the classes of run r in the order their first tenant
+// comes; none when its tenants have no class.
+func ClassesOf(r *Run) []Class {
+	var out []Class
+	at := map[string]int{}
+	for i, t := range r.TenantList {
+		if t.Class == "" {
+			continue
+		}
+		k, ok := at[t.Class]
+		if !ok {
+			k = len(out)
+			at[t.Class] = k
+			out = append(out, Class{Name: t.Class})
+		}
+		out[k].Tenants = append(out[k].Tenants, i)
+	}
+	return out
 }
 
 // writeTargets writes each tenant's mean target per result slot, for the

@@ -32,8 +32,8 @@ func databaseCloner(r *Run) (tenancy.DatabaseCloner, error) {
 	return dc, nil
 }
 
-// Setup places the template and sets it up while the other tenants get
-// their roles.
+// Setup places the templates (the first tenant of each class) and sets
+// them up while the other tenants get their roles.
 func (cloneDatabase) Setup(ctx context.Context, r *Run) error {
 	dc, err := databaseCloner(r)
 	if err != nil {
@@ -43,25 +43,15 @@ func (cloneDatabase) Setup(ctx context.Context, r *Run) error {
 	tenants := r.Tenants
 	ps := make([]tenancy.Placement, len(tenants))
 	inst := r.Instances[0]
+	r.templateWorkloads = map[int]workload.Workload{}
 	g, gctx := errgroup.WithContext(ctx)
+	// One template after the other: placing one locks the server down,
+	// which concurrent placings would race on.
 	g.Go(func() error {
-		tp, err := r.Model.Place(gctx, r.Instances, tenants[:1])
-		if err == nil {
-			ps[0] = tp[0]
-			var w workload.Workload
-			w, err = r.Build()
-			if err == nil {
-				r.templateWorkload = w
-				conn, cerr := r.Connect(ps[0])(gctx)
-				if err = cerr; err == nil {
-					err = w.Setup(gctx, conn)
-					conn.Close(context.Background())
-				}
+		for _, t := range r.templates() {
+			if err := r.setupTemplate(gctx, ps, t, start); err != nil {
+				return err
 			}
-		}
-		r.Record(tenants[0], "setup", start, time.Now(), err)
-		if err != nil {
-			return fmt.Errorf("tenant %s: %w", tenants[0], err)
 		}
 		return nil
 	})
@@ -70,26 +60,57 @@ func (cloneDatabase) Setup(ctx context.Context, r *Run) error {
 	})
 }
 
-// Ingest loads and post-ingests the template, then copies its database
-// for every other tenant, all at once.
+// setupTemplate places template t on the one server, builds its
+// workload and sets it up, recording its setup from start.
+func (r *Run) setupTemplate(ctx context.Context, ps []tenancy.Placement, t int, start time.Time) error {
+	tp, err := r.Model.Place(ctx, r.Instances, r.Tenants[t:t+1])
+	if err == nil {
+		ps[t] = tp[0]
+		ps[t].Index = t // Place numbers the tenants it is given from 0
+		var w workload.Workload
+		w, err = r.Build(t)
+		if err == nil {
+			r.templateWorkloads[t] = w
+			conn, cerr := r.Connect(ps[t])(ctx)
+			if err = cerr; err == nil {
+				err = w.Setup(ctx, conn)
+				conn.Close(context.Background())
+			}
+		}
+	}
+	r.Record(r.Tenants[t], "setup", start, time.Now(), err)
+	if err != nil {
+		return fmt.Errorf("tenant %s: %w", r.Tenants[t], err)
+	}
+	return nil
+}
+
+// Ingest loads and post-ingests the templates, one after the other, then
+// copies each copy's template database, all at once.
 func (cloneDatabase) Ingest(ctx context.Context, r *Run) error {
 	dc, err := databaseCloner(r)
 	if err != nil {
 		return err
 	}
-	if err := r.loadTemplate(ctx); err != nil {
-		return err
+	for _, t := range r.templates() {
+		if err := r.loadTemplate(ctx, t); err != nil {
+			return err
+		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	// A clone holds up to two superuser connections (to postgres, then to
 	// the copy); max_connections was sized for the tenants' clients
 	// (spec.NeededConnections), so as many clones run at once as fit in
 	// them: 20 tenants of one client clone 10 at a time.
-	g.SetLimit(max(1, len(r.Tenants)*r.Clients/2))
+	g.SetLimit(max(1, r.totalConns()/2))
 	for k := 1; k < len(r.Placements); k++ {
+		t := r.templateOf(k)
+		if t == k {
+			continue
+		}
 		g.Go(func() error {
 			start := time.Now()
-			err := dc.CloneDatabase(gctx, r.Placements[0], r.Placements[k])
+			err := dc.CloneDatabase(gctx, r.Placements[t], r.Placements[k])
 			r.Record(r.Placements[k].Tenant, "ingest", start, time.Now(), err)
 			return err
 		})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 // cloneDatadir: a server per tenant, copied from the first tenant's. The
@@ -26,9 +27,10 @@ type cloneDatadir struct{}
 func (cloneDatadir) Name() string { return CloneDatadir }
 func (cloneDatadir) Clones() bool { return true }
 
-// Provision starts the template's server, places its tenant, sets up,
-// loads and post-ingests it; stops the server, copies it for every other
-// tenant and starts it again with the copies.
+// Provision starts each template's server (the first tenant of each
+// class), places its tenant, sets up, loads and post-ingests it, and
+// stops it; then copies the templates for every other tenant and starts
+// the templates again with the copies.
 func (cloneDatadir) Provision(ctx context.Context, r *Run) error {
 	cl, ok := r.Provider.(Cloner)
 	if !ok {
@@ -38,28 +40,83 @@ func (cloneDatadir) Provision(ctx context.Context, r *Run) error {
 	r.Limits = specs
 	r.Instances = make([]*provider.Instance, len(specs))
 	defer func() { r.Instances = compact(r.Instances) }()
+	r.Placements = make([]tenancy.Placement, len(tenants))
+	r.Workloads = make([]workload.Workload, len(tenants))
+	r.templateWorkloads = map[int]workload.Workload{}
+	tmpl := r.templates()
+	r.Logf("provision: %d template(s) of %d cloned servers", len(tmpl), len(specs)-len(tmpl))
+	var err error
+	for _, t := range tmpl {
+		if err = r.loadServerTemplate(ctx, t); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		g, gctx := errgroup.WithContext(ctx)
+		for k := 1; k < len(specs); k++ {
+			t := r.templateOf(k)
+			if t == k {
+				continue
+			}
+			g.Go(func() error {
+				start := time.Now()
+				c, copied, err := cl.Clone(gctx, r.Instances[t], specs[k])
+				end := time.Now()
+				r.setInstance(k, c)
+				if err != nil {
+					r.Record(tenants[k], "ingest", start, end, err)
+					return err
+				}
+				r.Record(tenants[k], "ingest", start, start.Add(copied), nil)
+				r.Record(tenants[k], "provision", start.Add(copied), end, nil)
+				return nil
+			})
+		}
+		err = g.Wait()
+	}
+	// The templates' servers come back in any case, so that teardown
+	// finds every server as the run left it.
+	for _, t := range tmpl {
+		if r.Instances[t] == nil || !r.stopped[t] {
+			continue
+		}
+		again, rerr := cl.Restart(context.WithoutCancel(ctx), r.Instances[t])
+		if rerr == nil {
+			r.Instances[t] = again
+			r.Placements[t].Instance = again
+		}
+		err = errors.Join(err, rerr)
+	}
+	return err
+}
+
+// loadServerTemplate starts template t's server, places, sets up, loads
+// and post-ingests its tenant, and stops the server for copying.
+func (r *Run) loadServerTemplate(ctx context.Context, t int) error {
+	tenant := r.Tenants[t]
 	start := time.Now()
-	inst, err := r.Provider.Start(ctx, specs[0])
-	r.Instances[0] = inst
-	r.Record(tenants[0], "provision", start, time.Now(), err)
+	inst, err := r.Provider.Start(ctx, r.Specs[t])
+	r.setInstance(t, inst)
+	r.Record(tenant, "provision", start, time.Now(), err)
 	if err != nil {
-		return fmt.Errorf("instance %s: %w", specs[0].Name, err)
+		return fmt.Errorf("instance %s: %w", r.Specs[t].Name, err)
 	}
-	r.Logf("provision: %s is the template of %d cloned servers", tenants[0], len(specs)-1)
 	start = time.Now()
-	ps, err := r.Model.Place(ctx, r.Instances[:1], tenants[:1])
+	ps, err := r.Model.Place(ctx, r.Instances[t:t+1], r.Tenants[t:t+1])
 	if err == nil {
-		r.Placements = ps
-		err = r.buildWorkloads(1)
+		r.Placements[t] = ps[0]
+		r.Placements[t].Index = t // Place numbers the tenants it is given from 0
+		r.Workloads[t], err = r.Build(t)
+		r.templateWorkloads[t] = r.Workloads[t]
 	}
 	if err == nil {
-		err = r.setupTenant(ctx, 0)
+		err = r.setupTenant(ctx, t)
 	}
-	r.Record(tenants[0], "setup", start, time.Now(), err)
+	r.Record(tenant, "setup", start, time.Now(), err)
 	if err != nil {
-		return fmt.Errorf("tenant %s: %w", tenants[0], err)
+		return fmt.Errorf("tenant %s: %w", tenant, err)
 	}
-	if err := r.loadTemplate(ctx); err != nil {
+	if err := r.loadTemplate(ctx, t); err != nil {
 		return err
 	}
 	// A fast shutdown ends with a checkpoint: the data directory is
@@ -67,39 +124,14 @@ func (cloneDatadir) Provision(ctx context.Context, r *Run) error {
 	if err := r.Provider.Stop(ctx, inst); err != nil {
 		return err
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	for k := 1; k < len(specs); k++ {
-		g.Go(func() error {
-			start := time.Now()
-			c, copied, err := cl.Clone(gctx, inst, specs[k])
-			end := time.Now()
-			r.setInstance(k, c)
-			if err != nil {
-				r.Record(tenants[k], "ingest", start, end, err)
-				return err
-			}
-			r.Record(tenants[k], "ingest", start, start.Add(copied), nil)
-			r.Record(tenants[k], "provision", start.Add(copied), end, nil)
-			return nil
-		})
+	if r.stopped == nil {
+		r.stopped = map[int]bool{}
 	}
-	err = g.Wait()
-	// The template's server comes back in any case, so that teardown
-	// finds every server as the run left it.
-	again, rerr := cl.Restart(context.WithoutCancel(ctx), inst)
-	if rerr == nil {
-		r.Instances[0] = again
-		r.Placements[0].Instance = again
-	}
-	if err = errors.Join(err, rerr); err != nil {
-		return err
-	}
-	r.template = &r.Placements[0]
-	r.templateWorkload = r.Workloads[0]
+	r.stopped[t] = true
 	return nil
 }
 
-// Setup hands each copy of the template's server to its tenant.
+// Setup hands each copy of a template's server to its tenant.
 func (cloneDatadir) Setup(ctx context.Context, r *Run) error {
 	sa, ok := r.Model.(tenancy.ServerAdopter)
 	if !ok {
@@ -108,10 +140,12 @@ func (cloneDatadir) Setup(ctx context.Context, r *Run) error {
 	start := time.Now()
 	tenants := r.Tenants
 	ps := make([]tenancy.Placement, len(tenants))
-	ps[0] = *r.template
+	for _, t := range r.templates() {
+		ps[t] = r.Placements[t]
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	return r.setupCopies(g, start, ps, func(k int) (tenancy.Placement, error) {
-		return sa.AdoptClone(gctx, r.Instances[k], ps[0], tenants[k], k)
+		return sa.AdoptClone(gctx, r.Instances[k], ps[r.templateOf(k)], tenants[k], k)
 	})
 }
 

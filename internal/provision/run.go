@@ -22,15 +22,22 @@ type Run struct {
 	// one per tenant.
 	Specs   []provider.InstanceSpec
 	Tenants []string // the tenants' names, in order
-	Clients int      // each tenant's clients
+	Clients int      // each tenant's clients, when they are alike
+	// Conns are each tenant's connections, in order (its class's where
+	// tenants differ); nil when every tenant has Clients.
+	Conns []int
+	// Kin says which tenants hold the same data: tenants of equal Kin
+	// (their class) copy one template, the first of them; nil when every
+	// tenant holds the same.
+	Kin []int
 	// Workload is the workload's name, for messages.
 	Workload string
 
 	// Connect is how the tenant of p connects; LoadConnect, while it
 	// ingests (within the connections it was sized for).
 	Connect, LoadConnect func(p tenancy.Placement) workload.Connect
-	// Build makes one tenant's workload.
-	Build func() (workload.Workload, error)
+	// Build makes tenant i's workload.
+	Build func(i int) (workload.Workload, error)
 	// Record adds one tenant's time in a phase to the run's phases.
 	Record func(tenant, phase string, start, end time.Time, err error)
 	// Placed tells the monitor where the tenants live.
@@ -50,10 +57,54 @@ type Run struct {
 	mu sync.Mutex // guards Instances while servers start
 	// owner is the workload of the shared tables' owner (SharedTables).
 	owner workload.Workload
-	// template is the tenant whose data the others copy, with its
-	// workload (CloneDatabase, CloneDatadir).
-	template         *tenancy.Placement
-	templateWorkload workload.Workload
+	// templateWorkloads are the workloads of the tenants whose data the
+	// others copy (CloneDatabase, CloneDatadir), by tenant index.
+	templateWorkloads map[int]workload.Workload
+	// stopped are the template servers stopped for copying
+	// (CloneDatadir), to be started again.
+	stopped map[int]bool
+}
+
+// templates are the tenants whose data the others copy: the first of
+// each kin, in order; tenant 0 alone when all are kin.
+func (r *Run) templates() []int {
+	if r.Kin == nil {
+		return []int{0}
+	}
+	var out []int
+	seen := map[int]bool{}
+	for i, k := range r.Kin {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// templateOf is the template tenant i copies.
+func (r *Run) templateOf(i int) int {
+	if r.Kin == nil {
+		return 0
+	}
+	for j := range i {
+		if r.Kin[j] == r.Kin[i] {
+			return j
+		}
+	}
+	return i
+}
+
+// totalConns is the connections of all tenants together.
+func (r *Run) totalConns() int {
+	if r.Conns == nil {
+		return len(r.Tenants) * r.Clients
+	}
+	n := 0
+	for _, c := range r.Conns {
+		n += c
+	}
+	return n
 }
 
 // Progress shows ingest progress per tenant.
@@ -122,12 +173,19 @@ func (r *Run) placed(ps []tenancy.Placement) {
 	}
 }
 
-// setupCopies sets up every tenant but the template (tenant 0, set up
-// apart in g) at once, each by each, recording its setup from start; when
-// all are done it places them and builds their workloads, the template
-// keeping its own.
+// setupCopies sets up every tenant but the templates (set up apart in
+// g) at once, each by each, recording its setup from start; when all are
+// done it places them and builds their workloads, the templates keeping
+// their own.
 func (r *Run) setupCopies(g *errgroup.Group, start time.Time, ps []tenancy.Placement, each func(k int) (tenancy.Placement, error)) error {
+	tmpl := map[int]bool{}
+	for _, t := range r.templates() {
+		tmpl[t] = true
+	}
 	for k := 1; k < len(ps); k++ {
+		if tmpl[k] {
+			continue
+		}
 		g.Go(func() error {
 			p, err := each(k)
 			ps[k] = p
@@ -145,7 +203,9 @@ func (r *Run) setupCopies(g *errgroup.Group, start time.Time, ps []tenancy.Place
 	if err := r.buildWorkloads(len(ps)); err != nil {
 		return err
 	}
-	r.Workloads[0] = r.templateWorkload
+	for t, w := range r.templateWorkloads {
+		r.Workloads[t] = w
+	}
 	return nil
 }
 
@@ -153,7 +213,7 @@ func (r *Run) setupCopies(g *errgroup.Group, start time.Time, ps []tenancy.Place
 func (r *Run) buildWorkloads(n int) error {
 	r.Workloads = make([]workload.Workload, n)
 	for i := range r.Workloads {
-		w, err := r.Build()
+		w, err := r.Build(i)
 		if err != nil {
 			return err
 		}
@@ -210,20 +270,19 @@ func (r *Run) ingestTenant(ctx context.Context, bars Progress, i int) error {
 	return err
 }
 
-// loadTemplate runs the template's (tenant 0's) ingest and post-ingest,
-// recording both.
-func (r *Run) loadTemplate(ctx context.Context) error {
-	tenant := r.Placements[0].Tenant
+// loadTemplate runs template t's ingest and post-ingest, recording both.
+func (r *Run) loadTemplate(ctx context.Context, t int) error {
+	tenant := r.Placements[t].Tenant
 	bars := r.Progress()
 	start := time.Now()
-	err := r.ingestTenant(ctx, bars, 0)
+	err := r.ingestTenant(ctx, bars, t)
 	bars.Wait()
 	r.Record(tenant, "ingest", start, time.Now(), err)
 	if err != nil {
 		return fmt.Errorf("tenant %s: %w", tenant, err)
 	}
 	start = time.Now()
-	err = r.postIngestTenant(ctx, 0)
+	err = r.postIngestTenant(ctx, t)
 	r.Record(tenant, "post-ingest", start, time.Now(), err)
 	if err != nil {
 		return fmt.Errorf("tenant %s: %w", tenant, err)
@@ -233,10 +292,12 @@ func (r *Run) loadTemplate(ctx context.Context) error {
 
 // copiesPostIngested records the empty post-ingest of the copies: their
 // keys, indexes and statistics came with the template's data. The
-// template's own was recorded when it ran.
+// templates' own was recorded when it ran.
 func (r *Run) copiesPostIngested() {
 	now := time.Now()
-	for _, p := range r.Placements[1:] {
-		r.Record(p.Tenant, "post-ingest", now, now, nil)
+	for i, p := range r.Placements {
+		if r.templateOf(i) != i {
+			r.Record(p.Tenant, "post-ingest", now, now, nil)
+		}
 	}
 }

@@ -39,15 +39,9 @@ func (e *experiment) seriesIndex(series string) int {
 	return 0
 }
 
-// barsUpTo is the most tenants a panel of the tenant perspective draws
-// as one bar per tenant; above it a panel draws the distribution over the
-// tenants instead (an empirical CDF), which reads the same at 20 tenants
-// as at 1,000.
-const barsUpTo = 16
-
 // perTenant draws the tenant perspective (Erdelt and Rabl 2026, Fig. 8)
 // at every tenant count, one panel per count (small multiples): up to
-// barsUpTo tenants a bar per tenant and series, the mean over the
+// barTenants tenants a bar per tenant and series, the mean over the
 // successful repetitions with whiskers from min to max when there are
 // several; above it each series' CDF over its tenants.
 func (e *experiment) perTenant(id, title, yLabel string, get func(tenantValue) float64, col string) *figure {
@@ -75,7 +69,7 @@ func (e *experiment) perTenant(id, title, yLabel string, get func(tenantValue) f
 		}
 		panel := fmt.Sprintf("%s, %s", title, tenantsLabel(n))
 		var c *chart
-		if n <= barsUpTo {
+		if n <= barTenants {
 			c, _ = e.barsChart(panel, "Tenant", yLabel, points, values)
 		} else {
 			c, cdf = e.cdfChart(panel, yLabel, points, values), true
@@ -89,9 +83,10 @@ func (e *experiment) perTenant(id, title, yLabel string, get func(tenantValue) f
 	}
 	caption := fmt.Sprintf("Each tenant's %s (runs/<id>/tenants.csv, rows txn=all, column %s), one panel per tenant count: "+
 		"up to %d tenants a bar per tenant and series, the mean over the successful repetitions, whiskers from the "+
-		"minimum to the maximum where there are several", col, col, barsUpTo)
+		"minimum to the maximum where there are several", col, col, barTenants)
 	if cdf {
-		caption += fmt.Sprintf("; above %d tenants the share of tenants (y) whose mean is at most x, per series", barsUpTo)
+		caption += fmt.Sprintf("; above %d tenants, too many for a bar each, drawn as their distribution: the share of "+
+			"tenants (y) whose mean is at most x, a line per series", barTenants)
 	}
 	return drawnPanels(id, title+" at every tenant count", caption+".", charts)
 }
@@ -126,15 +121,15 @@ func (e *experiment) cdfChart(title, xLabel string, points []*point, values func
 			continue
 		}
 		sort.Float64s(means)
-		xys := make(plotter.XYs, 0, 2*len(means))
-		for i, v := range means {
-			xys = append(xys, plotter.XY{X: v, Y: float64(i) / float64(len(means))},
-				plotter.XY{X: v, Y: float64(i+1) / float64(len(means))})
+		xys := make(plotter.XYs, len(means))
+		for j, v := range means {
+			xys[j] = plotter.XY{X: v, Y: float64(j+1) / float64(len(means))}
 		}
 		line, err := plotter.NewLine(xys)
 		if err != nil {
 			continue
 		}
+		line.StepStyle = plotter.PostStep
 		k := e.seriesIndex(p.series)
 		line.Color, line.Width, line.Dashes = colorOf(k), vg.Points(1.5), dashesOf(k)
 		c.Add(line)
@@ -144,13 +139,34 @@ func (e *experiment) cdfChart(title, xLabel string, points []*point, values func
 	if lines == 0 {
 		return nil
 	}
-	c.Y.Min, c.Y.Max = 0, 1.02
+	c.Y.Min, c.Y.Max = 0, 1
 	return c
+}
+
+// barTenants is the most tenants drawn as a bar each; beyond, the
+// figure is their distribution (tenantCDF): a thousand bars read as none.
+const barTenants = 40
+
+// tenantCDF draws the empirical distribution of a per-tenant value
+// (cdfChart) as a figure.
+func (e *experiment) tenantCDF(id, title, xLabel string, points []*point, values func(*point) map[string][]float64, caption string) *figure {
+	c := e.cdfChart(title, xLabel, points, values)
+	if c == nil {
+		return missing(id, title, "no successful run has per-tenant values.")
+	}
+	return drawn(id, caption+".", c)
 }
 
 // tenantBars draws bars per tenant (categories) and point (series),
 // from values per tenant name over repetitions.
+// Beyond barTenants tenants it draws their distribution instead
+// (tenantCDF).
 func (e *experiment) tenantBars(id, title, yLabel string, points []*point, values func(*point) map[string][]float64, caption string) *figure {
+	if len(points) > 0 && points[0].tenants > barTenants {
+		return e.tenantCDF(id, title, yLabel, points, values, caption+
+			"; too many tenants for a bar each, so drawn as their distribution: the share of tenants at or below each value, "+
+			"a line per series, each tenant's value the mean over the successful repetitions")
+	}
 	return e.categoryBars(id, title, "Tenant", yLabel, points, values, caption)
 }
 

@@ -308,6 +308,26 @@ func (e *experiment) failureFindings() []finding {
 		out = append(out, finding{fmt.Sprintf("%d of %d runs were interrupted (%s); their figures cover the time they ran.",
 			len(cut), len(e.runs), firstLine(cut[0].row.Error)), "failure", failLinks})
 	}
+	for _, p := range e.points {
+		missed, runs := 0, 0
+		met, of := 0, 0
+		for _, r := range p.okRuns() {
+			if r.summary == nil || r.summary.Provider.SLAMet == nil {
+				continue
+			}
+			runs++
+			if !*r.summary.Provider.SLAMet {
+				missed++
+			}
+			if r.summary.Provider.SLAMetTenants != nil {
+				met, of = met+*r.summary.Provider.SLAMetTenants, of+r.row.Tenants
+			}
+		}
+		if missed > 0 {
+			out = append(out, finding{fmt.Sprintf("At %s, some tenant missed its SLA in %d of %d run(s): %d of %d tenant runs met it.",
+				p.label, missed, runs, met, of), "failure", []link{{"#classes", "classes"}, {"#table-sla_met_tenants", "table"}}})
+		}
+	}
 	if kills > 0 {
 		out = append(out, finding{fmt.Sprintf("In %d run(s) the kernel killed server processes for memory (summary.json memory_kills).",
 			kills), "failure", failLinks})

@@ -127,3 +127,17 @@ func TestFaultFindings(t *testing.T) {
 		t.Errorf("findings:\n%s", text)
 	}
 }
+
+// TestSLAFindings: a point some of whose tenants missed their SLA is a
+// finding.
+func TestSLAFindings(t *testing.T) {
+	e := synthExperiment(map[string]map[int][]float64{"schema": {3: {100, 110}}}, []string{"schema"}, []int{3})
+	met, two, three := false, 2, 3
+	yes := true
+	e.runs[0].summary = &results.Summary{Provider: results.Aggregate{SLAMet: &met, SLAMetTenants: &two}}
+	e.runs[1].summary = &results.Summary{Provider: results.Aggregate{SLAMet: &yes, SLAMetTenants: &three}}
+	text := findingsText(e.findings())
+	if !strings.Contains(text, "failure: At schema, 3 tenants, some tenant missed its SLA in 1 of 2 run(s): 5 of 6 tenant runs met it.") {
+		t.Errorf("findings:\n%s", text)
+	}
+}

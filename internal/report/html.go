@@ -23,6 +23,7 @@ type page struct {
 	Events    *table // nil without interference
 	Isolation *table // nil when no run audited isolation
 	Drift     *driftPart
+	Classes   *table // nil without tenant classes
 	Sections  []section
 	Warnings  []string
 	Generated string
@@ -118,6 +119,7 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 <li><a href="#results">Results tables</a></li>
 {{if .Drift}}<li><a href="#drift">Drift and paired comparisons</a></li>{{end}}
 <li><a href="#failed">Failed runs</a></li>
+{{if .Classes}}<li><a href="#classes">Tenant classes</a></li>{{end}}
 {{if .Isolation}}<li><a href="#isolation">Isolation audit</a></li>{{end}}
 {{if .Events}}<li><a href="#interference">Interference</a></li>{{end}}
 <li><a href="#env">Environment</a></li>
@@ -165,6 +167,11 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 <p class="note">{{.Failed.Note}}</p>
 {{if .Failed.Rows}}{{template "table" .Failed}}{{end}}
 </section>
+{{with .Classes}}<section id="classes">
+<h2>Tenant classes</h2>
+<p class="note">{{.Note}}</p>
+{{template "table" .}}
+</section>{{end}}
 {{with .Isolation}}<section id="isolation">
 <h2>Isolation audit</h2>
 <p class="note">{{.Note}}</p>

@@ -67,10 +67,6 @@ func renderMarkdown(p *page) []byte {
 			"within rounds when the runs ran in rounds, else Welch's interval on the logarithms of the repetitions (Welch 1947); " +
 			"docs/report.md explains the method.\n\n")
 	}
-	if p.Events != nil {
-		fmt.Fprintf(&b, "## Interference\n\n%s\n\n", p.Events.Note)
-		writeMDTable(&b, p.Events)
-	}
 	for _, s := range p.Sections {
 		fmt.Fprintf(&b, "## %s\n\n", s.Title)
 		for _, f := range s.Figures {
@@ -102,6 +98,14 @@ func renderMarkdown(p *page) []byte {
 	}
 	fmt.Fprintf(&b, "## Failed runs\n\n%s\n\n", p.Failed.Note)
 	writeMDTable(&b, p.Failed)
+	if p.Classes != nil {
+		fmt.Fprintf(&b, "## Tenant classes\n\n%s\n\n", p.Classes.Note)
+		writeMDTable(&b, p.Classes)
+	}
+	if p.Events != nil {
+		fmt.Fprintf(&b, "## Interference\n\n%s\n\n", p.Events.Note)
+		writeMDTable(&b, p.Events)
+	}
 	if p.Isolation != nil {
 		fmt.Fprintf(&b, "## Isolation audit\n\n%s\n\n", p.Isolation.Note)
 		writeMDTable(&b, p.Isolation)

@@ -42,6 +42,7 @@ func Write(dir string) error {
 		Isolation: e.isolationTable(),
 		Drift:     e.driftPart(),
 		Events:    e.eventsTable(),
+		Classes:   e.classesTable(),
 		Sections:  sections,
 		Warnings:  e.warnings,
 		Generated: "Generated " + time.Now().UTC().Format("2006-01-02 15:04:05 MST") + ".",

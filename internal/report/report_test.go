@@ -279,17 +279,17 @@ func TestReportRunFailedEarly(t *testing.T) {
 // TestTenantPerspectiveEveryCount: the tenant perspective has a panel
 // per tenant count, bars up to barsUpTo tenants and a CDF above.
 func TestTenantPerspectiveEveryCount(t *testing.T) {
-	path := synth{tenants: []int{2, 20}}.write(t)
+	path := synth{tenants: []int{2, 50}}.write(t)
 	if err := Write(path); err != nil {
 		t.Fatal(err)
 	}
 	svg := readFile(t, filepath.Join(path, Subdir, "tenant-throughput.svg"))
-	for _, want := range []string{"Throughput per tenant, 2 tenants", "Throughput per tenant, 20 tenants", "Share of tenants"} {
+	for _, want := range []string{"Throughput per tenant, 2 tenants", "Throughput per tenant, 50 tenants", "Share of tenants"} {
 		if !strings.Contains(svg, want) {
 			t.Errorf("tenant-throughput.svg lacks %q", want)
 		}
 	}
 	if strings.Count(svg, "Share of tenants") != 1 {
-		t.Error("the 2-tenant panel is drawn as a CDF, or the 20-tenant one twice")
+		t.Error("the 2-tenant panel is drawn as a CDF, or the 50-tenant one twice")
 	}
 }

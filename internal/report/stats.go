@@ -59,6 +59,7 @@ var (
 	mMem        = declared("mem_peak_mb", extra("mem_peak_mb"))
 	mETpX       = declared("e_tpx", eTpX)
 	mELat       = declared("e_lat", eLat)
+	mSLA        = declared("sla_met_tenants", extra("sla_met_tenants"))
 )
 
 // jain is Jain's index over the tenants' throughput: results.csv's
@@ -116,7 +117,7 @@ func coreMetrics() []metric {
 
 // knownExtras are results.csv columns the monitor adds;
 // they enter the tables when present.
-var knownExtras = []metric{mCPU, mMem, mETpX, mELat}
+var knownExtras = []metric{mCPU, mMem, mETpX, mELat, mSLA}
 
 // extraMetrics are the metrics of the columns some run has beyond the
 // core ones: the known ones first, then any other numeric column as is.

@@ -102,5 +102,6 @@ func AggregateRuns(sums []*Summary) *Summary {
 	p.FScoreS = meanOpt(func(a Aggregate) *float64 { return a.FScoreS })
 	p.RScoreS = meanOpt(func(a Aggregate) *float64 { return a.RScoreS })
 	p.HostIdlePct = meanOpt(func(a Aggregate) *float64 { return a.HostIdlePct })
+	p.SLAMetTenants, p.SLAMet = slaOfRuns(ok)
 	return agg
 }

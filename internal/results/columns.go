@@ -72,6 +72,8 @@ var resultColumns = []Column{
 	{"f_score_s", "F-Score", "s", lower, "Zhang et al. 2025, eq. 3: from each fault to its tenants' first commit (events.csv)"},
 	{"r_score_s", "R-Score", "s", lower, "Zhang et al. 2025, eq. 4: from resumption until throughput is back (events.csv)"},
 	{"host_cpu_idle_pct", "Host CPU idle", "%", 0, "/proc/stat idle + iowait over the workload phase (EDB 2026 reports it beside latency)"},
+	{"sla_met_tenants", "Tenants that met their SLA", "tenants", higher, "workload.sla judged per tenant (tenants.csv sla_met)"},
+	{"sla_met", "Every tenant met its SLA", "", 0, "workload.sla: true when every tenant with one met it"},
 	{"error", "Error", "", 0, "the run: why it failed or was cut"},
 }
 

@@ -26,7 +26,7 @@ func TestOpenLoadFiles(t *testing.T) {
 			{Second: 0, Tenant: "t01", Txn: "a", Committed: 10}},
 		Slots: []SlotRow{{Tenant: "t01", Slot: 0, End: 5 * time.Second, Target: 10, Committed: 50, Arrivals: 52, Dropped: 2,
 			MeanMs: 25, P99Ms: 49, ServiceMeanMs: 0.5, ServiceP99Ms: 0.5}}}
-	if err := d.WriteTenants("001", res, nil); err != nil {
+	if err := d.WriteTenants("001", res, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.WriteSeries("001", res); err != nil {
@@ -40,11 +40,12 @@ func TestOpenLoadFiles(t *testing.T) {
 		return strings.Split(strings.TrimSpace(string(b)), "\n")
 	}
 	ten := read("tenants.csv")
-	if !strings.HasSuffix(ten[0], ",target_rate,arrivals,queued,dropped,achieved_rate,service_mean_ms,service_p99_ms,tpm,nopm,cpu_s") {
+	if !strings.HasSuffix(ten[0], ",target_rate,arrivals,queued,dropped,achieved_rate,service_mean_ms,service_p99_ms,tpm,nopm,cpu_s,class,sla_met") {
 		t.Errorf("tenants.csv header %s", ten[0])
 	}
-	// 100 committed in 10 s: 600 per minute; no New-Order, not monitored
-	if !strings.HasSuffix(ten[1], ",,,,,,,,600,,") || !strings.HasSuffix(ten[2], ",10,104,7,4,10,0.5,0.5,600,,") {
+	// 100 committed in 10 s: 600 per minute; no New-Order, not
+	// monitored, no class, no SLA
+	if !strings.HasSuffix(ten[1], ",,,,,,,,600,,,,") || !strings.HasSuffix(ten[2], ",10,104,7,4,10,0.5,0.5,600,,,,") {
 		t.Errorf("tenants.csv rows:\n%s\n%s", ten[1], ten[2])
 	}
 	ser := read("timeseries.csv")

@@ -234,6 +234,10 @@ type TenantRow struct {
 	P95Ms         float64
 	P99Ms         float64
 	MaxMs         float64
+	// Class is the tenant's class, SLAMet "true" or "false" on its "all"
+	// row when it has an SLA; "" otherwise and in older results.
+	Class  string
+	SLAMet string
 }
 
 // ReadTenants reads runs/<id>/tenants.csv.
@@ -249,7 +253,7 @@ func (d *Dir) ReadTenants(id string) ([]TenantRow, error) {
 			Failed: r.n("failed"), FailedByClass: r.s("failed_by_class"), Rollbacks: r.n("rollbacks"),
 			Retries: r.n("retries"), TPS: r.f("throughput_tps"), MeanMs: r.f("latency_mean_ms"),
 			P50Ms: r.f("latency_p50_ms"), P95Ms: r.f("latency_p95_ms"), P99Ms: r.f("latency_p99_ms"),
-			MaxMs: r.f("latency_max_ms")})
+			MaxMs: r.f("latency_max_ms"), Class: r.s("class"), SLAMet: r.s("sla_met")})
 		if r.err != nil {
 			return nil, r.err
 		}

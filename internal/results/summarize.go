@@ -59,6 +59,10 @@ type Observations struct {
 	Events      []Event
 	Recovery    metrics.Recovery
 	HostIdlePct *float64
+	// Classes are the tenants' classes, SLAs their SLAs, by tenant; nil
+	// without classes or SLAs (classes.go).
+	Classes map[string]string
+	SLAs    map[string]SLA
 
 	analytical *Analytical // Analytical's answer, once computed
 }
@@ -114,6 +118,9 @@ func Summarize(o *Observations) *Summary {
 			}
 		}
 	}
+	for i := range sum.Tenant {
+		sum.Tenant[i].Class = o.Classes[sum.Tenant[i].Tenant]
+	}
 	sum.Provider = AggregateOf(sum.Tenant, o.Phases)
 	sum.Provider.HostIdlePct = o.HostIdlePct
 	if o.Events != nil {
@@ -124,6 +131,8 @@ func Summarize(o *Observations) *Summary {
 		}
 		sum.Provider.FScoreS, sum.Provider.RScoreS = failover(sum.Events, w, rec)
 	}
+	judge(sum, o.SLAs)
+	sum.Classes = classTotals(sum.Tenant, o.Classes)
 	if w == nil {
 		return sum
 	}

@@ -49,6 +49,9 @@ type Summary struct {
 	// HostSpeed is the speed probe's value taken before the run (or its
 	// round), in the probe's unit (probe.csv); nil without a probe.
 	HostSpeed *float64 `json:"host_speed,omitempty"`
+	// Classes break the tenants' figures down by class (classes.go);
+	// absent without tenancy.classes.
+	Classes []ClassTotals `json:"classes,omitempty"`
 	// MemoryKills are the server processes killed for memory during the
 	// workload phase (memory.go).
 	MemoryKills []MemoryKill `json:"memory_kills,omitempty"`
@@ -90,7 +93,11 @@ func (p Phase) Seconds() float64 { return p.End - p.Start }
 // TenantTotals is one tenant's workload totals (the tenant perspective of
 // Erdelt and Rabl 2026, section 5.1), all transaction types together.
 type TenantTotals struct {
-	Tenant     string           `json:"tenant"`
+	Tenant string `json:"tenant"`
+	// Class is the tenant's class of tenancy.classes, "" without classes;
+	// SLAMet whether it met its SLA, absent when it has none.
+	Class      string           `json:"class,omitempty"`
+	SLAMet     *bool            `json:"sla_met,omitempty"`
 	Committed  int64            `json:"committed"`
 	Failed     int64            `json:"failed"`
 	FailedBy   map[string]int64 `json:"failed_by_class"`
@@ -193,6 +200,11 @@ type Aggregate struct {
 	FScoreS     *float64 `json:"f_score_s,omitempty"`
 	RScoreS     *float64 `json:"r_score_s,omitempty"`
 	HostIdlePct *float64 `json:"host_cpu_idle_pct,omitempty"`
+	// SLAMetTenants are the tenants that met their SLA, SLAMet whether
+	// every tenant with one did (classes.go); absent when no tenant has
+	// an SLA.
+	SLAMetTenants *int  `json:"sla_met_tenants,omitempty"`
+	SLAMet        *bool `json:"sla_met,omitempty"`
 }
 
 // Aggregate computes the provider view from the tenants' totals and the

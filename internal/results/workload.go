@@ -48,11 +48,24 @@ func newOrders(t TenantWorkload) (int64, bool) {
 // are filled in the "all" row of an open load, empty
 // otherwise. tpm is per row; nopm is on the new_order and "all" rows of
 // workloads with New-Order; cpu_s, from tenantCPU (the monitor's
-// attribution, nil when unmonitored), on the "all" row.
-func (d *Dir) WriteTenants(id string, res *Workload, tenantCPU map[string]float64) error {
+// attribution, nil when unmonitored), on the "all" row. class is the
+// tenant's class on every row, sla_met whether it met its SLA on the "all"
+// row, both from totals (the summary's; empty without classes or SLA).
+func (d *Dir) WriteTenants(id string, res *Workload, tenantCPU map[string]float64, totals []TenantTotals) error {
 	secs := res.Duration.Seconds()
+	byName := make(map[string]*TenantTotals, len(totals))
+	for i := range totals {
+		byName[totals[i].Tenant] = &totals[i]
+	}
 	var rows [][]string
 	for _, t := range res.Tenants {
+		var class, met string
+		if tt, ok := byName[t.Name]; ok {
+			class = tt.Class
+			if tt.SLAMet != nil {
+				met = strconv.FormatBool(*tt.SLAMet)
+			}
+		}
 		for _, x := range append(append([]TxnFigures{}, t.Txns...), t.All) {
 			tps := 0.0
 			if secs > 0 {
@@ -77,14 +90,18 @@ func (d *Dir) WriteTenants(id string, res *Workload, tenantCPU map[string]float6
 			if c, ok := tenantCPU[t.Name]; ok && x.Txn == "all" {
 				cpu = ftoa(c)
 			}
-			rows = append(rows, append(append(row, open...), tpm, nopm, cpu))
+			slaCell := ""
+			if x.Txn == "all" {
+				slaCell = met
+			}
+			rows = append(rows, append(append(row, open...), tpm, nopm, cpu, class, slaCell))
 		}
 	}
 	return d.writeCSV(filepath.Join("runs", id, "tenants.csv"),
 		[]string{"run_id", "tenant", "txn", "committed", "failed", "failed_by_class", "rollbacks", "retries", "throughput_tps",
 			"latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms",
 			"target_rate", "arrivals", "queued", "dropped", "achieved_rate", "service_mean_ms", "service_p99_ms",
-			"tpm", "nopm", "cpu_s"}, rows)
+			"tpm", "nopm", "cpu_s", "class", "sla_met"}, rows)
 }
 
 // WriteSeries writes runs/<id>/timeseries.csv: a row per second, tenant

@@ -134,7 +134,7 @@ func writeRun(d *results.Dir, s *results.Summary, ex *execution) error {
 		if o.Monitor != nil {
 			tenantCPU = o.Monitor.TenantCPU
 		}
-		errs = append(errs, d.WriteTenants(s.RunID, o.Workload, tenantCPU), d.WriteSeries(s.RunID, o.Workload))
+		errs = append(errs, d.WriteTenants(s.RunID, o.Workload, tenantCPU, s.Tenant), d.WriteSeries(s.RunID, o.Workload))
 	}
 	if ex.targets != nil {
 		errs = append(errs, d.WriteTargets(s.RunID, ex.targets))
@@ -149,6 +149,7 @@ func writeRun(d *results.Dir, s *results.Summary, ex *execution) error {
 		errs = append(errs, ex.samples.WriteFiles(filepath.Join(d.Path, "runs", s.RunID, "monitor")))
 	}
 	errs = append(errs, d.WriteJSON("runs/"+s.RunID+"/summary.json", s))
+	errs = append(errs, d.AppendClasses(s))
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}

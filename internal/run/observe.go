@@ -21,6 +21,20 @@ func (e *execution) observations(end time.Time, err error) *results.Observations
 		ServerPerTenant: r.ServerPerTenant,
 		Phases:          e.phases, MemoryKills: e.memoryKills(), Streams: e.streams, StorageGB: e.storage,
 		Prices: e.prices(), Events: e.events, HostIdlePct: e.hostIdle}
+	for _, t := range r.TenantList {
+		if t.Class != "" {
+			if o.Classes == nil {
+				o.Classes = map[string]string{}
+			}
+			o.Classes[t.Name] = t.Class
+		}
+		if s := t.SLA; !s.Empty() {
+			if o.SLAs == nil {
+				o.SLAs = map[string]results.SLA{}
+			}
+			o.SLAs[t.Name] = results.SLA{MinRateRatio: s.MinRateRatio, P95Ms: float64(s.P95.D()) / float64(time.Millisecond)}
+		}
+	}
 	for i, inst := range e.instances {
 		cg, cgMode := provider.CgroupOf(inst)
 		ri := results.Instance{Name: inst.Name, Port: inst.Port, Version: inst.Version, Cgroup: cg,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/provision"
 	"github.com/tenantbench/tenantbench/internal/spec"
@@ -40,14 +41,31 @@ func (e *execution) provisioning() (provisioning, error) {
 		return e.prov, fmt.Errorf("the plan's provisioning %q is not a strategy of this tenantbench", r.Provisioning)
 	}
 	e.prov.strategy = st
+	tws := e.plan.TenantWorkloads(r)
 	e.prov.state = &provision.Run{Provider: e.opts.Provider, Model: m, Specs: e.instanceSpecs(),
 		Tenants: r.Names(), Clients: r.Clients, Workload: e.run.Workload,
 		Connect: e.connectTo, LoadConnect: e.loadConnect,
-		Build:    func() (workload.Workload, error) { return e.opts.Workloads.Build(e.workloadSpec(), r.Scale) },
+		Build: func(i int) (workload.Workload, error) {
+			return e.opts.Workloads.Build(tws[i].Spec, tws[i].Scale)
+		},
 		Record:   e.record,
 		Placed:   func(ps []tenancy.Placement) { e.mon.SetPlacements(ps) },
-		Progress: func() provision.Progress { return newBars(e.opts.Log, e.opts.Terminal) },
+		Progress: func() provision.Progress { return newBars(e.opts.Log, e.opts.Terminal, r.Tenants) },
 		Logf:     e.logf}
+	if classes := plan.ClassesOf(r); classes != nil {
+		// Tenants of a class hold the same data: a cloning strategy
+		// copies one template per class.
+		p := e.prov.state
+		p.Kin, p.Conns = make([]int, r.Tenants), make([]int, r.Tenants)
+		for k, c := range classes {
+			for _, i := range c.Tenants {
+				p.Kin[i] = k
+			}
+		}
+		for i, t := range r.TenantList {
+			p.Conns[i] = t.Conns
+		}
+	}
 	return e.prov, nil
 }
 
@@ -139,7 +157,11 @@ func (e *execution) connectTo(p tenancy.Placement) workload.Connect {
 // to 4) waits for one of its connections to close; the loaders take their
 // units from a common queue, so the ones connected do the work.
 func (e *execution) loadConnect(p tenancy.Placement) workload.Connect {
-	slots := make(chan struct{}, max(1, e.run.Clients))
+	conns := e.run.Clients
+	if p.Index < len(e.run.TenantList) {
+		conns = e.run.TenantList[p.Index].Conns // its class's
+	}
+	slots := make(chan struct{}, max(1, conns))
 	dsn := p.DSN(e.run.Transport)
 	return func(ctx context.Context) (*pgx.Conn, error) {
 		select {

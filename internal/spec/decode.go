@@ -330,6 +330,7 @@ func (d *Decoder) tenancy(n *yaml.Node, path string, t *Tenancy) {
 		{"isolation", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &t.Isolation) }},
 		// The names are tenancy's: the plan checks them.
 		{"guards", func(n *yaml.Node, p string) { values(d, n, p, ReadText, nil, &t.Guards) }},
+		{"classes", func(n *yaml.Node, p string) { d.classes(n, p, &t.Classes) }},
 	})
 
 }
@@ -347,6 +348,7 @@ func (d *Decoder) workload(n *yaml.Node, path string, w *Workload) {
 		{"load", func(n *yaml.Node, p string) { d.load(n, p, &w.Load) }},
 		{"schedule", func(n *yaml.Node, p string) { d.schedule(n, p, &w.Schedule) }},
 		{"pattern", func(n *yaml.Node, p string) { d.pattern(n, p, &w.Pattern) }},
+		{"sla", func(n *yaml.Node, p string) { d.sla(n, p, &w.SLA) }},
 	})
 
 }

@@ -30,8 +30,17 @@ func (s *Spec) loadPlan(r *Run, n int) *load.Plan {
 	if w.Pattern != nil {
 		vals, _ = load.Values(w.loadPattern(r.Pattern, r.Tenants), w.target().Clients)
 	}
+	var members []Member
+	if s.Tenancy.Classes != nil {
+		members = s.Members(r)
+	}
 	for i := range min(n, r.Tenants) {
 		t := load.Tenant{}
+		base := base
+		if members != nil {
+			// A class's clients or rate is its tenants' base target.
+			base = w.base(members[i].Clients, members[i].Rate)
+		}
 		switch {
 		case w.Pattern != nil:
 			slot := w.Pattern.Slot.D()
@@ -45,6 +54,9 @@ func (s *Spec) loadPlan(r *Run, n int) *load.Plan {
 			t.Profile = load.Constant(base, phase)
 		}
 		t.Conns = lp.Shape.Conns(t.Profile.Max(), r.Clients)
+		if members != nil {
+			t.Conns = members[i].Conns
+		}
 		lp.Tenants = append(lp.Tenants, t)
 	}
 	return lp

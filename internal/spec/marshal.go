@@ -27,6 +27,7 @@ func Marshal(s *Spec) ([]byte, error) {
 		Load      LoadShape  `yaml:"load"`
 		Schedule  *Schedule  `yaml:"schedule,omitempty"`
 		Pattern   *Pattern   `yaml:"pattern,omitempty"`
+		SLA       *SLA       `yaml:"sla,omitempty"`
 		Options   *yaml.Node `yaml:"options,omitempty"`
 		Cases     []Case     `yaml:"cases,omitempty"`
 	}
@@ -79,6 +80,7 @@ func Marshal(s *Spec) ([]byte, error) {
 			Load:      s.Workload.Load,
 			Schedule:  s.Workload.Schedule,
 			Pattern:   s.Workload.Pattern,
+			SLA:       s.Workload.SLA,
 		},
 	}
 	if out.SUT.Settings == nil {

@@ -80,6 +80,9 @@ type Tenancy struct {
 	// (package tenancy: GuardNames), none by default. Not a matrix
 	// dimension; the plan checks the names.
 	Guards []string `yaml:"guards,omitempty"`
+	// Classes divide each run's tenants into kinds with their own size,
+	// load and SLA (classes.go); nil for tenants all alike.
+	Classes []Class `yaml:"classes,omitempty"`
 }
 
 // The values of tenancy.isolation.
@@ -108,6 +111,8 @@ type Workload struct {
 	Load     LoadShape `yaml:"load"`
 	Schedule *Schedule `yaml:"schedule"`
 	Pattern  *Pattern  `yaml:"pattern"`
+	// SLA is what every tenant must get (classes.go); nil for none.
+	SLA *SLA `yaml:"sla,omitempty"`
 }
 
 // Duration is a time.Duration written as "30s", "2m".

@@ -145,6 +145,8 @@ func Validate(s *Spec) []Problem {
 		v.add("workload.warmup", s.Workload.Warmup.String(), "must be 0s or longer")
 	}
 	v.load(s)
+	v.classes(s)
+	v.slaRule(&s.Workload, "workload.sla", s.Workload.SLA)
 	v.size(s)
 	return v.problems
 }
