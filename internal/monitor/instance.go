@@ -112,7 +112,10 @@ func newSampler(inst *provider.Instance, origin time.Time, pss time.Duration) *s
 func (s *sampler) connect(ctx context.Context) error {
 	sql, ok := s.inst.Engine.(engine.Statistics)
 	if !ok {
-		return fmt.Errorf("instance %s: its engine names no statistics to sample", s.inst.Name)
+		// An engine without statistics queries (MariaDB for now): its
+		// server's processes and cgroup are sampled, its sessions and
+		// statistics views are not.
+		return nil
 	}
 	s.sql = sql
 	cfg, err := pgx.ParseConfig(s.inst.AdminDSN("postgres"))

@@ -3,7 +3,7 @@ package tenancy
 import (
 	"context"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/tenantbench/tenantbench/internal/engine/server"
 
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/workload"
@@ -33,7 +33,7 @@ type ServerAdopter interface {
 // owner creates and loads the shared ones (ConnectOwner), then Share gives
 // each tenant its rows.
 type TableSharer interface {
-	ConnectOwner(ctx context.Context, inst *provider.Instance) (*pgx.Conn, error)
+	ConnectOwner(ctx context.Context, inst *provider.Instance) (server.Client, error)
 	Share(ctx context.Context, inst *provider.Instance, ps []Placement, keys []workload.KeyColumn, ranges KeyRange) error
 }
 
@@ -64,7 +64,7 @@ func (Instance) AdoptClone(ctx context.Context, inst *provider.Instance, templat
 	return AdoptClone(ctx, inst, template, tenant, index)
 }
 
-func (SharedTable) ConnectOwner(ctx context.Context, inst *provider.Instance) (*pgx.Conn, error) {
+func (SharedTable) ConnectOwner(ctx context.Context, inst *provider.Instance) (server.Client, error) {
 	return ConnectOwner(ctx, inst)
 }
 

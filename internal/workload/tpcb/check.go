@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -20,7 +18,11 @@ var _ workload.Checker = (*Workload)(nil)
 //	sum(abalance) = sum(history.delta)
 //	sum(tbalance) = sum(bbalance)
 //	sum(tbalance) = sum(history.delta)   when simple-update has weight 0
-func (w *Workload) Check(ctx context.Context, conn *pgx.Conn) ([]string, error) {
+func (w *Workload) Check(ctx context.Context, wc workload.Conn) ([]string, error) {
+	conn, ok := workload.PG(wc)
+	if !ok {
+		return nil, workload.NoForm(Name, wc)
+	}
 	var branches, tellers, accounts, abalance, tbalance, bbalance, delta int64
 	err := conn.QueryRow(ctx, `select
 		(select count(*) from pgbench_branches),

@@ -1,0 +1,95 @@
+// Package server holds the types an engine and the code that runs its
+// servers share: what a server's configuration holds (Config), one
+// installation of its programs (Programs), and a superuser session that
+// runs SQL whatever the engine's client library (Conn). It imports
+// nothing of tenantbench, so that an engine package (engine/postgres,
+// engine/mariadb) and the engine registry above it can both use it.
+package server
+
+import (
+	"context"
+	"net"
+)
+
+// Config is what a provider asks of a server's configuration files:
+// where it keeps its data, where it listens and what the spec sets.
+type Config struct {
+	DataDir   string // made by the engine's initialisation
+	SocketDir string // the server's unix socket lives here
+	Port      int    // the loopback TCP port
+	// MaxConnections is used unless Settings sets the engine's own
+	// connection limit; 0 keeps the engine's default.
+	MaxConnections int
+	// Name is the instance's name, shown in process titles where the
+	// engine can (PostgreSQL's cluster_name).
+	Name string
+	// Settings are the spec's, checked by the engine's CheckSetting;
+	// they win over the engine's own defaults.
+	Settings map[string]string
+}
+
+// Programs is one installation of an engine's server programs.
+type Programs interface {
+	// Version is the programs' full version, e.g. "15.18", "10.11.19".
+	Version() string
+	// Dir is where the programs are.
+	Dir() string
+}
+
+// InitFile is a file an initialisation needs (a password, SQL holding a
+// password's hash): written by the provider, readable by the server's
+// user only, removed once the initialisation ends. Never on a command
+// line, never in a log.
+type InitFile struct {
+	Path string
+	Data []byte
+}
+
+// Conn is a session on a server as the admin code holds it: tenancy's
+// statements and the readiness check, whatever the engine's client
+// library. The SQL is the engine's (its Admin methods, its queries), with
+// the engine's own placeholders for args.
+type Conn interface {
+	// Exec runs one statement (without args: may be several, as one
+	// text, where the engine allows).
+	Exec(ctx context.Context, sql string, args ...any) error
+	// QueryStrings runs a query and returns its first column's values
+	// as text (NULL as "").
+	QueryStrings(ctx context.Context, sql string, args ...any) ([]string, error)
+	// ServerVersion is the server's version as it reports it, e.g.
+	// "15.18", "10.11.19-MariaDB".
+	ServerVersion() string
+	// Client is the engine's own client connection under this session,
+	// for code that hands an admin session to a workload (the shared
+	// tables' owner).
+	Client() Client
+	Close(ctx context.Context) error
+}
+
+// Client is a connection as a workload holds it: the engine's own client
+// connection (PostgreSQL: a *pgx.Conn), which the workload's form for that
+// engine asserts. Every engine's has these two methods.
+type Client interface {
+	Close(ctx context.Context) error
+	// IsClosed says whether the connection is closed (by either side).
+	IsClosed() bool
+}
+
+// Socket is a Client whose network socket can be had, which the driver's
+// watchdog closes under a stuck client from another goroutine.
+type Socket interface {
+	Client
+	Socket() net.Conn
+}
+
+// Find says where an engine looks for its server programs beyond the
+// usual places, and whether it may download them.
+type Find struct {
+	// CacheDir holds downloaded builds; "" is the engine's default.
+	CacheDir string
+	// NoFetch makes a search that finds nothing fail instead of
+	// downloading.
+	NoFetch bool
+	// Logf reports slow steps (a download); nil is silent.
+	Logf func(format string, args ...any)
+}
