@@ -20,6 +20,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/engine/postgres"
 	"github.com/tenantbench/tenantbench/internal/engine/server"
 )
@@ -149,8 +150,13 @@ type Admin interface {
 	LockDown() []string
 	// AssumeRole makes the session act as role.
 	AssumeRole(role string) []string
-	// RenameTenant renames a tenant's role and database (a copied server
-	// handed to another tenant).
+}
+
+// Renamer is an engine that renames a tenant's role and database: a
+// copied server handed to another tenant (MariaDB cannot rename a
+// database).
+type Renamer interface {
+	// RenameTenant renames a tenant's role and database.
 	RenameTenant(fromRole, fromDB, toRole, toDB string) []string
 }
 
@@ -225,6 +231,7 @@ type Registry map[string]Engine
 func Builtin() Registry {
 	r := Registry{}
 	r.Add(postgres.Engine{})
+	r.Add(mariadb.Engine{})
 	return r
 }
 

@@ -94,7 +94,7 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, [
 		"sut.provider": {s.SUT.Provider, regs.Providers.Names()},
 	})
 	more = append(more, regs.Workloads.Check(&s.Workload)...)
-	more = append(more, checkModels(s, regs)...)
+	more = append(more, checkModels(s, regs, eng)...)
 	return eng, append(more, checkMemory(s, regs, m)...)
 }
 
@@ -144,7 +144,7 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) 
 	model := regs.Models[sr.Model]
 	r := Run{Run: *sr, Workload: s.Workload.Name, WarmupS: s.Workload.Warmup.D().Seconds(),
 		DurationS: s.Workload.Duration.D().Seconds(), Transport: s.SUT.Transport, Isolation: s.Tenancy.Isolation}
-	st := provision.Choose(model, s.Workload.Provision, sr.Tenants, regs.Providers[s.SUT.Provider].Clones)
+	st := provision.Choose(model, eng, s.Workload.Provision, sr.Tenants, regs.Providers[s.SUT.Provider].Clones)
 	r.Provisioning, r.Provision = st.Name(), spec.ProvisionLoad
 	if st.Clones() {
 		r.Provision = spec.ProvisionClone

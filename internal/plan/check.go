@@ -34,8 +34,9 @@ func neededConnections(m tenancy.Model, eng engine.Engine, tenants, clients int)
 }
 
 // checkModels checks every tenancy.model against the registry, and that
-// the model can hold the workload.
-func checkModels(s *spec.Spec, regs Registries) []spec.Problem {
+// the model can run on the engine (eng, nil when sut.engine is unknown)
+// and hold the workload.
+func checkModels(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Problem {
 	var out []spec.Problem
 	var w workload.Workload // built once, when a model asks
 	for i, name := range s.Tenancy.Model {
@@ -43,6 +44,11 @@ func checkModels(s *spec.Spec, regs Registries) []spec.Problem {
 		m, ok := regs.Models[name]
 		if !ok {
 			out = append(out, spec.Problem{Path: path, Value: name, Allowed: spec.OneOf(name, regs.Models.Names())})
+			continue
+		}
+		if why := tenancy.AcceptsEngine(m, eng); why != "" {
+			out = append(out, spec.Problem{Path: path, Value: name, Allowed: fmt.Sprintf("%s (sut.engine is %s; models it runs: %s)",
+				why, eng.Name(), strings.Join(enginesModels(regs.Models, eng), ", "))})
 			continue
 		}
 		a, ok := m.(accepter)
@@ -58,6 +64,17 @@ func checkModels(s *spec.Spec, regs Registries) []spec.Problem {
 		if why := a.Accepts(w); why != "" {
 			out = append(out, spec.Problem{Path: path, Value: name, Allowed: fmt.Sprintf("%s: %s (workload.name is %s)",
 				why, strings.Join(accepted(a, regs.Workloads), ", "), s.Workload.Name)})
+		}
+	}
+	return out
+}
+
+// enginesModels are the registered models that run on eng.
+func enginesModels(models tenancy.Models, eng engine.Engine) []string {
+	var out []string
+	for _, name := range models.Names() {
+		if tenancy.AcceptsEngine(models[name], eng) == "" {
+			out = append(out, name)
 		}
 	}
 	return out

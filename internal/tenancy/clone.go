@@ -141,7 +141,11 @@ func AdoptClone(ctx context.Context, inst *provider.Instance, template Placement
 	if tenant != template.Role {
 		// Nothing is connected to the copy but this session; renaming the
 		// database ends autovacuum workers itself.
-		err := admin.exec(ctx, admin.sql.RenameTenant(template.Role, template.Database, tenant, tenant))
+		ren, ok := inst.Engine.(engine.Renamer)
+		if !ok {
+			return Placement{}, fmt.Errorf("instance %s: engine %s cannot rename a copied tenant", inst.Name, inst.Engine.Name())
+		}
+		err := admin.exec(ctx, ren.RenameTenant(template.Role, template.Database, tenant, tenant))
 		if err != nil {
 			return Placement{}, fmt.Errorf("tenant %s: %w", tenant, err)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -99,6 +100,9 @@ func vacuumStatements() []string {
 // Setup drops the pgbench tables if they exist and creates them, as pgbench's
 // init steps "d" and "t" do.
 func (w *Workload) Setup(ctx context.Context, wc workload.Conn) error {
+	if mc, ok := mariadb.Of(wc); ok {
+		return w.mariaSetup(ctx, mc)
+	}
 	conn, ok := workload.PG(wc)
 	if !ok {
 		return workload.NoForm(Name, wc)
@@ -112,6 +116,9 @@ func (w *Workload) Setup(ctx context.Context, wc workload.Conn) error {
 // builds the keys first so that the statistics and the visibility map are
 // fresh when the workload starts, whatever the steps did.
 func (w *Workload) PostIngest(ctx context.Context, wc workload.Conn) error {
+	if mc, ok := mariadb.Of(wc); ok {
+		return w.mariaPostIngest(ctx, mc)
+	}
 	conn, ok := workload.PG(wc)
 	if !ok {
 		return workload.NoForm(Name, wc)
