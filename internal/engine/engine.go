@@ -206,21 +206,18 @@ type DatabaseCopier interface {
 	LeftOfQuery() string
 }
 
-// Statistics is an engine whose server the monitor samples over an admin
-// session. The queries' columns are the monitor's contract.
+// Statistics is an engine whose server the monitor samples: its
+// sessions (wait events, per-tenant CPU) and its cumulative statistics
+// views, over a statistics session of the engine's client library.
 type Statistics interface {
 	// StatisticsViews are the cumulative statistics views the monitor
 	// snapshots at phase marks, those the server has.
 	StatisticsViews() []string
-	// ActivityQuery lists every server process: pid int4, backend type
-	// text, role oid, database oid, state, wait event type, wait event
-	// (texts).
-	ActivityQuery() string
-	// NamesQuery maps oids to names: is-a-role bool, oid, name text.
-	NamesQuery() string
-	// SharedMemoryQuery is the shared memory the server allocated but its
-	// buffer cache, in bytes (int8).
-	SharedMemoryQuery() string
+	// OpenStats opens a statistics session as the superuser on the
+	// engine's maintenance database (dsn is one DSN made).
+	OpenStats(ctx context.Context, dsn string) (server.Stats, error)
+	// MaintenanceDatabase is the database OpenStats's DSN names.
+	MaintenanceDatabase() string
 }
 
 // Registry is the set of known engines, by name. An explicit value, not a

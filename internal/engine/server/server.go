@@ -93,3 +93,46 @@ type Find struct {
 	// Logf reports slow steps (a download); nil is silent.
 	Logf func(format string, args ...any)
 }
+
+// Activity is one process or session of a server as a statistics session
+// reads it. Its byte slices are valid during the callback only.
+type Activity struct {
+	Pid int
+	// Type is the process's kind as the engine names it (PostgreSQL's
+	// backend_type: "client backend", "checkpointer", ...).
+	Type []byte
+	// HasRole is false for a session not yet logged in as a role.
+	HasRole bool
+	// Named: User and Database are the session's names (nil for none).
+	// False when they could not be read this time: the session is named
+	// at a later read.
+	Named          bool
+	User, Database []byte
+	// State and the wait event, nil when none.
+	State, WaitType, WaitName []byte
+}
+
+// Stats is a statistics session on a server, which the monitor samples
+// it with, whatever the engine's client library.
+type Stats interface {
+	// Pid is the server process of this session, which Activity leaves
+	// out.
+	Pid() int
+	// PresentViews are those of views (the engine's cumulative
+	// statistics views) the server has, in that order.
+	PresentViews(ctx context.Context, views []string) ([]string, error)
+	// ReadView reads one cumulative statistics view: each row keyed by
+	// its text columns joined with "/" ("all" for a row without one),
+	// its numeric columns by name; resets holds each row's stats_reset
+	// ("" when none).
+	ReadView(ctx context.Context, view string) (rows map[string]map[string]float64, resets map[string]string, err error)
+	// Activity calls fn for every process of the server but this
+	// session's own.
+	Activity(ctx context.Context, fn func(a *Activity)) error
+	// SharedMemory is the shared memory the server allocated but its
+	// buffer cache, in bytes; ok is false when the server does not say.
+	SharedMemory(ctx context.Context) (bytes int64, ok bool, err error)
+	Ping(ctx context.Context) error
+	IsClosed() bool
+	Close(ctx context.Context) error
+}
