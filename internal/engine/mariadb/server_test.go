@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
+	"github.com/tenantbench/tenantbench/internal/engine/server"
 	"github.com/tenantbench/tenantbench/internal/pgtest"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
@@ -121,5 +122,90 @@ func TestServerAndTenants(t *testing.T) {
 	}
 	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("socket %s left after Stop", sock)
+	}
+}
+
+// TestStats: the monitor's statistics session lists a tenant's session by
+// its user and database and leaves out its own, and SHOW GLOBAL STATUS's
+// counters grow with the work done.
+func TestStats(t *testing.T) {
+	installed(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	inst := pgtest.Start(t, pgtest.Engine(mariadb.Engine{}))
+	ps, err := tenancy.Database{}.Place(ctx, []*provider.Instance{inst}, []string{"t01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := mariadb.Engine{}
+	st, err := e.OpenStats(ctx, inst.AdminDSN(e.MaintenanceDatabase()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close(ctx)
+	before, _, err := st.ReadView(ctx, "global_status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := e.Connect(ctx, ps[0].DSN("unix"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if err := c.Exec(ctx, "create table x (k int primary key)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Exec(ctx, "insert into x values (1), (2), (3)"); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	err = st.Activity(ctx, func(a *server.Activity) {
+		if a.Pid == st.Pid() {
+			t.Error("the monitor's own session is listed")
+		}
+		seen = append(seen, string(a.Type)+"/"+string(a.User)+"/"+string(a.Database)+"/"+string(a.State))
+	})
+	if err != nil || len(seen) != 1 || seen[0] != "client backend/t01/t01/idle" {
+		t.Errorf("activity %v, %v; want t01's idle session", seen, err)
+	}
+	after, _, err := st.ReadView(ctx, "global_status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := after["all"]["Handler_write"] - before["all"]["Handler_write"]; d < 3 {
+		t.Errorf("Handler_write grew by %v, want at least the 3 rows inserted: %v -> %v", d, before, after)
+	}
+}
+
+// TestCheckSettings: names and values are judged by the installed server
+// program, before anything starts.
+func TestCheckSettings(t *testing.T) {
+	installed(t)
+	refused, warned := mariadb.Engine{}.CheckSettings("", map[string]string{
+		"innodb_buffer_pool_size":        "64M",
+		"innodb-flush-log-at-trx-commit": "2",
+		"innodb_bufer_pool_size":         "64M",
+		"max_connections":                "-5",
+		"sort_buffer_size":               "12Q",
+	})
+	if len(warned) > 0 {
+		t.Errorf("warned %v", warned)
+	}
+	for k, want := range map[string]string{
+		"innodb_bufer_pool_size": "did you mean innodb_buffer_pool_size?",
+		"max_connections":        "-5",
+		"sort_buffer_size":       "suffix",
+	} {
+		if !strings.Contains(refused[k], want) {
+			t.Errorf("%s refused %q, want %q", k, refused[k], want)
+		}
+	}
+	for _, k := range []string{"innodb_buffer_pool_size", "innodb-flush-log-at-trx-commit"} {
+		if refused[k] != "" {
+			t.Errorf("%s refused: %s", k, refused[k])
+		}
+	}
+	if refused, _ := (mariadb.Engine{}).CheckSettings("9.9", nil); !strings.Contains(refused[""], "MariaDB 9.9") {
+		t.Errorf("version 9.9: %v", refused)
 	}
 }

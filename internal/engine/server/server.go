@@ -98,8 +98,11 @@ type Find struct {
 // reads it. Its byte slices are valid during the callback only.
 type Activity struct {
 	Pid int
-	// Type is the process's kind as the engine names it (PostgreSQL's
-	// backend_type: "client backend", "checkpointer", ...).
+	// Type is the process's kind in PostgreSQL's backend_type names,
+	// which the monitor classes by: "client backend" a client's session,
+	// "parallel worker" one's helper, any other name a background
+	// process ("checkpointer"), empty not known yet. Another engine maps
+	// its sessions to these.
 	Type []byte
 	// HasRole is false for a session not yet logged in as a role.
 	HasRole bool

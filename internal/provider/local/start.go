@@ -196,7 +196,7 @@ func (p *Provider) initdb(ctx context.Context, srv *server) error {
 		return ctx.Err()
 	}
 	if err != nil {
-		return fmt.Errorf("%s failed (%v): %s", filepath.Base(args[0]), err, tail(out, 20))
+		return fmt.Errorf("%s failed (%v): %s", filepath.Base(args[0]), err, errorLines(out, 20))
 	}
 	return nil
 }
@@ -352,4 +352,24 @@ func tail(b []byte, lines int) string {
 		parts = parts[len(parts)-lines:]
 	}
 	return strings.Join(parts, "\n")
+}
+
+// errorLines is the end of a program's output, after the lines that name
+// an error if any come earlier (mariadb-install-db prints its advice after
+// the server's error).
+func errorLines(out []byte, lines int) string {
+	var errs []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.Contains(l, "ERROR") || strings.Contains(l, "[Error]") {
+			errs = append(errs, l)
+		}
+	}
+	if len(errs) > 10 {
+		errs = errs[len(errs)-10:]
+	}
+	t := tail(out, lines)
+	if len(errs) == 0 {
+		return t
+	}
+	return strings.Join(errs, "\n") + "\n...\n" + t
 }
