@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/prometheus/procfs"
 
@@ -70,4 +74,73 @@ func TestMariaDBTpcb(t *testing.T) {
 			t.Errorf("%s left in the work root", e.Name())
 		}
 	}
+}
+
+// longMariaDB is longSpec on MariaDB: two servers, cut in their workload.
+const longMariaDB = `name: cut
+sut: {engine: mariadb}
+tenancy: {model: instance, tenants: 2}
+workload: {name: tpcb, scale: 1, clients: 1, duration: 10m}
+progress: 1s
+`
+
+// TestMariaDBCut: a MariaDB run cut by a signal stops its servers and
+// leaves nothing (SIGHUP); a SIGKILL of tenantbench ends its servers by
+// their parent death signal, and down removes what is left.
+func TestMariaDBCut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts MariaDB servers")
+	}
+	if _, err := (mariadb.Engine{}).FindPrograms(context.Background(), "", dbserver.Find{}); err != nil {
+		t.Skip(err)
+	}
+	t.Run("hangup", func(t *testing.T) {
+		tmp := workRoot(t)
+		var cgroups []string
+		_, err, log, stderr := cutRunOf(t, tmp, longMariaDB, func(cmd *exec.Cmd, _ *os.File) {
+			cgroups = liveCgroups(t, tmp)
+			cmd.Process.Signal(syscall.SIGHUP)
+		})
+		assertCutRecorded(t, tmp, err, "SIGHUP", log, stderr)
+		assertAllGone(t, tmp, cgroups)
+	})
+	t.Run("killed", func(t *testing.T) {
+		tmp := workRoot(t)
+		out := filepath.Join(tmp, "results")
+		var cgroups []string
+		_, err, log, stderr := cutRunOf(t, tmp, longMariaDB, func(cmd *exec.Cmd, _ *os.File) {
+			cgroups = liveCgroups(t, tmp)
+			cmd.Process.Signal(syscall.SIGKILL)
+		})
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Fatalf("exit = %v, want killed\n%s%s", err, log, stderr)
+		}
+		t.Cleanup(func() { exec.Command(binary, "down", out).Run() })
+		for end := time.Now().Add(30 * time.Second); mariadbBelow(tmp) && time.Now().Before(end); {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if mariadbBelow(tmp) {
+			t.Errorf("servers still run 30 s after tenantbench was killed")
+		}
+		cmd := exec.Command(binary, "down", out)
+		cmd.Env = registryEnv(tmp)
+		if b, err := cmd.CombinedOutput(); err != nil || strings.Count(string(b), "stopped and removed instance") != 2 {
+			t.Fatalf("down: %v\n%s", err, b)
+		}
+		assertAllGone(t, tmp, cgroups)
+	})
+}
+
+// mariadbBelow reports whether a mariadbd runs on a data directory below
+// dir.
+func mariadbBelow(dir string) bool {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err == nil && bytes.Contains(b, []byte(dir)) && bytes.Contains(b, []byte("mariadbd")) {
+			return true
+		}
+	}
+	return false
 }

@@ -42,7 +42,7 @@ func (p *Provider) startProcess(srv *server, conf dbserver.Config) error {
 		// does not clear it, and exec (of the sh below, then of postgres)
 		// keeps it: the postmaster itself gets it. Go's threads end only
 		// with the process (tenantbench locks none to a goroutine).
-		attr.Pdeathsig = deathSignal
+		attr.Pdeathsig = deathSignal(srv.eng)
 	}
 	var cmd *exec.Cmd
 	switch {
