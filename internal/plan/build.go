@@ -95,6 +95,7 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, [
 	})
 	more = append(more, regs.Workloads.Check(&s.Workload)...)
 	more = append(more, checkModels(s, regs, eng)...)
+	more = append(more, checkEngineForms(s, regs, eng)...)
 	return eng, append(more, checkMemory(s, regs, m)...)
 }
 

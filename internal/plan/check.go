@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/isolation"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
@@ -65,6 +66,31 @@ func checkModels(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Proble
 			out = append(out, spec.Problem{Path: path, Value: name, Allowed: fmt.Sprintf("%s: %s (workload.name is %s)",
 				why, strings.Join(accepted(a, regs.Workloads), ", "), s.Workload.Name)})
 		}
+	}
+	return out
+}
+
+// checkEngineForms checks that the workload has a form for the engine
+// (workload.RunsOn) and that the isolation audit can probe it
+// (isolation.RunsOn); eng is nil when sut.engine is unknown.
+func checkEngineForms(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Problem {
+	if eng == nil {
+		return nil
+	}
+	var out []spec.Problem
+	if w, err := regs.Workloads.Build(&s.Workload, 1); err == nil && !workload.RunsOn(w, eng) {
+		var on []string
+		for _, name := range regs.Workloads.Names() {
+			if o, err := regs.Workloads.Build(&spec.Workload{Name: name}, 1); err == nil && workload.RunsOn(o, eng) {
+				on = append(on, name)
+			}
+		}
+		out = append(out, spec.Problem{Path: "workload.name", Value: s.Workload.Name, Allowed: fmt.Sprintf(
+			"has no form for %s (sut.engine); workloads that run on %s: %s", eng.Name(), eng.Name(), strings.Join(on, ", "))})
+	}
+	if s.Tenancy.Isolation == spec.IsolationAudit && !isolation.RunsOn(eng) {
+		out = append(out, spec.Problem{Path: "tenancy.isolation", Value: s.Tenancy.Isolation, Allowed: fmt.Sprintf(
+			"the isolation audit's probes are written for PostgreSQL; with %s (sut.engine) use off", eng.Name())})
 	}
 	return out
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"gopkg.in/yaml.v3"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/engine/server"
 	"github.com/tenantbench/tenantbench/internal/spec"
 )
@@ -112,6 +113,22 @@ type Retrier interface {
 // A client returns zeros when its pacing is off.
 type Pacer interface {
 	Pace(typ int) (keying, think time.Duration)
+}
+
+// EngineRunner is implemented by workloads that say which engines they
+// have a form for (their SQL and load in the engine's dialect, over its
+// connection). The plan asks it; a workload without it is taken to run on
+// every engine.
+type EngineRunner interface {
+	RunsOn(e engine.Engine) bool
+}
+
+// RunsOn says whether w has a form for engine e.
+func RunsOn(w Workload, e engine.Engine) bool {
+	if r, ok := w.(EngineRunner); ok && e != nil {
+		return r.RunsOn(e)
+	}
+	return true
 }
 
 // Checker is implemented by workloads with consistency conditions.
