@@ -204,8 +204,9 @@ func load(ctx context.Context, p tenancy.Placement, scale int) (workload.Workloa
 	if err != nil {
 		return nil, nil, err
 	}
-	connect := func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, p.DSN("tcp")) }
-	conn, err := connect(ctx)
+	pgConnect := func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, p.DSN("tcp")) }
+	connect := workload.PGConnect(pgConnect)
+	conn, err := pgConnect(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

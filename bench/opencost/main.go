@@ -96,8 +96,8 @@ func run(scale, clients int, think time.Duration, rate float64, pool int, arriva
 		return err
 	}
 	dsn := ps[0].DSN(transport)
-	connect := func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }
-	conn, err := connect(ctx)
+	connect := workload.PGConnect(func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) })
+	conn, err := workload.ConnectPG(ctx, "opencost", connect)
 	if err != nil {
 		return err
 	}

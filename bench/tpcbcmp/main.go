@@ -99,8 +99,9 @@ func run(scale, clients, threads int, d time.Duration, rounds int, script, trans
 	if err != nil {
 		return err
 	}
-	connect := func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, p.DSN(transport)) }
-	conn, err := connect(ctx)
+	pgConnect := func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, p.DSN(transport)) }
+	connect := workload.PGConnect(pgConnect)
+	conn, err := pgConnect(ctx)
 	if err != nil {
 		return err
 	}

@@ -146,13 +146,13 @@ func has(list []string, s string) bool {
 }
 
 func (b *bench) connect(p tenancy.Placement) workload.Connect {
-	return func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, p.DSN("tcp")) }
+	return workload.PGConnect(func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, p.DSN("tcp")) })
 }
 
 // drop removes the TPC-C tables of p and checkpoints, untimed, so that
 // every round loads into an empty database with clean buffers.
 func (b *bench) drop(ctx context.Context, p tenancy.Placement) error {
-	c, err := b.connect(p)(ctx)
+	c, err := workload.ConnectPG(ctx, "tpcccmp", b.connect(p))
 	if err != nil {
 		return err
 	}

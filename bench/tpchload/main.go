@@ -31,6 +31,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload"
 	"github.com/tenantbench/tenantbench/internal/workload/tpch"
 )
 
@@ -129,12 +130,13 @@ func tenantbench(ctx context.Context, inst *provider.Instance, name string, sf f
 	if err != nil {
 		return 0, 0, err
 	}
-	connect := func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, ps[0].DSN("tcp")) }
+	pgConnect := func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, ps[0].DSN("tcp")) }
+	connect := workload.PGConnect(pgConnect)
 	w, err := tpch.New(sf, opts)
 	if err != nil {
 		return 0, 0, err
 	}
-	conn, err := connect(ctx)
+	conn, err := pgConnect(ctx)
 	if err != nil {
 		return 0, 0, err
 	}

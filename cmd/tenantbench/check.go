@@ -8,11 +8,11 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
 	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/run"
+	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 func checkCmd() *cobra.Command {
@@ -120,7 +120,7 @@ func checkKept(ctx context.Context, out io.Writer, dir string, kept []*run.Kept)
 			if err != nil {
 				return 0, err
 			}
-			connect := func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }
+			connect := func(ctx context.Context) (workload.Conn, error) { return eng.ClientConn(ctx, dsn, nil) }
 			if err := run.CheckTenant(ctx, w, connect); err != nil {
 				violated++
 				fmt.Fprintf(out, "%s: %v\n", t.Tenant, err)

@@ -30,8 +30,14 @@ progress: 1s
 // cut, and its stderr.
 func cutRun(t *testing.T, tmp string, cut func(cmd *exec.Cmd, stdout *os.File)) (*exec.Cmd, error, string, string) {
 	t.Helper()
+	return cutRunOf(t, tmp, longSpec, cut)
+}
+
+// cutRunOf is cutRun of spec.
+func cutRunOf(t *testing.T, tmp, spec string, cut func(cmd *exec.Cmd, stdout *os.File)) (*exec.Cmd, error, string, string) {
+	t.Helper()
 	specPath := filepath.Join(tmp, "cut.yaml")
-	os.WriteFile(specPath, []byte(longSpec), 0o644)
+	os.WriteFile(specPath, []byte(spec), 0o644)
 	cmd := exec.Command(binary, "run", specPath, "--out", filepath.Join(tmp, "results"))
 	cmd.Env = registryEnv(tmp)
 	r, w, err := os.Pipe()

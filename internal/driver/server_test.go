@@ -160,7 +160,7 @@ func (pacedClient) Pace(int) (time.Duration, time.Duration) {
 	return 300 * time.Millisecond, 200 * time.Millisecond
 }
 
-func (p paced) NewClient(ctx context.Context, conn *pgx.Conn, ci workload.ClientInfo) (workload.Client, error) {
+func (p paced) NewClient(ctx context.Context, conn workload.Conn, ci workload.ClientInfo) (workload.Client, error) {
 	c, err := p.Workload.NewClient(ctx, conn, ci)
 	return pacedClient{c}, err
 }
@@ -202,7 +202,7 @@ func loadTpcb(t *testing.T, inst *provider.Instance) Tenant {
 		t.Fatal(err)
 	}
 	dsn := ps[0].DSN("tcp")
-	connect := func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }
+	connect := workload.PGConnect(func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) })
 	conn, err := connect(ctx)
 	if err != nil {
 		t.Fatal(err)

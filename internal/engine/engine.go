@@ -1,8 +1,10 @@
 // Package engine is the seam between tenantbench and a DBMS: an Engine
 // says what a spec may set for it, what a server of it needs, how to
-// connect and how to class its errors; optional interfaces (Admin,
-// Guarder, Sharer, DatabaseCopier, Statistics) give the SQL the tenancy models and
-// the monitor run. PostgreSQL (package postgres) is the first engine.
+// connect and how to class its errors; optional interfaces (Server,
+// Admin, Schemas, Guarder, Sharer, DatabaseCopier, Statistics) give what
+// the local provider runs, the SQL the tenancy models and the monitor run.
+// PostgreSQL (package postgres) and MariaDB (package mariadb) are the
+// engines.
 //
 // An engine's methods take and return plain Go types only, so that an
 // engine package needs nothing from this one and this one can register
@@ -10,12 +12,17 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"maps"
+	"net"
 	"slices"
 	"strings"
+	"syscall"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/engine/postgres"
+	"github.com/tenantbench/tenantbench/internal/engine/server"
 )
 
 // Engine is one DBMS.
@@ -48,6 +55,64 @@ type Engine interface {
 	// the machine with it. The figures are lower bounds: a plan they
 	// refuse cannot run; one they pass may still run short.
 	Footprint() (serverProcesses int, serverBytes, connectionBytes int64)
+	// Connect opens a session with dsn (one DSN made), through the
+	// engine's own client library: the admin code (tenancy, a provider's
+	// readiness check) runs its statements on it and imports no
+	// engine's library.
+	Connect(ctx context.Context, dsn string) (server.Conn, error)
+	// ClientConn opens a tenant's connection with dsn: the engine's own
+	// client connection, which a workload's form for this engine uses;
+	// its network socket goes through wrap when wrap is not nil.
+	ClientConn(ctx context.Context, dsn string, wrap func(net.Conn) net.Conn) (server.Client, error)
+}
+
+// Server is an engine whose servers a provider runs as processes on this
+// machine (the local provider): everything the provider needs to know of
+// the engine, from finding its programs to recognising its process when a
+// record of it is all that is left. The provider does the rest the same
+// way for every engine: the directories, the unprivileged user, the
+// cgroup, the port, the log, the signals' order and the waits.
+type Server interface {
+	// MaintenanceDatabase is the database a superuser session opens
+	// before any tenant's exists.
+	MaintenanceDatabase() string
+	// FindPrograms finds the server programs of version ("" for the
+	// newest), downloading them where the engine can and find allows.
+	FindPrograms(ctx context.Context, version string, find server.Find) (server.Programs, error)
+	// InitCommand is the command (program first) that makes the empty
+	// data directory dataDir whose superuser is user with password, and
+	// the files it reads, to be written in dir (which the server's user
+	// owns) and removed when it ends: the password goes through them,
+	// never through the command line.
+	InitCommand(p server.Programs, dir, dataDir, user, password string) (args []string, files []server.InitFile, err error)
+	// WriteConfig writes the server's configuration for c into its data
+	// directory (again before each start: a retry on another port
+	// rewrites it), the files keeping their owner.
+	WriteConfig(p server.Programs, c server.Config) error
+	// StartCommand runs the server of c in the foreground, its messages
+	// on stderr.
+	StartCommand(p server.Programs, c server.Config) []string
+	// CheckSetting refuses, at the server's start, a setting the plan
+	// would refuse: the start checks again what the plan checked.
+	CheckSetting(name, value string) error
+	// LogName is the name of the server's log file in the instance's
+	// directory.
+	LogName() string
+	// PortTaken says, from the end of the log of a server that did not
+	// start, whether its port was taken meanwhile (then another is tried).
+	PortTaken(logTail string) bool
+	// StopSignals are the signals of a clean shutdown and of a faster
+	// one, sent in that order before SIGKILL.
+	StopSignals() (clean, fast syscall.Signal)
+	// IsServer says whether a process's command line is this engine's
+	// server on dataDir, so that a recorded pid reused since by another
+	// program is never signalled.
+	IsServer(cmdline []string, dataDir string) bool
+	// PidFile is the file in which a server on dataDir writes its pid.
+	PidFile(dataDir string) string
+	// SocketFiles are the files of the server's socket in socketDir, which
+	// a killed server leaves behind.
+	SocketFiles(socketDir string, port int) []string
 }
 
 // SettingsChecker is an engine that checks a spec's settings against the
@@ -80,6 +145,25 @@ type Admin interface {
 	// GrantDatabase lets role connect to db; temporary: and create
 	// temporary tables there.
 	GrantDatabase(db, role string, temporary bool) []string
+	// LockDown, run in the maintenance database, closes the maintenance
+	// databases to every role but their owners.
+	LockDown() []string
+	// AssumeRole makes the session act as role.
+	AssumeRole(role string) []string
+}
+
+// Renamer is an engine that renames a tenant's role and database: a
+// copied server handed to another tenant (MariaDB cannot rename a
+// database).
+type Renamer interface {
+	// RenameTenant renames a tenant's role and database.
+	RenameTenant(fromRole, fromDB, toRole, toDB string) []string
+}
+
+// Schemas is an engine whose databases hold schemas apart from one
+// another (PostgreSQL), so that tenants can share a database, each in a
+// schema of its own. In MariaDB a schema is a database: it has none.
+type Schemas interface {
 	// CreateSchema, run in db, makes schema, owned by owner, the schema
 	// owner's sessions in db use.
 	CreateSchema(db, schema, owner string) []string
@@ -89,14 +173,6 @@ type Admin interface {
 	// ShareDefaultSchema, run in a database, gives its default schema to
 	// owner and lets group use it only.
 	ShareDefaultSchema(owner, group string) []string
-	// LockDown, run in the maintenance database, closes the maintenance
-	// databases to every role but their owners.
-	LockDown() []string
-	// AssumeRole makes the session act as role.
-	AssumeRole(role string) []string
-	// RenameTenant renames a tenant's role and database (a copied server
-	// handed to another tenant).
-	RenameTenant(fromRole, fromDB, toRole, toDB string) []string
 }
 
 // Guarder is an engine whose server can narrow what one tenant's role can
@@ -147,21 +223,18 @@ type DatabaseCopier interface {
 	LeftOfQuery() string
 }
 
-// Statistics is an engine whose server the monitor samples over an admin
-// session. The queries' columns are the monitor's contract.
+// Statistics is an engine whose server the monitor samples: its
+// sessions (wait events, per-tenant CPU) and its cumulative statistics
+// views, over a statistics session of the engine's client library.
 type Statistics interface {
 	// StatisticsViews are the cumulative statistics views the monitor
 	// snapshots at phase marks, those the server has.
 	StatisticsViews() []string
-	// ActivityQuery lists every server process: pid int4, backend type
-	// text, role oid, database oid, state, wait event type, wait event
-	// (texts).
-	ActivityQuery() string
-	// NamesQuery maps oids to names: is-a-role bool, oid, name text.
-	NamesQuery() string
-	// SharedMemoryQuery is the shared memory the server allocated but its
-	// buffer cache, in bytes (int8).
-	SharedMemoryQuery() string
+	// OpenStats opens a statistics session as the superuser on the
+	// engine's maintenance database (dsn is one DSN made).
+	OpenStats(ctx context.Context, dsn string) (server.Stats, error)
+	// MaintenanceDatabase is the database OpenStats's DSN names.
+	MaintenanceDatabase() string
 }
 
 // Registry is the set of known engines, by name. An explicit value, not a
@@ -172,6 +245,7 @@ type Registry map[string]Engine
 func Builtin() Registry {
 	r := Registry{}
 	r.Add(postgres.Engine{})
+	r.Add(mariadb.Engine{})
 	return r
 }
 

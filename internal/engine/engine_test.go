@@ -10,14 +10,14 @@ import (
 
 func TestRegistry(t *testing.T) {
 	r := Builtin()
-	if got := strings.Join(r.Names(), ","); got != "postgres" {
-		t.Errorf("builtin engines %s, want postgres", got)
+	if got := strings.Join(r.Names(), ","); got != "mariadb,postgres" {
+		t.Errorf("builtin engines %s, want mariadb,postgres", got)
 	}
 	if e, err := r.Get("postgres"); err != nil || e.Name() != "postgres" {
 		t.Errorf("Get(postgres) = %v, %v", e, err)
 	}
-	if _, err := r.Get("mariadb"); err == nil || !strings.Contains(err.Error(), "known: postgres") {
-		t.Errorf("Get(mariadb) error %v, want the known engines", err)
+	if _, err := r.Get("oracle"); err == nil || !strings.Contains(err.Error(), "known: mariadb, postgres") {
+		t.Errorf("Get(oracle) error %v, want the known engines", err)
 	}
 	if c := r.ErrorClass(fmt.Errorf("x: %w", &pgconn.PgError{Code: "23505"})); c != "23" {
 		t.Errorf("class %q, want 23", c)

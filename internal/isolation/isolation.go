@@ -145,9 +145,14 @@ func (au *audit) plant(ctx context.Context, m tenancy.Model) error {
 	create := "CREATE TABLE " + au.table + " (k bigint, v text)"
 	owner := au.v
 	if sh, ok := m.(tenancy.TableSharer); ok {
-		o, err := sh.ConnectOwner(ctx, au.victim.Instance)
+		oc, err := sh.ConnectOwner(ctx, au.victim.Instance)
 		if err != nil {
 			return err
+		}
+		o, ok := workload.PG(oc)
+		if !ok {
+			_ = oc.Close(context.Background())
+			return workload.NoForm("isolation audit", oc)
 		}
 		owner, au.owner = o, o
 		au.drop = func(ctx context.Context, _ *pgx.Conn) error {

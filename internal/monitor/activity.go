@@ -2,54 +2,16 @@ package monitor
 
 import (
 	"context"
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
-
+	"github.com/tenantbench/tenantbench/internal/engine/server"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 )
 
-// The activity query (engine.Statistics.ActivityQuery) reads what the
-// monitor needs of every server process; roles and databases come as
-// oids, named from a cache (oidNames). The monitor's own row is skipped
-// in Go.
-
-// activityStmt names the prepared activity query on the monitor's
-// connection.
-const activityStmt = "tenantbench_monitor_activity"
-
-// activityTypes are the types of the activity query's columns, received in
-// binary: the integers as 4 big-endian bytes, the texts as their bytes.
-var activityTypes = [...]uint32{pgtype.Int4OID, pgtype.TextOID, pgtype.OIDOID, pgtype.OIDOID, pgtype.TextOID, pgtype.TextOID, pgtype.TextOID}
-
-// binaryResults asks for every result column in binary.
-var binaryResults = []int16{pgtype.BinaryFormatCode}
-
-// prepareActivity prepares the activity query on a new connection. Executing the
-// statement by its description (pgconn's ExecStatement) spares the
-// Describe a prepared statement's execution otherwise sends.
-func (s *sampler) prepareActivity(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	defer cancel()
-	sd, err := s.conn.PgConn().Prepare(ctx, activityStmt, s.sql.ActivityQuery(), nil)
-	if err != nil {
-		return fmt.Errorf("prepare the pg_stat_activity query: %w", err)
-	}
-	if len(sd.Fields) != len(activityTypes) {
-		return fmt.Errorf("pg_stat_get_activity: %d columns, want %d", len(sd.Fields), len(activityTypes))
-	}
-	for i, f := range sd.Fields {
-		if f.DataTypeOID != activityTypes[i] {
-			return fmt.Errorf("pg_stat_get_activity: column %s has type oid %d, want %d", f.Name, f.DataTypeOID, activityTypes[i])
-		}
-	}
-	s.act = sd
-	return nil
-}
+// The engine's statistics session reads every server process
+// (server.Activity), its role and database named; the monitor gives each
+// its class and tenant.
 
 // tenantMap maps a session's role, or else its database, to a tenant.
 type tenantMap struct {
@@ -115,33 +77,20 @@ func (m *tenantMap) category(c class, user, db []byte) int {
 	return noTenant
 }
 
-// activity reads pg_stat_activity once: it names the class and tenant of
-// every server process not named yet, and with countWaits adds every
-// session to the wait histogram. The row values reference the connection's
-// read buffer: nothing is allocated per row but for processes and
-// histogram keys seen for the first time. A known process's class and
-// category are not computed again: only its state and wait event are new.
+// activity reads the server's sessions once: it names the class and tenant
+// of every server process not named yet, and with countWaits adds every
+// session to the wait histogram. A known process's class and category are
+// not computed again: only its state and wait event are new.
 func (s *sampler) activity(ctx context.Context, countWaits bool) error {
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	defer cancel()
-	rr := s.conn.PgConn().ExecStatement(ctx, s.act, nil, nil, binaryResults)
 	counted := false
-	for rr.NextRow() {
-		v := rr.Values()
-		if len(v) != len(activityTypes) || len(v[0]) != 4 {
-			continue
-		}
-		pid := int(int32(binary.BigEndian.Uint32(v[0])))
-		if pid == s.monitorPid {
-			continue
-		}
-		p := s.procs[pid]
+	err := s.conn.Activity(ctx, func(a *server.Activity) {
+		p := s.procs[a.Pid]
 		if p == nil {
 			p = &proc{cat: noTenant}
-			s.procs[pid] = p
+			s.procs[a.Pid] = p
 		}
 		if p.cat == noTenant || p.titled {
-			if c := classOf(v[1]); c != classUnknown && (p.class == classUnknown || p.titled) {
+			if c := classOf(a.Type); c != classUnknown && (p.class == classUnknown || p.titled) {
 				if c != p.class {
 					p.cat = noTenant
 				}
@@ -150,34 +99,19 @@ func (s *sampler) activity(ctx context.Context, countWaits bool) error {
 			session := p.class == classClient || p.class == classParallel // the others' category needs no name
 			// PostgreSQL 18 lists a backend while it authenticates,
 			// before it has a role: it is named at a later query, not
-			// for good as no tenant's.
-			if p.cat == noTenant && p.class != classUnknown && !(session && oidOf(v[2]) == 0) {
-				var user, db []byte
-				ok := true
-				if session {
-					user, db, ok = s.names.lookup(oidOf(v[2]), oidOf(v[3]))
-				}
-				if !ok {
-					// A role or database the cache does not know yet:
-					// named once the result is read.
-					s.pending = append(s.pending, pendingRow{p: p, user: oidOf(v[2]), db: oidOf(v[3]), count: countWaits,
-						state: clone(v[4]), wtype: clone(v[5]), wname: clone(v[6])})
-					continue
-				}
-				p.cat = s.tenants.category(p.class, user, db)
+			// for good as no tenant's. A session whose names could not
+			// be read is named at a later query too.
+			if p.cat == noTenant && p.class != classUnknown && !(session && (!a.HasRole || !a.Named)) {
+				p.cat = s.tenants.category(p.class, a.User, a.Database)
 			}
 		}
 		if countWaits {
-			s.waits.add(waitCat(p.cat), v[4], v[5], v[6])
+			s.waits.add(waitCat(p.cat), a.State, a.WaitType, a.WaitName)
 			counted = true
 		}
-	}
-	_, err := rr.Close()
+	})
 	if err == nil {
 		s.queries++
-	}
-	if len(s.pending) > 0 {
-		counted = s.namePending(ctx, err == nil) || counted
 	}
 	if countWaits && (err == nil || counted) {
 		s.waits.ticks++
@@ -193,110 +127,6 @@ func waitCat(cat int) int {
 		return catOther
 	}
 	return cat
-}
-
-// pendingRow is a session whose role or database oid was not in the cache
-// when its row was read.
-type pendingRow struct {
-	p                   *proc
-	user, db            uint32
-	count               bool
-	state, wtype, wname []byte
-}
-
-// namePending reads the roles' and databases' names again (when the
-// connection still works) and names the pending sessions; those it cannot
-// name stay unnamed until a later query, their waits counted as "(other)".
-// It reports whether it counted waits.
-func (s *sampler) namePending(ctx context.Context, connOK bool) bool {
-	err := errConnBroken
-	if connOK {
-		if err = s.names.refresh(ctx, s.conn, s.sql.NamesQuery()); err != nil {
-			s.errs.add(time.Since(s.origin), "read role and database names: %v", err)
-		}
-	}
-	counted := false
-	for i, r := range s.pending {
-		if err == nil {
-			user, db, _ := s.names.lookup(r.user, r.db) // not found: dropped, as a NULL usename or datname
-			r.p.cat = s.tenants.category(r.p.class, user, db)
-		}
-		if r.count {
-			s.waits.add(waitCat(r.p.cat), r.state, r.wtype, r.wname)
-			counted = true
-		}
-		s.pending[i] = pendingRow{}
-	}
-	s.pending = s.pending[:0]
-	return counted
-}
-
-var errConnBroken = errors.New("connection broken")
-
-// oidOf decodes a binary oid; NULL is 0 (no role, no database).
-func oidOf(b []byte) uint32 {
-	if len(b) != 4 {
-		return 0
-	}
-	return binary.BigEndian.Uint32(b)
-}
-
-func clone(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	return append([]byte{}, b...)
-}
-
-// oidNames names roles and databases by oid for the sessions'
-// attribution. It is read when a session to name has an oid it lacks: a
-// role or database made since (a tenant's), so at most a few times a run.
-type oidNames struct {
-	roles, dbs map[uint32][]byte
-}
-
-// lookup names a role and a database; oid 0 has no name. ok is false when
-// an oid is not in the cache.
-func (n *oidNames) lookup(role, db uint32) (user, dbName []byte, ok bool) {
-	if role != 0 {
-		if user, ok = n.roles[role]; !ok {
-			return nil, nil, false
-		}
-	}
-	if db != 0 {
-		if dbName, ok = n.dbs[db]; !ok {
-			return nil, nil, false
-		}
-	}
-	return user, dbName, true
-}
-
-func (n *oidNames) refresh(ctx context.Context, conn *pgx.Conn, query string) error {
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	defer cancel()
-	rows, err := conn.Query(ctx, query)
-	if err != nil {
-		return err
-	}
-	roles, dbs := map[uint32][]byte{}, map[uint32][]byte{}
-	var (
-		isRole bool
-		oid    uint32
-		name   string
-	)
-	_, err = pgx.ForEachRow(rows, []any{&isRole, &oid, &name}, func() error {
-		if isRole {
-			roles[oid] = []byte(name)
-		} else {
-			dbs[oid] = []byte(name)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	n.roles, n.dbs = roles, dbs
-	return nil
 }
 
 // queryTimeout bounds every monitoring query, so that a server that hangs

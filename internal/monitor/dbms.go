@@ -7,8 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/tenantbench/tenantbench/internal/engine/server"
 )
 
 // gauge columns hold a current value, not a cumulative count: a delta
@@ -33,17 +32,11 @@ type snapshot struct {
 
 // init finds which of views (engine.Statistics.StatisticsViews) the
 // server has: those are snapshotted at marks.
-func (st *statsState) init(ctx context.Context, conn *pgx.Conn, views []string) error {
+func (st *statsState) init(ctx context.Context, conn server.Stats, views []string) error {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	rows, err := conn.Query(ctx,
-		`SELECT v FROM unnest($1::text[]) WITH ORDINALITY AS u(v, o) WHERE to_regclass('pg_catalog.' || v) IS NOT NULL ORDER BY o`,
-		views)
-	if err != nil {
-		return fmt.Errorf("find the statistics views: %w", err)
-	}
-	st.views, err = pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
+	var err error
+	if st.views, err = conn.PresentViews(ctx, views); err != nil {
 		return fmt.Errorf("find the statistics views: %w", err)
 	}
 	return nil
@@ -51,12 +44,18 @@ func (st *statsState) init(ctx context.Context, conn *pgx.Conn, views []string) 
 
 // take reads every view; a view that fails is left out of this snapshot
 // (and so of the deltas it is part of) and reported.
-func (st *statsState) take(ctx context.Context, conn *pgx.Conn, label string, t time.Duration) error {
+func (st *statsState) take(ctx context.Context, conn server.Stats, label string, t time.Duration) error {
 	snap := snapshot{label: label, t: t, rows: map[string]map[string]map[string]float64{}, reset: map[string]string{}}
 	var errs []string
 	for _, v := range st.views {
-		if err := snap.read(ctx, conn, v); err != nil {
+		rows, resets, err := conn.ReadView(ctx, v)
+		if err != nil {
 			errs = append(errs, fmt.Sprintf("%s: %v", v, err))
+			continue
+		}
+		snap.rows[v] = rows
+		for k, r := range resets {
+			snap.reset[v+"/"+k] = r
 		}
 	}
 	st.snaps = append(st.snaps, snap)
@@ -64,78 +63,6 @@ func (st *statsState) take(ctx context.Context, conn *pgx.Conn, label string, t 
 		return fmt.Errorf("statistics at %s: %s", label, strings.Join(errs, "; "))
 	}
 	return nil
-}
-
-func (s *snapshot) read(ctx context.Context, conn *pgx.Conn, view string) error {
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	defer cancel()
-	// view is one of the engine's StatisticsViews, never a user value.
-	rows, err := conn.Query(ctx, "SELECT * FROM pg_catalog."+view)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	fields := rows.FieldDescriptions()
-	out := map[string]map[string]float64{}
-	for rows.Next() {
-		vals, err := rows.Values()
-		if err != nil {
-			return err
-		}
-		var key []string
-		cols := map[string]float64{}
-		reset := ""
-		for i, v := range vals {
-			name := fields[i].Name
-			switch x := v.(type) {
-			case string:
-				key = append(key, x)
-			case nil:
-				if fields[i].DataTypeOID == pgtype.TextOID || fields[i].DataTypeOID == pgtype.NameOID {
-					key = append(key, "(null)")
-				}
-			case time.Time:
-				if name == "stats_reset" {
-					reset = x.String()
-				}
-			default:
-				if f, ok := number(v); ok && name != "datid" {
-					cols[name] = f
-				}
-			}
-		}
-		k := "all"
-		if len(key) > 0 {
-			k = strings.Join(key, "/")
-		}
-		out[k] = cols
-		s.reset[view+"/"+k] = reset
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	s.rows[view] = out
-	return nil
-}
-
-// number converts the numeric types statistics views use.
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return float64(x), true
-	case int32:
-		return float64(x), true
-	case int16:
-		return float64(x), true
-	case float64:
-		return x, true
-	case float32:
-		return float64(x), true
-	case pgtype.Numeric: // pg_stat_wal.wal_bytes
-		f, err := x.Float64Value()
-		return f.Float64, err == nil && f.Valid
-	}
-	return 0, false
 }
 
 // deltas are the changes between consecutive snapshots.

@@ -8,10 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/engine/server"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 )
@@ -35,7 +33,7 @@ type sampler struct {
 	r    reader
 
 	mu         sync.Mutex
-	conn       *pgx.Conn
+	conn       server.Stats
 	lost       bool // conn broke and could not be opened again yet
 	monitorPid int
 	tenants    tenantMap
@@ -44,13 +42,9 @@ type sampler struct {
 	round      uint32
 	lastPSS    time.Time
 
-	// act is the prepared pg_stat_activity query; queries counts those
-	// that succeeded (see needActivity); names maps role and database
-	// oids to names (see activity).
-	act     *pgconn.StatementDescription
+	// queries counts the activity reads that succeeded (see
+	// needActivity).
 	queries uint32
-	names   oidNames
-	pending []pendingRow
 
 	// slab holds the tenant CPU figures of the samples to come: one
 	// allocation for many rounds.
@@ -107,36 +101,30 @@ func newSampler(inst *provider.Instance, origin time.Time, pss time.Duration) *s
 	}
 }
 
-// connect opens the admin connection the sampler uses for
-// pg_stat_activity and the statistics views.
+// connect opens the engine's statistics session the sampler reads the
+// server's sessions and statistics views with.
 func (s *sampler) connect(ctx context.Context) error {
 	sql, ok := s.inst.Engine.(engine.Statistics)
 	if !ok {
-		return fmt.Errorf("instance %s: its engine names no statistics to sample", s.inst.Name)
+		// An engine without statistics queries (MariaDB for now): its
+		// server's processes and cgroup are sampled, its sessions and
+		// statistics views are not.
+		return nil
 	}
 	s.sql = sql
-	cfg, err := pgx.ParseConfig(s.inst.AdminDSN("postgres"))
+	conn, err := sql.OpenStats(ctx, s.inst.AdminDSN(sql.MaintenanceDatabase()))
 	if err != nil {
-		return fmt.Errorf("instance %s: bad admin connection settings", s.inst.Name) // never echo the DSN: it holds the password
-	}
-	cfg.RuntimeParams["application_name"] = "tenantbench monitor"
-	cfg.ConnectTimeout = queryTimeout
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("instance %s: monitor connection: %w", s.inst.Name, err)
+		return fmt.Errorf("instance %s: %w", s.inst.Name, err)
 	}
 	s.conn = conn
-	s.monitorPid = int(conn.PgConn().PID())
+	s.monitorPid = conn.Pid()
 	err = s.stats.init(ctx, conn, sql.StatisticsViews())
-	if err == nil {
-		err = s.prepareActivity(ctx)
-	}
 	if err == nil {
 		s.readShmem(ctx)
 	}
 	if err != nil {
 		conn.Close(context.Background())
-		s.conn, s.act = nil, nil
+		s.conn = nil
 		return fmt.Errorf("instance %s: %w", s.inst.Name, err)
 	}
 	return nil
@@ -147,18 +135,13 @@ func (s *sampler) connect(ctx context.Context) error {
 // name), into s.shmem: the shared part of Oracle's (2014) memory footprint. A
 // server without the view (before 13) leaves it unknown, not an error.
 func (s *sampler) readShmem(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	defer cancel()
-	var v int64
-	err := s.conn.QueryRow(ctx, s.sql.SharedMemoryQuery()).Scan(&v)
+	v, ok, err := s.conn.SharedMemory(ctx)
 	if err != nil {
-		var pe *pgconn.PgError
-		if !errors.As(err, &pe) || pe.Code != "42P01" { // undefined_table: a server before 13
-			s.errs.add(time.Since(s.origin), "read pg_shmem_allocations: %v", err)
-		}
-		return
+		s.errs.add(time.Since(s.origin), "%v", err)
 	}
-	s.shmem = v
+	if ok {
+		s.shmem = v
+	}
 }
 
 // ensureConn opens another admin connection when the last one broke (a
@@ -197,7 +180,7 @@ func (s *sampler) checkConn(ctx context.Context, t time.Duration) {
 func (s *sampler) close() {
 	if s.conn != nil {
 		_ = s.conn.Close(context.Background())
-		s.conn, s.act = nil, nil
+		s.conn = nil
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
 )
@@ -22,6 +23,10 @@ type Option func(*provider.InstanceSpec)
 
 // Name sets the instance name (default "pgtest").
 func Name(name string) Option { return func(s *provider.InstanceSpec) { s.Name = name } }
+
+// Engine starts a server of e (default PostgreSQL): a MariaDB server for
+// the MariaDB engine's tests.
+func Engine(e engine.Engine) Option { return func(s *provider.InstanceSpec) { s.Engine = e } }
 
 // Version asks for a server major version ("15"); default: newest found.
 func Version(v string) Option { return func(s *provider.InstanceSpec) { s.Version = v } }
@@ -63,7 +68,7 @@ func Start(t testing.TB, opts ...Option) *provider.Instance {
 	defer cancel()
 	inst, err := p.Start(ctx, spec)
 	if err != nil {
-		t.Fatalf("pgtest: start PostgreSQL: %v", err)
+		t.Fatalf("pgtest: start a server: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := p.Stop(context.Background(), inst); err != nil {

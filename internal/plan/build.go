@@ -97,7 +97,8 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, [
 		"sut.provider": {s.SUT.Provider, regs.Providers.Names()},
 	})
 	more = append(more, regs.Workloads.Check(&s.Workload)...)
-	more = append(more, checkModels(s, regs)...)
+	more = append(more, checkModels(s, regs, eng)...)
+	more = append(more, checkEngineForms(s, regs, eng)...)
 	more = append(more, checkProbe(s, regs)...)
 	_, bad := interfere.Parse(&s.Interference)
 	more = append(more, bad...)
@@ -158,7 +159,7 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) 
 	r := Run{Run: *sr, Workload: s.Workload.Name, WarmupS: s.Workload.Warmup.D().Seconds(),
 		DurationS: s.Workload.Duration.D().Seconds(), Transport: s.SUT.Transport, Isolation: s.Tenancy.Isolation,
 		Guards: s.Tenancy.Guards}
-	st := provision.Choose(model, s.Workload.Provision, sr.Tenants, regs.Providers[s.SUT.Provider].Clones)
+	st := provision.Choose(model, eng, s.Workload.Provision, sr.Tenants, regs.Providers[s.SUT.Provider].Clones)
 	r.Provisioning, r.Provision = st.Name(), spec.ProvisionLoad
 	if st.Clones() {
 		r.Provision = spec.ProvisionClone

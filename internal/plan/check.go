@@ -73,8 +73,9 @@ func checkGuards(s *spec.Spec) []spec.Problem {
 }
 
 // checkModels checks every tenancy.model against the registry, and that
-// the model can hold the workload.
-func checkModels(s *spec.Spec, regs Registries) []spec.Problem {
+// the model can run on the engine (eng, nil when sut.engine is unknown)
+// and hold the workload.
+func checkModels(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Problem {
 	var out []spec.Problem
 	var w workload.Workload // built once, when a model asks
 	for i, name := range s.Tenancy.Model {
@@ -82,6 +83,11 @@ func checkModels(s *spec.Spec, regs Registries) []spec.Problem {
 		m, ok := regs.Models[name]
 		if !ok {
 			out = append(out, spec.Problem{Path: path, Value: name, Allowed: spec.OneOf(name, regs.Models.Names())})
+			continue
+		}
+		if why := tenancy.AcceptsEngine(m, eng); why != "" {
+			out = append(out, spec.Problem{Path: path, Value: name, Allowed: fmt.Sprintf("%s (sut.engine is %s; models it runs: %s)",
+				why, eng.Name(), strings.Join(enginesModels(regs.Models, eng), ", "))})
 			continue
 		}
 		a, ok := m.(accepter)
@@ -97,6 +103,42 @@ func checkModels(s *spec.Spec, regs Registries) []spec.Problem {
 		if why := a.Accepts(w); why != "" {
 			out = append(out, spec.Problem{Path: path, Value: name, Allowed: fmt.Sprintf("%s: %s (workload.name is %s)",
 				why, strings.Join(accepted(a, regs.Workloads), ", "), s.Workload.Name)})
+		}
+	}
+	return out
+}
+
+// checkEngineForms checks that the workload has a form for the engine
+// (workload.RunsOn) and that the isolation audit can probe it
+// (isolation.RunsOn); eng is nil when sut.engine is unknown.
+func checkEngineForms(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Problem {
+	if eng == nil {
+		return nil
+	}
+	var out []spec.Problem
+	if w, err := regs.Workloads.Build(&s.Workload, 1); err == nil && !workload.RunsOn(w, eng) {
+		var on []string
+		for _, name := range regs.Workloads.Names() {
+			if o, err := regs.Workloads.Build(&spec.Workload{Name: name}, 1); err == nil && workload.RunsOn(o, eng) {
+				on = append(on, name)
+			}
+		}
+		out = append(out, spec.Problem{Path: "workload.name", Value: s.Workload.Name, Allowed: fmt.Sprintf(
+			"has no form for %s (sut.engine); workloads that run on %s: %s", eng.Name(), eng.Name(), strings.Join(on, ", "))})
+	}
+	if s.Tenancy.Isolation == spec.IsolationAudit && !isolation.RunsOn(eng) {
+		out = append(out, spec.Problem{Path: "tenancy.isolation", Value: s.Tenancy.Isolation, Allowed: fmt.Sprintf(
+			"the isolation audit's probes are written for PostgreSQL; with %s (sut.engine) use off", eng.Name())})
+	}
+	return out
+}
+
+// enginesModels are the registered models that run on eng.
+func enginesModels(models tenancy.Models, eng engine.Engine) []string {
+	var out []string
+	for _, name := range models.Names() {
+		if tenancy.AcceptsEngine(models[name], eng) == "" {
+			out = append(out, name)
 		}
 	}
 	return out

@@ -10,10 +10,12 @@ import (
 
 // InstanceSpec is what a run asks of one server.
 type InstanceSpec struct {
-	Name     string            // unique within the run: "shared", "t01", ...
+	Name string // unique within the run: "shared", "t01", ...
+	// Engine is the server's DBMS; nil is PostgreSQL.
+	Engine   engine.Engine
 	WorkDir  string            // the run's work directory; the instance lives below it
 	Version  string            // server major version ("15"); "" = newest available
-	Settings map[string]string // written to postgresql.conf, after tenantbench's own
+	Settings map[string]string // written to the server's configuration, after tenantbench's own
 	// MaxConnections is the least max_connections the run needs; used when
 	// Settings does not set max_connections.
 	MaxConnections int
@@ -72,7 +74,10 @@ type Instance struct {
 // can stop it later from another process.
 type Record struct {
 	Name string `json:"name"`
-	Pid  int    `json:"pid"`
+	// Engine is the server's engine by name; "" is PostgreSQL (records
+	// written before there was a second engine).
+	Engine string `json:"engine,omitempty"`
+	Pid    int    `json:"pid"`
 	// PidStart is the process's start time (clock ticks since boot, field
 	// 22 of /proc/<pid>/stat), which tells it from a later process given
 	// the same pid; 0 when not known.

@@ -7,6 +7,9 @@ import "github.com/prometheus/procfs"
 // adds (the local one: process, data directory, cgroup).
 func (i *Instance) Record() Record {
 	r := Record{Name: i.Name, Port: i.Port, SocketDir: i.SocketDir}
+	if i.Engine != nil {
+		r.Engine = i.Engine.Name()
+	}
 	if rc, ok := As[Recorder](i); ok {
 		rc.Record(&r)
 	}

@@ -12,6 +12,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
@@ -80,16 +81,22 @@ func CanCloneServers(p provider.Provider) bool {
 // tenant copies the first tenant's stopped server when the provider can
 // (CloneDatadir); else every tenant loads its own (LoadEach). It asks the
 // model what it can do (tenancy.TableSharer, DatabaseCloner,
-// ServerAdopter), never its name.
-func Choose(m tenancy.Model, asked string, tenants int, canCloneServers bool) Strategy {
+// ServerAdopter), never its name, and the engine (eng, nil for PostgreSQL's
+// abilities: a plan's engine is known) whether it copies databases
+// (engine.DatabaseCopier) and renames a copied tenant (engine.Renamer):
+// an engine that cannot loads every tenant's data.
+func Choose(m tenancy.Model, eng engine.Engine, asked string, tenants int, canCloneServers bool) Strategy {
 	if _, ok := m.(tenancy.TableSharer); ok {
 		return sharedTables{}
 	}
+	can := func(ok bool) bool { return eng == nil || ok }
 	if asked == spec.ProvisionClone && tenants > 1 {
-		if _, ok := m.(tenancy.DatabaseCloner); ok {
+		_, copies := eng.(engine.DatabaseCopier)
+		if _, ok := m.(tenancy.DatabaseCloner); ok && can(copies) {
 			return cloneDatabase{}
 		}
-		if _, ok := m.(tenancy.ServerAdopter); ok && canCloneServers {
+		_, renames := eng.(engine.Renamer)
+		if _, ok := m.(tenancy.ServerAdopter); ok && canCloneServers && can(renames) {
 			return cloneDatadir{}
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
+	"github.com/tenantbench/tenantbench/internal/engine/postgres"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
 	"github.com/tenantbench/tenantbench/internal/spec"
@@ -41,7 +43,7 @@ func TestChoose(t *testing.T) {
 					if tenants == 1 && exp != SharedTables {
 						exp = LoadEach
 					}
-					s := Choose(m, asked, tenants, canClone)
+					s := Choose(m, postgres.Engine{}, asked, tenants, canClone)
 					what := fmt.Sprintf("Choose(%s, %s, %d tenants, can clone servers %v)", name, asked, tenants, canClone)
 					if s.Name() != exp {
 						t.Errorf("%s = %s, want %s", what, s.Name(), exp)
@@ -54,6 +56,12 @@ func TestChoose(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+	// MariaDB copies no database and renames none: every tenant loads.
+	for _, name := range []string{"database", "instance"} {
+		if s := Choose(models[name], mariadb.Engine{}, spec.ProvisionClone, 2, true); s.Name() != LoadEach {
+			t.Errorf("Choose(%s, mariadb, clone) = %s, want %s", name, s.Name(), LoadEach)
 		}
 	}
 	if _, ok := Lookup("load"); ok {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
@@ -104,7 +102,7 @@ func (sharedTables) Ingest(ctx context.Context, r *Run) error {
 	go func() {
 		defer close(shared)
 		progress := bars.Add("shared", sh.SharedRows())
-		owner := func(ctx context.Context) (*pgx.Conn, error) { return ts.ConnectOwner(ctx, r.Instances[0]) }
+		owner := func(ctx context.Context) (workload.Conn, error) { return ts.ConnectOwner(ctx, r.Instances[0]) }
 		sharedErr = sh.IngestShared(ctx, owner, progress)
 		bars.Done("shared", sharedErr)
 	}()

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"io"
 	"os"
 	"path/filepath"
@@ -30,9 +31,12 @@ type Options struct {
 	Provider  provider.Provider
 	Workloads workload.Registry
 	Models    tenancy.Models
-	WorkRoot  string // where runs' work directories go; "" = os.TempDir()
-	Monitor   bool   // sample resources, DBMS statistics and wait events
-	Version   string // tenantbench's version, for env.json
+	// Engines are the engines a plan's sut.engine names; nil is
+	// engine.Builtin().
+	Engines  engine.Registry
+	WorkRoot string // where runs' work directories go; "" = os.TempDir()
+	Monitor  bool   // sample resources, DBMS statistics and wait events
+	Version  string // tenantbench's version, for env.json
 	// Ledger records each server and work directory as it appears and
 	// goes (live.json and the machine-wide registry); nil records none.
 	Ledger *Ledger

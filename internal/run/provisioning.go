@@ -2,13 +2,11 @@ package run
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"sync"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/provision"
@@ -124,7 +122,7 @@ func (e *execution) instanceSpecs() []provider.InstanceSpec {
 	specs := make([]provider.InstanceSpec, len(e.run.Instances))
 	for i, in := range e.run.Instances {
 		specs[i] = provider.InstanceSpec{Name: in.Name, WorkDir: e.workDir, Version: e.plan.Version,
-			Settings: e.run.Settings, MaxConnections: in.MaxConnections, CPUs: in.CPUs, MemoryBytes: in.MemoryBytes,
+			Engine: e.engine(), Settings: e.run.Settings, MaxConnections: in.MaxConnections, CPUs: in.CPUs, MemoryBytes: in.MemoryBytes,
 			Detached: e.keep, // a kept server outlives tenantbench
 			KeepLog:  e.keepLogOf}
 		if e.opts.Ledger != nil { // not a non-nil interface holding nil
@@ -141,12 +139,9 @@ func (e *execution) connect(i int) workload.Connect { return e.connectTo(e.place
 // database, its search_path, over the spec's transport.
 func (e *execution) connectTo(p tenancy.Placement) workload.Connect {
 	dsn := p.DSN(e.run.Transport)
-	return func(ctx context.Context) (*pgx.Conn, error) {
-		cfg, err := pgx.ParseConfig(dsn)
-		if err != nil {
-			return nil, errors.New("bad connection settings") // never echo the DSN: it holds the password
-		}
-		return pgx.ConnectConfig(ctx, cfg)
+	eng := p.Instance.Engine
+	return func(ctx context.Context) (workload.Conn, error) {
+		return eng.ClientConn(ctx, dsn, nil)
 	}
 }
 
@@ -163,7 +158,8 @@ func (e *execution) loadConnect(p tenancy.Placement) workload.Connect {
 	}
 	slots := make(chan struct{}, max(1, conns))
 	dsn := p.DSN(e.run.Transport)
-	return func(ctx context.Context) (*pgx.Conn, error) {
+	eng := p.Instance.Engine
+	return func(ctx context.Context) (workload.Conn, error) {
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
@@ -171,20 +167,9 @@ func (e *execution) loadConnect(p tenancy.Placement) workload.Connect {
 		}
 		var once sync.Once
 		release := func() { once.Do(func() { <-slots }) }
-		cfg, err := pgx.ParseConfig(dsn)
-		if err != nil {
-			release()
-			return nil, errors.New("bad connection settings") // never echo the DSN: it holds the password
-		}
-		dial := cfg.DialFunc
-		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := dial(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			return &releasingConn{Conn: c, release: release}, nil
-		}
-		conn, err := pgx.ConnectConfig(ctx, cfg)
+		conn, err := eng.ClientConn(ctx, dsn, func(c net.Conn) net.Conn {
+			return &releasingConn{Conn: c, release: release}
+		})
 		if err != nil {
 			release()
 			return nil, err
@@ -208,3 +193,18 @@ func (c *releasingConn) Close() error {
 // workloadSpec is the run's workload: the spec's, with the options of the
 // run's entry of workload.cases.
 func (e *execution) workloadSpec() *spec.Workload { return e.plan.WorkloadSpec(e.run) }
+
+// engine is the run's engine (sut.engine), which its servers run; nil
+// (PostgreSQL, the provider's default) for a name no registry knows, which
+// the plan has refused already.
+func (e *execution) engine() engine.Engine {
+	reg := e.opts.Engines
+	if reg == nil {
+		reg = engine.Builtin()
+	}
+	eng, err := reg.Get(e.plan.Engine)
+	if err != nil {
+		return nil
+	}
+	return eng
+}

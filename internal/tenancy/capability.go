@@ -2,8 +2,10 @@ package tenancy
 
 import (
 	"context"
+	"fmt"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/engine/server"
 
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/workload"
@@ -33,7 +35,7 @@ type ServerAdopter interface {
 // owner creates and loads the shared ones (ConnectOwner), then Share gives
 // each tenant its rows.
 type TableSharer interface {
-	ConnectOwner(ctx context.Context, inst *provider.Instance) (*pgx.Conn, error)
+	ConnectOwner(ctx context.Context, inst *provider.Instance) (server.Client, error)
 	Share(ctx context.Context, inst *provider.Instance, ps []Placement, keys []workload.KeyColumn, ranges KeyRange) error
 }
 
@@ -41,6 +43,41 @@ type TableSharer interface {
 // why it cannot hold w, or "" when it can.
 type WorkloadAcceptor interface {
 	Accepts(w workload.Workload) string
+}
+
+// EngineAcceptor is a model that runs on some engines only.
+// AcceptsEngine says why it cannot run on e, or "" when it can.
+type EngineAcceptor interface {
+	AcceptsEngine(e engine.Engine) string
+}
+
+// AcceptsEngine says why m cannot run on e, or "" when it can: a model
+// that does not implement EngineAcceptor runs on every engine.
+func AcceptsEngine(m Model, e engine.Engine) string {
+	if a, ok := m.(EngineAcceptor); ok && e != nil {
+		return a.AcceptsEngine(e)
+	}
+	return ""
+}
+
+// AcceptsEngine: tenants' schemas in one database need an engine whose
+// databases hold schemas apart (engine.Schemas).
+func (Schema) AcceptsEngine(e engine.Engine) string {
+	if _, ok := e.(engine.Schemas); !ok {
+		return fmt.Sprintf("the schema model needs schemas apart from databases, which %s has not (there a schema is a database): use the database model", e.Name())
+	}
+	return ""
+}
+
+// AcceptsEngine: shared tables need schemas and row-level security
+// (engine.Sharer).
+func (SharedTable) AcceptsEngine(e engine.Engine) string {
+	_, sch := e.(engine.Schemas)
+	_, rls := e.(engine.Sharer)
+	if !sch || !rls {
+		return fmt.Sprintf("the shared-table model needs row-level security to keep tenants' rows apart, which %s has not", e.Name())
+	}
+	return ""
 }
 
 // Accepts says why m cannot hold w, or "" when it can: a model that does
@@ -64,7 +101,7 @@ func (Instance) AdoptClone(ctx context.Context, inst *provider.Instance, templat
 	return AdoptClone(ctx, inst, template, tenant, index)
 }
 
-func (SharedTable) ConnectOwner(ctx context.Context, inst *provider.Instance) (*pgx.Conn, error) {
+func (SharedTable) ConnectOwner(ctx context.Context, inst *provider.Instance) (server.Client, error) {
 	return ConnectOwner(ctx, inst)
 }
 
@@ -83,4 +120,6 @@ var (
 	_ ServerAdopter    = Instance{}
 	_ TableSharer      = SharedTable{}
 	_ WorkloadAcceptor = SharedTable{}
+	_ EngineAcceptor   = Schema{}
+	_ EngineAcceptor   = SharedTable{}
 )

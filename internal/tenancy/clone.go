@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/engine/server"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -61,8 +61,8 @@ func CloneDatabase(ctx context.Context, template, p Placement) error {
 		return err
 	}
 	defer admin.close()
-	var version int
-	if err := admin.conn.QueryRow(ctx, cp.VersionQuery()).Scan(&version); err != nil {
+	version, err := queryInt(ctx, admin.conn, cp.VersionQuery())
+	if err != nil {
 		return err
 	}
 	create := cp.CopyDatabase(p.Database, template.Database, p.Role, version)
@@ -70,10 +70,10 @@ func CloneDatabase(ctx context.Context, template, p Placement) error {
 	for {
 		// A session on the template (an autovacuum worker, which the copy
 		// ends itself; a tenant's leftover) blocks it.
-		if _, err := admin.conn.Exec(ctx, cp.EndSessionsQuery(), template.Database); err != nil {
+		if err := admin.conn.Exec(ctx, cp.EndSessionsQuery(), template.Database); err != nil {
 			return err
 		}
-		_, err = admin.conn.Exec(ctx, create[0])
+		err = admin.conn.Exec(ctx, create[0])
 		if err == nil || !cp.InUse(err) || time.Now().After(deadline) {
 			break
 		}
@@ -105,19 +105,15 @@ func CloneDatabase(ctx context.Context, template, p Placement) error {
 // database, a shared object), then checks nothing of the database depends
 // on from any more.
 func handOver(ctx context.Context, s *session, cp engine.DatabaseCopier, from, to string) error {
-	rows, err := s.conn.Query(ctx, cp.HandOverQuery(), from, to)
-	if err != nil {
-		return fmt.Errorf("listing the objects of %s: %w", from, err)
-	}
-	stmts, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	stmts, err := s.conn.QueryStrings(ctx, cp.HandOverQuery(), from, to)
 	if err != nil {
 		return fmt.Errorf("listing the objects of %s: %w", from, err)
 	}
 	if err := s.exec(ctx, stmts); err != nil {
 		return err
 	}
-	var left int64
-	if err := s.conn.QueryRow(ctx, cp.LeftOfQuery(), from).Scan(&left); err != nil {
+	left, err := queryInt(ctx, s.conn, cp.LeftOfQuery(), from)
+	if err != nil {
 		return err
 	}
 	if left > 0 {
@@ -145,7 +141,11 @@ func AdoptClone(ctx context.Context, inst *provider.Instance, template Placement
 	if tenant != template.Role {
 		// Nothing is connected to the copy but this session; renaming the
 		// database ends autovacuum workers itself.
-		err := admin.exec(ctx, admin.sql.RenameTenant(template.Role, template.Database, tenant, tenant))
+		ren, ok := inst.Engine.(engine.Renamer)
+		if !ok {
+			return Placement{}, fmt.Errorf("instance %s: engine %s cannot rename a copied tenant", inst.Name, inst.Engine.Name())
+		}
+		err := admin.exec(ctx, ren.RenameTenant(template.Role, template.Database, tenant, tenant))
 		if err != nil {
 			return Placement{}, fmt.Errorf("tenant %s: %w", tenant, err)
 		}
@@ -155,9 +155,25 @@ func AdoptClone(ctx context.Context, inst *provider.Instance, template Placement
 		return Placement{}, err
 	}
 	for _, st := range admin.sql.SetPassword(tenant, pw) {
-		if _, err := admin.conn.Exec(ctx, st); err != nil {
+		if err := admin.conn.Exec(ctx, st); err != nil {
 			return Placement{}, fmt.Errorf("tenant %s: new password: %w", tenant, err)
 		}
 	}
 	return Placement{Tenant: tenant, Index: index, Instance: inst, Database: tenant, Role: tenant, Password: pw}, nil
+}
+
+// queryInt runs a query of one integer.
+func queryInt(ctx context.Context, c server.Conn, sql string, args ...any) (int, error) {
+	v, err := c.QueryStrings(ctx, sql, args...)
+	if err != nil {
+		return 0, err
+	}
+	if len(v) != 1 {
+		return 0, fmt.Errorf("%s: %d rows, want 1", sql, len(v))
+	}
+	n, err := strconv.Atoi(v[0])
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", sql, err)
+	}
+	return n, nil
 }

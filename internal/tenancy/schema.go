@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -20,6 +21,10 @@ func (Schema) Instances(int) int { return 1 }
 
 func (Schema) Place(ctx context.Context, insts []*provider.Instance, tenants []string) ([]Placement, error) {
 	inst := insts[0]
+	sch, ok := inst.Engine.(engine.Schemas)
+	if !ok {
+		return nil, fmt.Errorf("instance %s: engine %s has no schemas apart from databases", inst.Name, inst.Engine.Name())
+	}
 	admin, err := connectAdmin(ctx, inst, "")
 	if err != nil {
 		return nil, err
@@ -35,11 +40,11 @@ func (Schema) Place(ctx context.Context, insts []*provider.Instance, tenants []s
 	}
 	defer admin.close()
 	// No tenant may create in or read from the shared default schema.
-	if err := admin.exec(ctx, admin.sql.CloseDefaultSchema()); err != nil {
+	if err := admin.exec(ctx, sch.CloseDefaultSchema()); err != nil {
 		return nil, err
 	}
 	return admin.placeEach(ctx, tenants, func(t string) [][]string {
-		return [][]string{admin.sql.GrantDatabase(SharedDatabase, t, false), admin.sql.CreateSchema(SharedDatabase, t, t)}
+		return [][]string{admin.sql.GrantDatabase(SharedDatabase, t, false), sch.CreateSchema(SharedDatabase, t, t)}
 	}, func(i int, t, pw string) Placement {
 		return Placement{Tenant: t, Index: i, Instance: inst, Database: SharedDatabase, Schema: t, Role: t, Password: pw}
 	})

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/tenantbench/tenantbench/internal/engine/server"
 
 	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/provider"
@@ -42,6 +42,11 @@ func (SharedTable) Place(ctx context.Context, insts []*provider.Instance, tenant
 		return nil, err
 	}
 	q := admin.sql
+	sch, ok := inst.Engine.(engine.Schemas)
+	if !ok {
+		admin.close()
+		return nil, fmt.Errorf("instance %s: engine %s has no schemas to share", inst.Name, inst.Engine.Name())
+	}
 	err = admin.exec(ctx, q.CreateGroup(TableOwner), q.CreateGroup(tenantsGroup),
 		q.CreateDatabase(SharedDatabase, TableOwner),
 		// TEMPORARY: a tenant loads its rows through a temporary table
@@ -59,7 +64,7 @@ func (SharedTable) Place(ctx context.Context, insts []*provider.Instance, tenant
 	defer admin.close()
 	// The owner creates the tables in the default schema (its own on
 	// every server version); tenants only use them.
-	if err := admin.exec(ctx, q.ShareDefaultSchema(TableOwner, tenantsGroup)); err != nil {
+	if err := admin.exec(ctx, sch.ShareDefaultSchema(TableOwner, tenantsGroup)); err != nil {
 		return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
 	}
 	return admin.placeEach(ctx, tenants, func(t string) [][]string {
@@ -72,7 +77,7 @@ func (SharedTable) Place(ctx context.Context, insts []*provider.Instance, tenant
 // ConnectOwner opens a connection to the shared tables' database as their
 // owner: a superuser connection that has taken the role TableOwner, so
 // that what it creates belongs to the owner.
-func ConnectOwner(ctx context.Context, inst *provider.Instance) (*pgx.Conn, error) {
+func ConnectOwner(ctx context.Context, inst *provider.Instance) (server.Client, error) {
 	admin, err := connectAdmin(ctx, inst, SharedDatabase)
 	if err != nil {
 		return nil, err
@@ -81,7 +86,7 @@ func ConnectOwner(ctx context.Context, inst *provider.Instance) (*pgx.Conn, erro
 		admin.close()
 		return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
 	}
-	return admin.conn, nil
+	return admin.conn.Client(), nil
 }
 
 // KeyRange is the key values tenant i (the Index of its placement) owns,
@@ -111,11 +116,7 @@ func (SharedTable) Share(ctx context.Context, inst *provider.Instance, ps []Plac
 		keyed[k.Table] = true
 		stmts = append(stmts, rls.ShareRows(k.Table, tenantsGroup))
 	}
-	rows, err := admin.conn.Query(ctx, rls.TablesQuery())
-	if err != nil {
-		return err
-	}
-	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	tables, err := admin.conn.QueryStrings(ctx, rls.TablesQuery())
 	if err != nil {
 		return err
 	}
@@ -141,7 +142,7 @@ func (SharedTable) Share(ctx context.Context, inst *provider.Instance, ps []Plac
 		for _, k := range keys {
 			b.WriteString(rls.RowPolicy(p.Role, k.Table, k.Column, lo, hi) + ";\n")
 		}
-		if err := admin.conn.PgConn().Exec(ctx, b.String()).Close(); err != nil {
+		if err := admin.conn.Exec(ctx, b.String()); err != nil {
 			return fmt.Errorf("tenant %s: policies: %w", p.Tenant, err)
 		}
 	}

@@ -25,10 +25,11 @@ func TestSharedTableIsolation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	owner, err := ConnectOwner(ctx, inst)
+	oc, err := ConnectOwner(ctx, inst)
 	if err != nil {
 		t.Fatal(err)
 	}
+	owner := oc.(*pgx.Conn)
 	defer owner.Close(ctx)
 	if _, err := owner.Exec(ctx, "create table acc (k int, v int); create table common (v int); insert into common values (7)"); err != nil {
 		t.Fatal(err)

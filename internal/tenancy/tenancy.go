@@ -11,9 +11,8 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/engine/server"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -85,10 +84,11 @@ func password() (string, error) {
 
 // session is a superuser connection to one database of inst, with the
 // admin SQL of inst's engine: the models say what to create, the engine
-// how.
+// how. The connection is the engine's (Engine.Connect): tenancy imports
+// no engine's client library.
 type session struct {
 	inst *provider.Instance
-	conn *pgx.Conn
+	conn server.Conn
 	sql  engine.Admin
 }
 
@@ -111,7 +111,7 @@ func connectAdmin(ctx context.Context, inst *provider.Instance, database string)
 	if database == "" {
 		database = a.MaintenanceDatabase()
 	}
-	conn, err := pgx.Connect(ctx, inst.AdminDSN(database))
+	conn, err := inst.Engine.Connect(ctx, inst.AdminDSN(database))
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: connecting as superuser: %w", inst.Name, err)
 	}
@@ -124,7 +124,7 @@ func (s *session) close() { s.conn.Close(context.Background()) }
 func (s *session) exec(ctx context.Context, stmts ...[]string) error {
 	for _, list := range stmts {
 		for _, st := range list {
-			if _, err := s.conn.Exec(ctx, st); err != nil {
+			if err := s.conn.Exec(ctx, st); err != nil {
 				return fmt.Errorf("%s: %w", st, err)
 			}
 		}
@@ -139,7 +139,7 @@ func (s *session) createRole(ctx context.Context, role string) (string, error) {
 		return "", err
 	}
 	for _, st := range s.sql.CreateLogin(role, pw) {
-		if _, err := s.conn.Exec(ctx, st); err != nil {
+		if err := s.conn.Exec(ctx, st); err != nil {
 			// The statement holds the password's verifier, which is
 			// not for the terminal either: name the role only.
 			return "", fmt.Errorf("creating role %s: %w", role, err)

@@ -168,7 +168,7 @@ func (r *CopyReader) flush() {
 // transaction is what allows FREEZE (pgbench does the same since 14).
 // progress, if not nil, gets the running total of rows sent.
 func LoadFrozen(ctx context.Context, connect Connect, truncate string, tables []CopyTable, progress func(rows int64)) error {
-	conn, err := connect(ctx)
+	conn, err := ConnectPG(ctx, "ingest", connect)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}

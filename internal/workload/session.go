@@ -32,8 +32,26 @@ func (c Connect) Open(ctx context.Context, w Workload, info func() ClientInfo) (
 		conn.Close(context.Background())
 		return nil, nil, err
 	}
-	return client, pgxSession{conn}, nil
+	return client, session(conn), nil
 }
+
+// session is conn as the driver holds it: a *pgx.Conn's socket is its
+// PgConn's; another engine's connection gives its own (server.Socket).
+func session(conn Conn) Session {
+	if pg, ok := PG(conn); ok {
+		return pgxSession{pg}
+	}
+	if s, ok := conn.(Session); ok {
+		return s
+	}
+	return noSocket{conn}
+}
+
+// noSocket is a connection that cannot give its socket: the watchdog
+// closes it instead.
+type noSocket struct{ Conn }
+
+func (noSocket) Socket() net.Conn { return nil }
 
 // pgxSession is a PostgreSQL connection as a Session.
 type pgxSession struct{ *pgx.Conn }

@@ -15,12 +15,47 @@ import (
 	"github.com/jackc/pgx/v5"
 	"gopkg.in/yaml.v3"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/engine/server"
 	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
+// Conn is a tenant's connection: the engine's own client connection
+// (PostgreSQL: a *pgx.Conn; MariaDB: a *mariadb.Conn), which a workload's
+// form for that engine asserts (PG, for PostgreSQL). A workload without a
+// form for the connection's engine returns NoForm's error.
+type Conn = server.Client
+
 // Connect opens a new connection as the tenant (its role, its database, its
 // search_path). Workloads open as many as they need for parallel loading.
-type Connect func(ctx context.Context) (*pgx.Conn, error)
+type Connect func(ctx context.Context) (Conn, error)
+
+// PG is conn as a PostgreSQL connection, for a workload's PostgreSQL
+// form; ok is false for another engine's connection.
+func PG(conn Conn) (pg *pgx.Conn, ok bool) {
+	pg, ok = conn.(*pgx.Conn)
+	return pg, ok
+}
+
+// ConnectPG opens a connection with connect for a workload's PostgreSQL
+// form: an error naming the workload when the tenant's engine is another.
+func ConnectPG(ctx context.Context, name string, connect Connect) (*pgx.Conn, error) {
+	c, err := connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pg, ok := PG(c)
+	if !ok {
+		_ = c.Close(context.Background())
+		return nil, NoForm(name, c)
+	}
+	return pg, nil
+}
+
+// NoForm is the error of a workload that has no form for conn's engine.
+func NoForm(name string, conn Conn) error {
+	return fmt.Errorf("%s: no form for this engine's connections (%T)", name, conn)
+}
 
 // Workload is one tenant's instance of a workload at a given scale. Every
 // method is called with connections of the tenant's own role, so the objects
@@ -29,16 +64,16 @@ type Workload interface {
 	// TxnNames are the transaction (or query) types, indexed by Client.Pick.
 	TxnNames() []string
 	// Setup creates the tables (DDL only).
-	Setup(ctx context.Context, conn *pgx.Conn) error
+	Setup(ctx context.Context, conn Conn) error
 	// Rows is how many rows Ingest loads, for progress.
 	Rows() int64
 	// Ingest loads the data; progress is called with rows loaded so far
 	// (from any goroutine).
 	Ingest(ctx context.Context, connect Connect, progress func(rows int64)) error
 	// PostIngest adds keys and indexes and refreshes statistics.
-	PostIngest(ctx context.Context, conn *pgx.Conn) error
+	PostIngest(ctx context.Context, conn Conn) error
 	// NewClient prepares one terminal on conn.
-	NewClient(ctx context.Context, conn *pgx.Conn, c ClientInfo) (Client, error)
+	NewClient(ctx context.Context, conn Conn, c ClientInfo) (Client, error)
 }
 
 // Client is one terminal of a workload. It is used by one goroutine only.
@@ -80,10 +115,26 @@ type Pacer interface {
 	Pace(typ int) (keying, think time.Duration)
 }
 
+// EngineRunner is implemented by workloads that say which engines they
+// have a form for (their SQL and load in the engine's dialect, over its
+// connection). The plan asks it; a workload without it is taken to run on
+// every engine.
+type EngineRunner interface {
+	RunsOn(e engine.Engine) bool
+}
+
+// RunsOn says whether w has a form for engine e.
+func RunsOn(w Workload, e engine.Engine) bool {
+	if r, ok := w.(EngineRunner); ok && e != nil {
+		return r.RunsOn(e)
+	}
+	return true
+}
+
 // Checker is implemented by workloads with consistency conditions.
 type Checker interface {
 	// Check returns one line per violated condition; none means consistent.
-	Check(ctx context.Context, conn *pgx.Conn) ([]string, error)
+	Check(ctx context.Context, conn Conn) ([]string, error)
 }
 
 // Auditor is implemented by workloads that audit the input their clients
@@ -283,4 +334,16 @@ type Shared interface {
 	// Ingest adds the tenant's rows, truncating nothing; its clients and
 	// Check use the tenant's rows only.
 	ForTenant(key TenantKey) (Workload, error)
+}
+
+// PGConnect is a Connect of PostgreSQL connections (tests, benchmark
+// tools that dial pgx themselves).
+func PGConnect(f func(ctx context.Context) (*pgx.Conn, error)) Connect {
+	return func(ctx context.Context) (Conn, error) {
+		c, err := f(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
 }

@@ -10,9 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/tenantbench/tenantbench/internal/engine/postgres"
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -53,19 +51,22 @@ func (p *Provider) Clone(ctx context.Context, src *provider.Instance, s provider
 	if s.WorkDir == "" {
 		return nil, 0, fmt.Errorf("instance %s: no work directory given", s.Name)
 	}
+	old, err := p.stoppedServer(src)
+	if err != nil {
+		return nil, 0, err
+	}
+	// The copy runs the engine of the data it copies.
+	eng, es := src.Engine, old.eng
 	for k, v := range s.Settings {
-		if err := postgres.CheckSetting(k, v); err != nil {
+		if err := es.CheckSetting(k, v); err != nil {
 			return nil, 0, fmt.Errorf("instance %s: %w", s.Name, err)
 		}
-	}
-	if _, err := p.stoppedServer(src); err != nil {
-		return nil, 0, err
 	}
 	workDir, err := filepath.Abs(s.WorkDir)
 	if err != nil {
 		return nil, 0, err
 	}
-	bins, err := p.binaries(ctx, s.Version)
+	bins, err := p.binaries(ctx, es, s.Version)
 	if err != nil {
 		return nil, 0, fmt.Errorf("instance %s: %w", s.Name, err)
 	}
@@ -75,7 +76,7 @@ func (p *Provider) Clone(ctx context.Context, src *provider.Instance, s provider
 	if err := p.account.checkReachable(workDir); err != nil {
 		return nil, 0, fmt.Errorf("instance %s: %w", s.Name, err)
 	}
-	srv := &server{instDir: filepath.Join(workDir, s.Name), spec: s, workDir: workDir}
+	srv := &server{eng: es, progs: bins, instDir: filepath.Join(workDir, s.Name), spec: s, workDir: workDir}
 	if err := os.Mkdir(srv.instDir, 0o700); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return nil, 0, fmt.Errorf("instance %s: %s already exists (left by an earlier run?): remove it or use another work directory", s.Name, srv.instDir)
@@ -104,11 +105,11 @@ func (p *Provider) Clone(ctx context.Context, src *provider.Instance, s provider
 	}
 	inst = &provider.Instance{
 		Name:     s.Name,
-		Engine:   postgres.Engine{},
+		Engine:   eng,
 		Host:     "127.0.0.1",
 		User:     superuser,
 		Password: src.Password, // the copy's, until replaced below
-		LogFile:  filepath.Join(srv.instDir, "postgres.log"),
+		LogFile:  filepath.Join(srv.instDir, es.LogName()),
 	}
 	newProcess(inst, filepath.Join(srv.instDir, "data"), s)
 	srv.inst = inst
@@ -121,7 +122,7 @@ func (p *Provider) Clone(ctx context.Context, src *provider.Instance, s provider
 		return nil, 0, err
 	}
 	copied = time.Since(start)
-	if err := p.run(ctx, bins, srv, workDir, s); err != nil {
+	if err := p.run(ctx, srv, workDir, s); err != nil {
 		return nil, 0, err
 	}
 	registered = true
@@ -151,22 +152,28 @@ func (p *Provider) copyDataDir(ctx context.Context, from string, srv *server) er
 	}
 	// A server stopped cleanly leaves no postmaster.pid; one killed
 	// leaves it, and the copy must not look in use.
-	_ = os.Remove(filepath.Join(Of(srv.inst).DataDir, "postmaster.pid"))
+	_ = os.Remove(srv.eng.PidFile(Of(srv.inst).DataDir))
 	return nil
 }
 
 // setSuperuserPassword replaces the superuser's password of inst, which
-// accepts inst.Password now. The statement carries the password's SCRAM
-// verifier, not the password (engine/postgres SetPassword): the copy may
-// log every statement.
+// accepts inst.Password now. The statements carry the password's hash, not
+// the password (the engine's Admin.SetPassword): the copy may log every
+// statement.
 func setSuperuserPassword(ctx context.Context, inst *provider.Instance, pw string) error {
-	conn, err := pgx.Connect(ctx, inst.AdminDSN("postgres"))
+	admin, ok := inst.Engine.(engine.Admin)
+	if !ok {
+		return fmt.Errorf("engine %s has no admin SQL to set the copy's superuser password with", inst.Engine.Name())
+	}
+	conn, err := inst.Engine.Connect(ctx, inst.AdminDSN(admin.MaintenanceDatabase()))
 	if err != nil {
 		return fmt.Errorf("connecting to the copy as superuser: %w", err)
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, postgres.Engine{}.SetPassword(superuser, pw)[0]); err != nil {
-		return fmt.Errorf("setting the copy's superuser password: %w", err)
+	for _, st := range admin.SetPassword(superuser, pw) {
+		if err := conn.Exec(ctx, st); err != nil {
+			return fmt.Errorf("setting the copy's superuser password: %w", err)
+		}
 	}
 	return nil
 }
@@ -182,21 +189,21 @@ func (p *Provider) Restart(ctx context.Context, inst *provider.Instance) (*provi
 	if err != nil {
 		return nil, err
 	}
-	bins, err := p.binaries(ctx, old.spec.Version)
+	bins, err := p.binaries(ctx, old.eng, old.spec.Version)
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
 	}
 	again := &provider.Instance{Name: inst.Name, Engine: inst.Engine, Host: inst.Host, User: inst.User, Password: inst.Password,
 		LogFile: inst.LogFile, SocketDir: inst.SocketDir}
 	newProcess(again, Of(inst).DataDir, old.spec)
-	srv := &server{instDir: old.instDir, inst: again, spec: old.spec, workDir: old.workDir}
+	srv := &server{eng: old.eng, progs: bins, instDir: old.instDir, inst: again, spec: old.spec, workDir: old.workDir}
 	if old.ownSocketDir {
 		// Stop removed the socket directory it had made.
 		if err := p.makeSocketDir(srv); err != nil {
 			return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
 		}
 	}
-	if err := p.run(ctx, bins, srv, old.workDir, old.spec); err != nil {
+	if err := p.run(ctx, srv, old.workDir, old.spec); err != nil {
 		if srv.group != nil {
 			_ = srv.group.Remove(killWait)
 		}

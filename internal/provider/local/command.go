@@ -8,7 +8,7 @@ import (
 	"syscall"
 
 	"github.com/tenantbench/tenantbench/internal/cgroup"
-	"github.com/tenantbench/tenantbench/internal/engine/postgres"
+	dbserver "github.com/tenantbench/tenantbench/internal/engine/server"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -23,7 +23,7 @@ const joinScript = `for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125;
 // process group (a Ctrl-C at the terminal reaches tenantbench only, which
 // then stops the servers in order), inside its cgroup from the first
 // instruction, with stdout and stderr appended to the log file.
-func (p *Provider) startProcess(bins postgres.Binaries, srv *server) error {
+func (p *Provider) startProcess(srv *server, conf dbserver.Config) error {
 	log, err := os.OpenFile(srv.inst.LogFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("open the server log: %w", err)
@@ -33,7 +33,7 @@ func (p *Provider) startProcess(bins postgres.Binaries, srv *server) error {
 		return err
 	}
 
-	args := []string{bins.Postgres(), "-D", Of(srv.inst).DataDir}
+	args := srv.eng.StartCommand(srv.progs, conf)
 	attr := &syscall.SysProcAttr{Setpgid: true, Credential: p.account.credential()}
 	if !srv.spec.Detached {
 		// The kernel signals the server when the thread of tenantbench
@@ -42,7 +42,7 @@ func (p *Provider) startProcess(bins postgres.Binaries, srv *server) error {
 		// does not clear it, and exec (of the sh below, then of postgres)
 		// keeps it: the postmaster itself gets it. Go's threads end only
 		// with the process (tenantbench locks none to a goroutine).
-		attr.Pdeathsig = deathSignal
+		attr.Pdeathsig = deathSignal(srv.eng)
 	}
 	var cmd *exec.Cmd
 	switch {
@@ -69,7 +69,7 @@ func (p *Provider) startProcess(bins postgres.Binaries, srv *server) error {
 	cmd.Stderr = log
 	cmd.SysProcAttr = attr
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", bins.Postgres(), err)
+		return fmt.Errorf("start %s: %w", args[0], err)
 	}
 	exited := make(chan struct{})
 	srv.cmd = cmd

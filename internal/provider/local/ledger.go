@@ -3,14 +3,19 @@ package local
 import (
 	"syscall"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
-// deathSignal is what a server gets when tenantbench dies without
-// stopping it (SIGKILL, a crash): an immediate shutdown, which ends every
-// backend too. The data directory is thrown away with the run, so a
-// checkpoint would be wasted time.
-const deathSignal = syscall.SIGQUIT
+// deathSignal is what a server of eng gets when tenantbench dies without
+// stopping it (SIGKILL, a crash): the engine's faster shutdown
+// (PostgreSQL's immediate one, which ends every backend too). The data
+// directory is thrown away with the run, so a checkpoint would be wasted
+// time.
+func deathSignal(eng engine.Server) syscall.Signal {
+	_, fast := eng.StopSignals()
+	return fast
+}
 
 // note tells the spec's ledger what exists of srv so far: called as soon
 // as its directory is made and again as the socket directory, cgroup,

@@ -1,7 +1,9 @@
-// Package local is the provider that starts PostgreSQL servers as processes
+// Package local is the provider that starts database servers as processes
 // on this machine: each in its own directory, on its own loopback port and
 // unix socket, in its own process group and cgroup, as an unprivileged user
-// when tenantbench runs as root.
+// when tenantbench runs as root. What differs between engines (programs,
+// initialisation, configuration, command line, signals) it asks the
+// instance's engine (engine.Server).
 package local
 
 import (
@@ -18,7 +20,9 @@ import (
 	"time"
 
 	"github.com/tenantbench/tenantbench/internal/cgroup"
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/engine/postgres"
+	dbserver "github.com/tenantbench/tenantbench/internal/engine/server"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -34,8 +38,9 @@ type Options struct {
 	// Cgroups is the cgroup setup to use; nil detects it. Pass
 	// &cgroup.System{Mode: cgroup.None} to use none.
 	Cgroups *cgroup.System
-	// Binaries finds (or fetches) the server binaries.
-	Binaries postgres.Finder
+	// Find says where the engines' server programs are looked for
+	// beyond the usual places, and whether they may be downloaded.
+	Find dbserver.Find
 	// StartTimeout bounds the wait for a started server to accept
 	// connections; default 60 s.
 	StartTimeout time.Duration
@@ -55,7 +60,7 @@ type Provider struct {
 	pickPort func() (int, error)
 
 	mu      sync.Mutex
-	bins    map[string]postgres.Binaries   // by requested version
+	bins    map[string]dbserver.Programs   // by engine and requested version
 	servers map[*provider.Instance]*server // every instance started
 }
 
@@ -81,7 +86,7 @@ func New(opts Options) (*Provider, error) {
 		opts:     opts,
 		account:  acct,
 		pickPort: freePort,
-		bins:     map[string]postgres.Binaries{},
+		bins:     map[string]dbserver.Programs{},
 		servers:  map[*provider.Instance]*server{},
 	}
 	if opts.Cgroups != nil {
@@ -107,22 +112,36 @@ func (p *Provider) ServerUser() string {
 	return p.account.name
 }
 
-// binaries finds the server binaries once per requested version.
-func (p *Provider) binaries(ctx context.Context, version string) (postgres.Binaries, error) {
+// binaries finds the server programs of eng once per requested version.
+func (p *Provider) binaries(ctx context.Context, eng engine.Server, version string) (dbserver.Programs, error) {
+	key := eng.(engine.Engine).Name() + "\x00" + version
 	p.mu.Lock()
-	b, ok := p.bins[version]
+	b, ok := p.bins[key]
 	p.mu.Unlock()
 	if ok {
 		return b, nil
 	}
-	b, err := p.opts.Binaries.Find(ctx, version)
+	b, err := eng.FindPrograms(ctx, version, p.opts.Find)
 	if err != nil {
-		return b, err
+		return nil, err
 	}
 	p.mu.Lock()
-	p.bins[version] = b
+	p.bins[key] = b
 	p.mu.Unlock()
 	return b, nil
+}
+
+// serverEngine is the engine e as this provider runs it: nil is
+// PostgreSQL; an engine that cannot run as a local process is refused.
+func serverEngine(e engine.Engine) (engine.Engine, engine.Server, error) {
+	if e == nil {
+		e = postgres.Engine{}
+	}
+	srv, ok := e.(engine.Server)
+	if !ok {
+		return nil, nil, fmt.Errorf("engine %s cannot run as a local server", e.Name())
+	}
+	return e, srv, nil
 }
 
 // nameRE is what instance and run names may be: they become directory
@@ -152,11 +171,14 @@ func (p *Provider) runName(workDir string) string {
 
 // server is the provider's bookkeeping of one instance.
 type server struct {
+	eng    engine.Server
+	progs  dbserver.Programs
+	conf   dbserver.Config // the configuration it was started with
 	inst   *provider.Instance
 	cmd    *exec.Cmd
 	exited chan struct{} // closed when cmd ends
-	// life is the instance's Exited: closed when a postmaster ends while
-	// no in-place restart (restarting) is replacing it.
+	// life is the instance's Exited: closed when a server ends while no
+	// in-place restart (restarting) is replacing it.
 	life       chan struct{}
 	lifeOnce   sync.Once
 	restarting atomic.Bool

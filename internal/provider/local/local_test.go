@@ -20,6 +20,7 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/cgroup"
 	"github.com/tenantbench/tenantbench/internal/engine/postgres"
+	dbserver "github.com/tenantbench/tenantbench/internal/engine/server"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -461,7 +462,7 @@ func TestStopRecordRunWorkDir(t *testing.T) {
 	if err := StopRecord(ctx, recs[0]); err != nil {
 		t.Fatal(err)
 	}
-	if !isPostmaster(recs[1].Pid, recs[1].DataDir) {
+	if !isServer(postgres.Engine{}, recs[1].Pid, recs[1].DataDir) {
 		t.Fatal("stopping a also stopped b")
 	}
 	if _, err := os.Stat(filepath.Join(recs[1].DataDir, "PG_VERSION")); err != nil {
@@ -602,7 +603,7 @@ func TestFetchedBinaries(t *testing.T) {
 	}
 	// PG_BINDIR pins the fetched build even if a 16 is installed.
 	t.Setenv("PG_BINDIR", b.Dir)
-	p := newProvider(t, Options{Binaries: postgres.Finder{CacheDir: cache, NoFetch: true}})
+	p := newProvider(t, Options{Find: dbserver.Find{CacheDir: cache, NoFetch: true}})
 	inst := start(t, p, provider.InstanceSpec{Name: "fetched", WorkDir: testDir(t), Version: "16"})
 	if inst.Version != b.Version {
 		t.Errorf("server version %s, fetched %s", inst.Version, b.Version)

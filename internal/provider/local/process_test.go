@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/engine/postgres"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -17,7 +18,7 @@ func TestCapabilities(t *testing.T) {
 	proc := Of(inst)
 
 	rs, ok := provider.As[provider.ResourceSampler](inst)
-	if !ok || rs.ProcessRoot() != proc.Pid || !isPostmaster(rs.ProcessRoot(), proc.DataDir) {
+	if !ok || rs.ProcessRoot() != proc.Pid || !isServer(postgres.Engine{}, rs.ProcessRoot(), proc.DataDir) {
 		t.Errorf("process root %v (sampler %v), want the postmaster on %s", rs, ok, proc.DataDir)
 	}
 	if path, mode := provider.CgroupOf(inst); path != proc.CgroupPath || mode != proc.CgroupMode || mode == "" {

@@ -2,10 +2,11 @@ package local
 
 import (
 	"errors"
-	"path/filepath"
 	"syscall"
 
 	"github.com/prometheus/procfs"
+
+	"github.com/tenantbench/tenantbench/internal/engine"
 )
 
 // descendants lists every live process below pid. The postmaster's
@@ -54,22 +55,14 @@ func alive(pid int) bool {
 	return err == nil && st.State != "Z" && st.State != "X"
 }
 
-// isPostmaster reports whether pid is a postgres server started on
-// dataDir ("postgres -D <dataDir>"), so that a recorded pid, maybe reused
-// since by another program, is never signalled by mistake.
-func isPostmaster(pid int, dataDir string) bool {
+// isServer reports whether pid is a server of eng started on dataDir
+// (PostgreSQL: "postgres -D <dataDir>"), so that a recorded pid, maybe
+// reused since by another program, is never signalled by mistake.
+func isServer(eng engine.Server, pid int, dataDir string) bool {
 	p, err := procfs.NewProc(pid)
 	if err != nil {
 		return false
 	}
 	args, err := p.CmdLine()
-	if err != nil || len(args) < 3 || filepath.Base(args[0]) != "postgres" {
-		return false
-	}
-	for i := 1; i+1 < len(args); i++ {
-		if args[i] == "-D" && filepath.Clean(args[i+1]) == filepath.Clean(dataDir) {
-			return true
-		}
-	}
-	return false
+	return err == nil && eng.IsServer(args, dataDir)
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/tenantbench/tenantbench/internal/cgroup"
+	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/engine/postgres"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -34,10 +36,22 @@ func StopRecord(ctx context.Context, rec provider.Record) error {
 		(instDir != workDir && !strings.HasPrefix(instDir, workDir+"/")) {
 		return fmt.Errorf("record of instance %q: data directory %q is not in work directory %q; not touching either", rec.Name, rec.DataDir, rec.WorkDir)
 	}
+	name := rec.Engine
+	if name == "" {
+		name = postgres.Name // a record from before there was a second engine
+	}
+	e, err := engine.Builtin().Get(name)
+	if err != nil {
+		return fmt.Errorf("record of instance %q: %w", rec.Name, err)
+	}
+	_, eng, err := serverEngine(e)
+	if err != nil {
+		return fmt.Errorf("record of instance %q: %w", rec.Name, err)
+	}
 	pid := 0
-	if isPostmaster(rec.Pid, rec.DataDir) && (rec.PidStart == 0 || provider.StartTime(rec.Pid) == rec.PidStart) {
+	if isServer(eng, rec.Pid, rec.DataDir) && (rec.PidStart == 0 || provider.StartTime(rec.Pid) == rec.PidStart) {
 		pid = rec.Pid
-	} else if p := pidFromFile(rec.DataDir); isPostmaster(p, rec.DataDir) {
+	} else if p := pidFromFile(eng.PidFile(rec.DataDir)); isServer(eng, p, rec.DataDir) {
 		pid = p
 	}
 
@@ -54,7 +68,7 @@ func StopRecord(ctx context.Context, rec provider.Record) error {
 
 	if pid > 0 {
 		gone := func() bool { return !alive(pid) }
-		if err := terminate(ctx, pid, gone, group, recordStopTimeout); err != nil {
+		if err := terminate(ctx, eng, pid, gone, group, recordStopTimeout); err != nil {
 			return fmt.Errorf("stop instance %s: %w", rec.Name, err)
 		}
 	}
@@ -62,7 +76,7 @@ func StopRecord(ctx context.Context, rec provider.Record) error {
 	if err := group.Remove(killWait); err != nil {
 		return fmt.Errorf("stop instance %s: %w", rec.Name, err)
 	}
-	removeSocket(rec.SocketDir, rec.Port)
+	removeSocket(eng, rec.SocketDir, rec.Port)
 	if rec.SocketDir != "" && !strings.HasPrefix(rec.SocketDir, instDir+"/") &&
 		strings.HasPrefix(filepath.Base(rec.SocketDir), socketDirPrefix) {
 		_ = os.RemoveAll(rec.SocketDir)
@@ -76,10 +90,10 @@ func StopRecord(ctx context.Context, rec provider.Record) error {
 	return nil
 }
 
-// pidFromFile reads the postmaster's pid from the first line of
-// postmaster.pid; 0 when there is none.
-func pidFromFile(dataDir string) int {
-	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+// pidFromFile reads the server's pid from the first line of its pid file
+// (PostgreSQL's postmaster.pid); 0 when there is none.
+func pidFromFile(path string) int {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0
 	}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/tenantbench/tenantbench/internal/engine/postgres"
 )
 
 // restartInPlace is Process.Restart: it stops srv's server (a fast
@@ -15,7 +13,7 @@ import (
 // log, so that the clients' connection strings still reach it. The
 // configuration written at the first start holds the port. It holds
 // srv.mu throughout, so that a Stop waits for it.
-func (p *Provider) restartInPlace(ctx context.Context, bins postgres.Binaries, srv *server, crash bool) (time.Time, error) {
+func (p *Provider) restartInPlace(ctx context.Context, srv *server, crash bool) (time.Time, error) {
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
 	if srv.stopped {
@@ -38,8 +36,8 @@ func (p *Provider) restartInPlace(ctx context.Context, bins postgres.Binaries, s
 	down := time.Now()
 	// A killed server leaves its socket and lock file; the new one must
 	// bind the same path.
-	removeSocket(srv.inst.SocketDir, srv.inst.Port)
-	if err := p.startProcess(bins, srv); err != nil {
+	removeSocket(srv.eng, srv.inst.SocketDir, srv.inst.Port)
+	if err := p.startProcess(srv, srv.conf); err != nil {
 		srv.lifeOnce.Do(func() { close(srv.life) })
 		return down, fmt.Errorf("instance %s: restart: %w", srv.inst.Name, err)
 	}

@@ -15,10 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/tenantbench/tenantbench/internal/cgroup"
-	"github.com/tenantbench/tenantbench/internal/engine/postgres"
+	dbserver "github.com/tenantbench/tenantbench/internal/engine/server"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -39,8 +37,12 @@ func (p *Provider) Start(ctx context.Context, s provider.InstanceSpec) (inst *pr
 	if s.WorkDir == "" {
 		return nil, fmt.Errorf("instance %s: no work directory given", s.Name)
 	}
+	eng, es, err := serverEngine(s.Engine)
+	if err != nil {
+		return nil, fmt.Errorf("instance %s: %w", s.Name, err)
+	}
 	for k, v := range s.Settings {
-		if err := postgres.CheckSetting(k, v); err != nil {
+		if err := es.CheckSetting(k, v); err != nil {
 			return nil, fmt.Errorf("instance %s: %w", s.Name, err)
 		}
 	}
@@ -48,7 +50,7 @@ func (p *Provider) Start(ctx context.Context, s provider.InstanceSpec) (inst *pr
 	if err != nil {
 		return nil, err
 	}
-	bins, err := p.binaries(ctx, s.Version)
+	bins, err := p.binaries(ctx, es, s.Version)
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: %w", s.Name, err)
 	}
@@ -59,7 +61,7 @@ func (p *Provider) Start(ctx context.Context, s provider.InstanceSpec) (inst *pr
 	if err := p.account.checkReachable(workDir); err != nil {
 		return nil, fmt.Errorf("instance %s: %w", s.Name, err)
 	}
-	srv := &server{instDir: filepath.Join(workDir, s.Name), spec: s, workDir: workDir}
+	srv := &server{eng: es, progs: bins, instDir: filepath.Join(workDir, s.Name), spec: s, workDir: workDir}
 	if err := os.Mkdir(srv.instDir, 0o700); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("instance %s: %s already exists (left by an earlier run?): remove it or use another work directory", s.Name, srv.instDir)
@@ -79,10 +81,10 @@ func (p *Provider) Start(ctx context.Context, s provider.InstanceSpec) (inst *pr
 
 	inst = &provider.Instance{
 		Name:    s.Name,
-		Engine:  postgres.Engine{},
+		Engine:  eng,
 		Host:    "127.0.0.1",
 		User:    superuser,
-		LogFile: filepath.Join(srv.instDir, "postgres.log"),
+		LogFile: filepath.Join(srv.instDir, es.LogName()),
 	}
 	newProcess(inst, filepath.Join(srv.instDir, "data"), s)
 	srv.inst = inst
@@ -93,13 +95,10 @@ func (p *Provider) Start(ctx context.Context, s provider.InstanceSpec) (inst *pr
 	if err := p.makeSocketDir(srv); err != nil {
 		return nil, err
 	}
-	if err := p.initdb(ctx, bins, srv); err != nil {
+	if err := p.initdb(ctx, srv); err != nil {
 		return nil, err
 	}
-	if err := postgres.WriteHBA(Of(inst).DataDir); err != nil {
-		return nil, err
-	}
-	if err := p.run(ctx, bins, srv, workDir, s); err != nil {
+	if err := p.run(ctx, srv, workDir, s); err != nil {
 		return nil, err
 	}
 	return inst, nil
@@ -108,13 +107,13 @@ func (p *Provider) Start(ctx context.Context, s provider.InstanceSpec) (inst *pr
 // run puts the server of srv, whose data directory is ready, in its
 // cgroup, starts it on a free port (another one if that is taken meanwhile)
 // and registers it.
-func (p *Provider) run(ctx context.Context, bins postgres.Binaries, srv *server, workDir string, s provider.InstanceSpec) error {
+func (p *Provider) run(ctx context.Context, srv *server, workDir string, s provider.InstanceSpec) error {
 	srv.spec, srv.workDir = s, workDir
 	if err := p.makeCgroup(srv, workDir, s); err != nil {
 		return err
 	}
 	for attempt := 1; ; attempt++ {
-		err := p.launch(ctx, bins, srv, s)
+		err := p.launch(ctx, srv, s)
 		if err == nil {
 			break
 		}
@@ -127,7 +126,7 @@ func (p *Provider) run(ctx context.Context, bins postgres.Binaries, srv *server,
 	p.servers[srv.inst] = srv
 	p.mu.Unlock()
 	Of(srv.inst).restart = func(ctx context.Context, crash bool) (time.Time, error) {
-		return p.restartInPlace(ctx, bins, srv, crash)
+		return p.restartInPlace(ctx, srv, crash)
 	}
 	srv.note() // with the port it got
 	return nil
@@ -170,21 +169,25 @@ func (p *Provider) makeSocketDir(srv *server) error {
 	return p.account.chown(dir)
 }
 
-// initdb creates the data directory with the superuser and its password.
-// The password travels in a file only the server user can read, removed
-// right after: never on a command line, never in a log.
-func (p *Provider) initdb(ctx context.Context, bins postgres.Binaries, srv *server) error {
-	pwfile := filepath.Join(srv.instDir, "pwfile")
-	if err := os.WriteFile(pwfile, []byte(srv.inst.Password+"\n"), 0o600); err != nil {
+// initdb creates the data directory with the superuser and its password,
+// by the engine's initialisation (PostgreSQL's initdb, MariaDB's
+// mariadb-install-db). The password travels in files only the server user
+// can read, removed right after: never on a command line, never in a log.
+func (p *Provider) initdb(ctx context.Context, srv *server) error {
+	args, files, err := srv.eng.InitCommand(srv.progs, srv.instDir, Of(srv.inst).DataDir, superuser, srv.inst.Password)
+	if err != nil {
 		return err
 	}
-	defer os.Remove(pwfile)
-	if err := p.account.chown(pwfile); err != nil {
-		return err
+	for _, f := range files {
+		defer os.Remove(f.Path)
+		if err := os.WriteFile(f.Path, f.Data, 0o600); err != nil {
+			return err
+		}
+		if err := p.account.chown(f.Path); err != nil {
+			return err
+		}
 	}
-	cmd := exec.CommandContext(ctx, bins.Initdb(),
-		"-D", Of(srv.inst).DataDir, "-N", "-E", "UTF8", "--locale=C",
-		"-U", superuser, "--auth=scram-sha-256", "--pwfile="+pwfile)
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Dir = srv.instDir // the server user may not enter the caller's directory
 	cmd.Env = serverEnv()
 	// Its own process group, so that cancelling kills initdb and the
@@ -198,7 +201,7 @@ func (p *Provider) initdb(ctx context.Context, bins postgres.Binaries, srv *serv
 		return ctx.Err()
 	}
 	if err != nil {
-		return fmt.Errorf("initdb failed (%v): %s", err, tail(out, 20))
+		return fmt.Errorf("%s failed (%v): %s", filepath.Base(args[0]), err, errorLines(out, 20))
 	}
 	return nil
 }
@@ -251,23 +254,25 @@ func (e errPortBusy) Error() string { return fmt.Sprintf("port %d is taken: %v",
 
 // launch starts the server on a free port and waits until it is ready.
 // If it does not get ready, it is stopped again before returning.
-func (p *Provider) launch(ctx context.Context, bins postgres.Binaries, srv *server, s provider.InstanceSpec) error {
+func (p *Provider) launch(ctx context.Context, srv *server, s provider.InstanceSpec) error {
 	port, err := p.pickPort()
 	if err != nil {
 		return err
 	}
 	srv.inst.Port = port
-	conf := postgres.Config{
+	conf := dbserver.Config{
+		DataDir:        Of(srv.inst).DataDir,
 		Port:           port,
 		SocketDir:      srv.inst.SocketDir,
 		MaxConnections: s.MaxConnections,
-		ClusterName:    s.Name,
+		Name:           s.Name,
 		Settings:       s.Settings,
 	}
-	if err := postgres.WriteConfig(Of(srv.inst).DataDir, conf); err != nil {
+	if err := srv.eng.WriteConfig(srv.progs, conf); err != nil {
 		return err
 	}
-	if err := p.startProcess(bins, srv); err != nil {
+	srv.conf = conf // a restart in place starts the same server again
+	if err := p.startProcess(srv, conf); err != nil {
 		return err
 	}
 	version, err := waitReady(ctx, srv, p.opts.StartTimeout)
@@ -278,8 +283,7 @@ func (p *Provider) launch(ctx context.Context, bins postgres.Binaries, srv *serv
 		// Nobody holds the instance yet: a retry's server gets an Exited
 		// of its own, not the one this process's end closed.
 		srv.life, srv.lifeOnce = nil, sync.Once{}
-		// The server's messages are in English: lc_messages is C.
-		if strings.Contains(err.Error(), "Address already in use") {
+		if srv.eng.PortTaken(err.Error()) {
 			return errPortBusy{port, err}
 		}
 		return err
@@ -296,14 +300,11 @@ func waitReady(ctx context.Context, srv *server, timeout time.Duration) (string,
 	var last error
 	for {
 		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		conn, err := pgx.Connect(cctx, srv.inst.AdminDSN("postgres"))
+		conn, err := srv.inst.Engine.Connect(cctx, srv.inst.AdminDSN(srv.eng.MaintenanceDatabase()))
 		cancel()
 		if err == nil {
-			v := conn.PgConn().ParameterStatus("server_version")
+			v := conn.ServerVersion()
 			_ = conn.Close(context.Background())
-			if f := strings.Fields(v); len(f) > 0 {
-				v = f[0]
-			}
 			return v, nil
 		}
 		last = err
@@ -372,4 +373,24 @@ func tail(b []byte, lines int) string {
 		parts = parts[len(parts)-lines:]
 	}
 	return strings.Join(parts, "\n")
+}
+
+// errorLines is the end of a program's output, after the lines that name
+// an error if any come earlier (mariadb-install-db prints its advice after
+// the server's error).
+func errorLines(out []byte, lines int) string {
+	var errs []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.Contains(l, "ERROR") || strings.Contains(l, "[Error]") {
+			errs = append(errs, l)
+		}
+	}
+	if len(errs) > 10 {
+		errs = errs[len(errs)-10:]
+	}
+	t := tail(out, lines)
+	if len(errs) == 0 {
+		return t
+	}
+	return strings.Join(errs, "\n") + "\n...\n" + t
 }

@@ -4,25 +4,25 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"syscall"
 	"time"
 
 	"github.com/tenantbench/tenantbench/internal/cgroup"
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
-// immediateWait is how long an immediate shutdown (SIGQUIT) may take
-// before SIGKILL. The postmaster itself SIGKILLs its children 5 s after
-// SIGQUIT, so a little more is enough.
+// immediateWait is how long the engine's faster shutdown (PostgreSQL's
+// immediate one, SIGQUIT) may take before SIGKILL. The postmaster itself
+// SIGKILLs its children 5 s after SIGQUIT, so a little more is enough.
 const immediateWait = 6 * time.Second
 
 // killWait bounds the wait for SIGKILLed processes to disappear.
 const killWait = 10 * time.Second
 
-// Stop shuts the server down: fast shutdown (SIGINT), after StopTimeout
-// an immediate one (SIGQUIT), then SIGKILL of its process group and of
+// Stop shuts the server down: the engine's clean shutdown (PostgreSQL's
+// fast one, SIGINT), after StopTimeout its faster one (SIGQUIT), then SIGKILL of its process group and of
 // every process left of it; it waits until none remains and removes the
 // cgroup and a leftover socket. The data directory stays. Stop may be
 // called again, and after the server died. A cancelled ctx skips the
@@ -43,7 +43,7 @@ func (p *Provider) Stop(ctx context.Context, inst *provider.Instance) error {
 	if err == nil && srv.group != nil {
 		err = srv.group.Remove(killWait)
 	}
-	removeSocket(inst.SocketDir, inst.Port)
+	removeSocket(srv.eng, inst.SocketDir, inst.Port)
 	if srv.ownSocketDir {
 		_ = os.Remove(inst.SocketDir)
 	}
@@ -65,7 +65,7 @@ func (srv *server) terminate(ctx context.Context, fast time.Duration) error {
 			return false
 		}
 	}
-	return terminate(ctx, srv.cmd.Process.Pid, gone, srv.group, fast)
+	return terminate(ctx, srv.eng, srv.cmd.Process.Pid, gone, srv.group, fast)
 }
 
 // terminate stops the server whose postmaster is pid and waits until no
@@ -75,7 +75,7 @@ func (srv *server) terminate(ctx context.Context, fast time.Duration) error {
 // The postmaster's children leave its process group (each calls setsid),
 // so they are found through the cgroup and the process tree, remembered
 // while the postmaster lives: once it is gone they are orphans.
-func terminate(ctx context.Context, pid int, gone func() bool, group *cgroup.Group, fast time.Duration) error {
+func terminate(ctx context.Context, eng engine.Server, pid int, gone func() bool, group *cgroup.Group, fast time.Duration) error {
 	tree := map[int]bool{}
 	remember := func() {
 		for _, d := range descendants(pid) {
@@ -83,12 +83,13 @@ func terminate(ctx context.Context, pid int, gone func() bool, group *cgroup.Gro
 		}
 	}
 	remember()
+	clean, faster := eng.StopSignals()
 	steps := []struct {
 		sig  syscall.Signal
 		wait time.Duration
 	}{
-		{syscall.SIGINT, fast},           // fast shutdown: abort transactions, checkpoint
-		{syscall.SIGQUIT, immediateWait}, // immediate: no checkpoint, recovery at next start
+		{clean, fast},           // PostgreSQL: abort transactions, checkpoint
+		{faster, immediateWait}, // PostgreSQL: no checkpoint, recovery at next start
 	}
 	for _, st := range steps {
 		if gone() || fast < 0 {
@@ -155,15 +156,15 @@ func waitFor(ctx context.Context, d time.Duration, done func() bool, each func()
 	}
 }
 
-// removeSocket deletes the socket and its lock file, which a killed server
-// leaves behind.
-func removeSocket(dir string, port int) {
+// removeSocket deletes the socket files, which a killed server leaves
+// behind.
+func removeSocket(eng engine.Server, dir string, port int) {
 	if dir == "" || port == 0 {
 		return
 	}
-	base := filepath.Join(dir, fmt.Sprintf(".s.PGSQL.%d", port))
-	_ = os.Remove(base)
-	_ = os.Remove(base + ".lock")
+	for _, f := range eng.SocketFiles(dir, port) {
+		_ = os.Remove(f)
+	}
 }
 
 func sortedPids(m map[int]bool) []int {

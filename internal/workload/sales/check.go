@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -19,7 +17,11 @@ var _ workload.Checker = (*Workload)(nil)
 // orderline not at all: T1 and T4 change its rows, T1 only into existing
 // orders, and scanning the largest table (3 million rows at SF 1) would
 // make the check phase longer than a short run.
-func (w *Workload) Check(ctx context.Context, conn *pgx.Conn) ([]string, error) {
+func (w *Workload) Check(ctx context.Context, wc workload.Conn) ([]string, error) {
+	conn, ok := workload.PG(wc)
+	if !ok {
+		return nil, workload.NoForm(Name, wc)
+	}
 	var customers, orders, badCustomerIDs, badOrderIDs, badStatus, negCredit, orphanOrders int64
 	err := conn.QueryRow(ctx, `with
 		c as (select count(*) as n,

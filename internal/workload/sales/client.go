@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tenantbench/tenantbench/internal/workload"
@@ -53,7 +52,11 @@ const stmtPrefix = "tenantbench_sales_"
 // the choice of transactions and their values: the same seed gives the
 // same transactions. Clients are not bound to data, so ci.Index does not
 // matter.
-func (w *Workload) NewClient(ctx context.Context, conn *pgx.Conn, ci workload.ClientInfo) (workload.Client, error) {
+func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, ci workload.ClientInfo) (workload.Client, error) {
+	conn, ok := workload.PG(wc)
+	if !ok {
+		return nil, workload.NoForm(Name, wc)
+	}
 	c := w.newClient(ci.Seed)
 	c.pg = conn.PgConn()
 	for _, p := range []struct {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 // The tables of section II-A (CUSTOMER, ORDER and ORDERLINE; Table II's
@@ -68,14 +70,22 @@ func vacuumStatements() []string {
 }
 
 // Setup drops the three tables if they exist and creates them.
-func (w *Workload) Setup(ctx context.Context, conn *pgx.Conn) error {
+func (w *Workload) Setup(ctx context.Context, wc workload.Conn) error {
+	conn, ok := workload.PG(wc)
+	if !ok {
+		return workload.NoForm(Name, wc)
+	}
 	return execAll(ctx, conn, append([]string{sqlDropTables}, w.createStatements()...))
 }
 
 // PostIngest adds the primary keys, then runs VACUUM ANALYZE of the three
 // tables, keys first so that statistics and visibility map are fresh for
 // the workload.
-func (w *Workload) PostIngest(ctx context.Context, conn *pgx.Conn) error {
+func (w *Workload) PostIngest(ctx context.Context, wc workload.Conn) error {
+	conn, ok := workload.PG(wc)
+	if !ok {
+		return workload.NoForm(Name, wc)
+	}
 	return execAll(ctx, conn, append(primaryKeyStatements(), vacuumStatements()...))
 }
 

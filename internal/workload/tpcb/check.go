@@ -4,12 +4,21 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 var _ workload.Checker = (*Workload)(nil)
+
+// checkQuery reads Check's figures, in SQL both engines read alike.
+const checkQuery = `select
+		(select count(*) from pgbench_branches),
+		(select count(*) from pgbench_tellers),
+		(select count(*) from pgbench_accounts),
+		(select coalesce(sum(abalance), 0) from pgbench_accounts),
+		(select coalesce(sum(tbalance), 0) from pgbench_tellers),
+		(select coalesce(sum(bbalance), 0) from pgbench_branches),
+		(select coalesce(sum(delta), 0) from pgbench_history)`
 
 // Check verifies the tables after a run. The row counts are pgbench's scale
 // rules. Every committed tpcb-like or simple-update transaction adds its
@@ -20,17 +29,17 @@ var _ workload.Checker = (*Workload)(nil)
 //	sum(abalance) = sum(history.delta)
 //	sum(tbalance) = sum(bbalance)
 //	sum(tbalance) = sum(history.delta)   when simple-update has weight 0
-func (w *Workload) Check(ctx context.Context, conn *pgx.Conn) ([]string, error) {
+func (w *Workload) Check(ctx context.Context, wc workload.Conn) ([]string, error) {
 	var branches, tellers, accounts, abalance, tbalance, bbalance, delta int64
-	err := conn.QueryRow(ctx, `select
-		(select count(*) from pgbench_branches),
-		(select count(*) from pgbench_tellers),
-		(select count(*) from pgbench_accounts),
-		(select coalesce(sum(abalance), 0) from pgbench_accounts),
-		(select coalesce(sum(tbalance), 0) from pgbench_tellers),
-		(select coalesce(sum(bbalance), 0) from pgbench_branches),
-		(select coalesce(sum(delta), 0) from pgbench_history)`).
-		Scan(&branches, &tellers, &accounts, &abalance, &tbalance, &bbalance, &delta)
+	dest := []any{&branches, &tellers, &accounts, &abalance, &tbalance, &bbalance, &delta}
+	var err error
+	if mc, ok := mariadb.Of(wc); ok {
+		err = mariaCheck(ctx, mc, dest...)
+	} else if conn, ok := workload.PG(wc); ok {
+		err = conn.QueryRow(ctx, checkQuery).Scan(dest...)
+	} else {
+		return nil, workload.NoForm(Name, wc)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("tpcb: check: %w", err)
 	}

@@ -2,13 +2,14 @@ package tpcb
 
 import (
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -38,6 +39,9 @@ type Client struct {
 
 	watch workload.Watcher
 	wire  workload.Wire
+	// maria is the connection of MariaDB's form (mariadb.go); nil for
+	// PostgreSQL's.
+	maria *sql.Conn
 }
 
 var _ workload.Client = (*Client)(nil)
@@ -47,6 +51,11 @@ var _ workload.Client = (*Client)(nil)
 type statement struct {
 	sd     *pgconn.StatementDescription
 	params [][]byte
+	// MariaDB's form: the prepared statement and its arguments, or the
+	// text of a statement sent unprepared (BEGIN, COMMIT).
+	stmt *sql.Stmt
+	args []any
+	text string
 }
 
 // set writes v into parameter i in the parameter's binary format.
@@ -67,7 +76,14 @@ const stmtPrefix = "tenantbench_tpcb_"
 // script choice and the random values; the same seed gives the same
 // transactions. pgbench clients are not bound to data, so the client's
 // index does not matter.
-func (w *Workload) NewClient(ctx context.Context, conn *pgx.Conn, ci workload.ClientInfo) (workload.Client, error) {
+func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, ci workload.ClientInfo) (workload.Client, error) {
+	if mc, ok := mariadb.Of(wc); ok {
+		return w.mariaClient(ctx, mc, ci)
+	}
+	conn, ok := workload.PG(wc)
+	if !ok {
+		return nil, workload.NoForm(Name, wc)
+	}
 	c := w.newClient(ci.Seed)
 	c.pg = conn.PgConn()
 	for _, p := range []struct {
@@ -162,8 +178,10 @@ func (c *Client) Pick() int {
 // (a *pgconn.PgError for an SQL error), joined with the context's error when
 // the context ended the transaction.
 func (c *Client) Run(ctx context.Context, typ int) error {
-	if err := c.watch.Watch(ctx, c.pg); err != nil {
-		return err
+	if c.maria == nil {
+		if err := c.watch.Watch(ctx, c.pg); err != nil {
+			return err
+		}
 	}
 	var err error
 	switch c.kinds[typ] {
@@ -173,6 +191,9 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 		err = c.simpleUpdate()
 	case scriptSelectOnly:
 		err = c.selectOnly()
+	}
+	if err != nil && c.maria != nil {
+		return c.mariaFail(err)
 	}
 	if err != nil {
 		return c.wire.Fail(ctx, err)
@@ -186,10 +207,18 @@ func (c *Client) random(min, max int64) int64 {
 }
 
 // exec runs s with its current parameters and discards its result.
-func (c *Client) exec(s *statement) error { return c.wire.RoundTrip(s.sd.Name, s.params, nil) }
+func (c *Client) exec(s *statement) error {
+	if c.maria != nil {
+		return c.mariaRun(s, false)
+	}
+	return c.wire.RoundTrip(s.sd.Name, s.params, nil)
+}
 
 // query runs s, a SELECT abalance, and keeps the balance it returns.
 func (c *Client) query(s *statement) error {
+	if c.maria != nil {
+		return c.mariaRun(s, true)
+	}
 	return c.wire.RoundTrip(s.sd.Name, s.params, (*balanceRow)(&c.balance))
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -21,7 +22,23 @@ import (
 // (tid, (tid-1)/10+1, 0, NULL); account (aid, (aid-1)/100000+1, 0, the empty
 // string, which char(84) blank-pads).
 func (w *Workload) Ingest(ctx context.Context, connect workload.Connect, progress func(rows int64)) error {
-	if err := workload.LoadFrozen(ctx, connect, "truncate table pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers", w.tables(), progress); err != nil {
+	// The first connection says the engine; the PostgreSQL load reuses it.
+	first, err := connect(ctx)
+	if err != nil {
+		return fmt.Errorf("tpcb: ingest: %w", err)
+	}
+	if mc, ok := mariadb.Of(first); ok {
+		defer mc.Close(context.Background())
+		return w.mariaIngest(ctx, mc, progress)
+	}
+	reuse := func(ctx context.Context) (workload.Conn, error) {
+		if c := first; c != nil {
+			first = nil
+			return c, nil
+		}
+		return connect(ctx)
+	}
+	if err := workload.LoadFrozen(ctx, reuse, "truncate table pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers", w.tables(), progress); err != nil {
 		return fmt.Errorf("tpcb: ingest: %w", err)
 	}
 	return nil

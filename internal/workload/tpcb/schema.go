@@ -5,6 +5,9 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
+	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 // The tables, their columns and their keys follow pgbench's initCreateTables,
@@ -96,7 +99,14 @@ func vacuumStatements() []string {
 
 // Setup drops the pgbench tables if they exist and creates them, as pgbench's
 // init steps "d" and "t" do.
-func (w *Workload) Setup(ctx context.Context, conn *pgx.Conn) error {
+func (w *Workload) Setup(ctx context.Context, wc workload.Conn) error {
+	if mc, ok := mariadb.Of(wc); ok {
+		return w.mariaSetup(ctx, mc)
+	}
+	conn, ok := workload.PG(wc)
+	if !ok {
+		return workload.NoForm(Name, wc)
+	}
 	return execAll(ctx, conn, append([]string{sqlDropTables}, w.createStatements()...))
 }
 
@@ -105,7 +115,14 @@ func (w *Workload) Setup(ctx context.Context, conn *pgx.Conn) error {
 // "v"). pgbench's default order is "dtgvp", vacuum before keys; tenantbench
 // builds the keys first so that the statistics and the visibility map are
 // fresh when the workload starts, whatever the steps did.
-func (w *Workload) PostIngest(ctx context.Context, conn *pgx.Conn) error {
+func (w *Workload) PostIngest(ctx context.Context, wc workload.Conn) error {
+	if mc, ok := mariadb.Of(wc); ok {
+		return w.mariaPostIngest(ctx, mc)
+	}
+	conn, ok := workload.PG(wc)
+	if !ok {
+		return workload.NoForm(Name, wc)
+	}
 	stmts := primaryKeyStatements()
 	if w.opts.ForeignKeys {
 		stmts = append(stmts, foreignKeyStatements()...)

@@ -9,6 +9,9 @@ import (
 	"maps"
 	"math"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
+	"github.com/tenantbench/tenantbench/internal/engine/postgres"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -94,6 +97,15 @@ func New(scale float64, opts any) (workload.Workload, error) {
 		return nil, fmt.Errorf("tpcb: no script has a weight above 0")
 	}
 	return w, nil
+}
+
+// RunsOn: tpcb has a PostgreSQL and a MariaDB form (mariadb.go).
+func (w *Workload) RunsOn(e engine.Engine) bool {
+	switch e.(type) {
+	case postgres.Engine, mariadb.Engine:
+		return true
+	}
+	return false
 }
 
 // TxnNames are the names of the scripts of weight > 0, in the order

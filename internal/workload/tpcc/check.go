@@ -91,7 +91,11 @@ const basicConditions = 4
 // tenant's tables, all in one snapshot: 3.3.2.1 to 3.3.2.4, or 3.3.2.1 to
 // 3.3.2.12 with the option check: full. It returns one line per violated
 // condition with the number of rows that violate it.
-func (w *Workload) Check(ctx context.Context, conn *pgx.Conn) ([]string, error) {
+func (w *Workload) Check(ctx context.Context, wc workload.Conn) ([]string, error) {
+	conn, ok := workload.PG(wc)
+	if !ok {
+		return nil, workload.NoForm(Name, wc)
+	}
 	conds := conditions[:basicConditions]
 	if w.opts.Check == CheckFull {
 		conds = conditions

@@ -80,7 +80,11 @@ func Terminal(index, clients, warehouses int) (warehouse, district int) {
 // NewClient prepares a terminal on conn: its statements, its isolation
 // level, its home warehouse and district from c (see Terminal) and its
 // random stream from c.Seed.
-func (w *Workload) NewClient(ctx context.Context, conn *pgx.Conn, c workload.ClientInfo) (workload.Client, error) {
+func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, c workload.ClientInfo) (workload.Client, error) {
+	conn, ok := workload.PG(wc)
+	if !ok {
+		return nil, workload.NoForm(Name, wc)
+	}
 	cl := w.newClient(c)
 	cl.pg = conn.PgConn()
 	cl.p = newPipe(cl.pg)

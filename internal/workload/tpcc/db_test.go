@@ -41,7 +41,7 @@ func loadTenant(t testing.TB, warehouses int, o Options) *tenant {
 	dsn := inst.AdminDSN("tpcc")
 	te := &tenant{
 		w:       mustWorkload(t, warehouses, o),
-		connect: func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) },
+		connect: workload.PGConnect(func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }),
 	}
 	te.conn = te.open(t)
 	start := time.Now()
@@ -74,7 +74,7 @@ func loadTenant(t testing.TB, warehouses int, o Options) *tenant {
 
 func (te *tenant) open(t testing.TB) *pgx.Conn {
 	t.Helper()
-	conn, err := te.connect(context.Background())
+	conn, err := workload.ConnectPG(context.Background(), Name, te.connect)
 	if err != nil {
 		t.Fatal(err)
 	}

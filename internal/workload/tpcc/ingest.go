@@ -105,7 +105,7 @@ func (w *Workload) Ingest(ctx context.Context, connect workload.Connect, progres
 	g, gctx := errgroup.WithContext(ctx)
 	for range w.loadConnections(len(us)) {
 		g.Go(func() error {
-			conn, err := connect(gctx)
+			conn, err := workload.ConnectPG(gctx, Name, connect)
 			if err != nil {
 				return fmt.Errorf("tpcc: ingest: connect: %w", err)
 			}

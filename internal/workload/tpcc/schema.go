@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 // The tables of clause 1.3 with their columns in the specification's
@@ -144,7 +146,11 @@ var createIndexes = []string{
 // or indexes (PostIngest adds them, which is faster than loading into
 // indexed tables). A tenant of shared tables (ForTenant) has nothing to
 // set up: their owner created them.
-func (w *Workload) Setup(ctx context.Context, conn *pgx.Conn) error {
+func (w *Workload) Setup(ctx context.Context, wc workload.Conn) error {
+	conn, ok := workload.PG(wc)
+	if !ok {
+		return workload.NoForm(Name, wc)
+	}
 	if w.keyed {
 		return nil
 	}
@@ -156,7 +162,11 @@ func (w *Workload) Setup(ctx context.Context, conn *pgx.Conn) error {
 // table, so the workload starts with fresh statistics and visibility maps.
 // A tenant of shared tables (ForTenant) has nothing to do: their owner does
 // it once for all.
-func (w *Workload) PostIngest(ctx context.Context, conn *pgx.Conn) error {
+func (w *Workload) PostIngest(ctx context.Context, wc workload.Conn) error {
+	conn, ok := workload.PG(wc)
+	if !ok {
+		return workload.NoForm(Name, wc)
+	}
 	if w.keyed {
 		return nil
 	}

@@ -56,7 +56,7 @@ func (w *Workload) SharedRows() int64 { return items }
 // their owner (with the option freeze, in the transaction that truncates
 // it).
 func (w *Workload) IngestShared(ctx context.Context, connect workload.Connect, progress func(rows int64)) error {
-	conn, err := connect(ctx)
+	conn, err := workload.ConnectPG(ctx, Name, connect)
 	if err != nil {
 		return fmt.Errorf("tpcc: ingest: connect: %w", err)
 	}

@@ -181,8 +181,8 @@ func TestSharedTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	owner := mustWorkload(t, wh, DefaultOptions())
-	ownerConn := func(ctx context.Context) (*pgx.Conn, error) { return tenancy.ConnectOwner(ctx, inst) }
-	conn, err := ownerConn(ctx)
+	ownerConn := func(ctx context.Context) (workload.Conn, error) { return tenancy.ConnectOwner(ctx, inst) }
+	conn, err := workload.ConnectPG(ctx, Name, ownerConn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestSharedTables(t *testing.T) {
 	for i, p := range ps {
 		dsn := p.DSN("unix")
 		te := &tenant{w: forTenant(t, owner, i, tenants),
-			connect: func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }}
+			connect: workload.PGConnect(func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) })}
 		te.conn = te.open(t)
 		ts[i] = sharedTenant{te, p}
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -15,7 +13,11 @@ var _ workload.Checker = (*Workload)(nil)
 // at the workload's scale (LINEITEM's as generated): the queries only
 // read, so a difference means a broken or partial load. One count per
 // table.
-func (w *Workload) Check(ctx context.Context, conn *pgx.Conn) ([]string, error) {
+func (w *Workload) Check(ctx context.Context, wc workload.Conn) ([]string, error) {
+	conn, ok := workload.PG(wc)
+	if !ok {
+		return nil, workload.NoForm(Name, wc)
+	}
 	want := w.Counts()
 	var violations []string
 	for _, name := range tableNames {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tenantbench/tenantbench/internal/workload"
@@ -51,7 +50,11 @@ var _ workload.Client = (*Client)(nil)
 // n mod 41 (clause 5.3.5.4's comment: the ordered sets wrap around) and
 // their own parameters (seed + n). The session's statement_timeout is the
 // query timeout.
-func (w *Workload) NewClient(ctx context.Context, conn *pgx.Conn, ci workload.ClientInfo) (workload.Client, error) {
+func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, ci workload.ClientInfo) (workload.Client, error) {
+	conn, ok := workload.PG(wc)
+	if !ok {
+		return nil, workload.NoForm(Name, wc)
+	}
 	n, err := w.streamOf(ci)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 // The tables of clause 1.4.1 in PostgreSQL types: identifiers integer
@@ -147,7 +149,11 @@ func postIngestStatements() []string {
 }
 
 // Setup drops the eight tables if they exist and creates them.
-func (w *Workload) Setup(ctx context.Context, conn *pgx.Conn) error {
+func (w *Workload) Setup(ctx context.Context, wc workload.Conn) error {
+	conn, ok := workload.PG(wc)
+	if !ok {
+		return workload.NoForm(Name, wc)
+	}
 	return execAll(ctx, conn, append([]string{sqlDropTables}, w.createStatements()...))
 }
 
@@ -155,7 +161,11 @@ func (w *Workload) Setup(ctx context.Context, conn *pgx.Conn) error {
 // (section 5.2: "runs CREATE INDEX. The latter also creates constraints and
 // performs ANALYZE"): the primary keys, the foreign keys, the secondary
 // indexes, then ANALYZE of the eight tables.
-func (w *Workload) PostIngest(ctx context.Context, conn *pgx.Conn) error {
+func (w *Workload) PostIngest(ctx context.Context, wc workload.Conn) error {
+	conn, ok := workload.PG(wc)
+	if !ok {
+		return workload.NoForm(Name, wc)
+	}
 	return execAll(ctx, conn, postIngestStatements())
 }
 

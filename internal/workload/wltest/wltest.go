@@ -38,13 +38,13 @@ func Place(t testing.TB, inst *provider.Instance, model tenancy.Model, names ...
 
 // DSNConnect connects to dsn.
 func DSNConnect(dsn string) workload.Connect {
-	return func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }
+	return workload.PGConnect(func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) })
 }
 
 // Conn opens a connection as the tenant, closed when the test ends.
 func (tn Tenant) Conn(t testing.TB) *pgx.Conn {
 	t.Helper()
-	c, err := tn.Connect(context.Background())
+	c, err := workload.ConnectPG(context.Background(), "test", tn.Connect)
 	if err != nil {
 		t.Fatal(err)
 	}

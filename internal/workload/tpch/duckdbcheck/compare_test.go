@@ -86,7 +86,7 @@ func TestAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	dsn := ps[0].DSN("tcp")
-	connect := func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }
+	connect := workload.PGConnect(func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) })
 	conn, err := connect(ctx)
 	if err != nil {
 		t.Fatal(err)

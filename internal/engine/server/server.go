@@ -1,0 +1,141 @@
+// Package server holds the types an engine and the code that runs its
+// servers share: what a server's configuration holds (Config), one
+// installation of its programs (Programs), and a superuser session that
+// runs SQL whatever the engine's client library (Conn). It imports
+// nothing of tenantbench, so that an engine package (engine/postgres,
+// engine/mariadb) and the engine registry above it can both use it.
+package server
+
+import (
+	"context"
+	"net"
+)
+
+// Config is what a provider asks of a server's configuration files:
+// where it keeps its data, where it listens and what the spec sets.
+type Config struct {
+	DataDir   string // made by the engine's initialisation
+	SocketDir string // the server's unix socket lives here
+	Port      int    // the loopback TCP port
+	// MaxConnections is used unless Settings sets the engine's own
+	// connection limit; 0 keeps the engine's default.
+	MaxConnections int
+	// Name is the instance's name, shown in process titles where the
+	// engine can (PostgreSQL's cluster_name).
+	Name string
+	// Settings are the spec's, checked by the engine's CheckSetting;
+	// they win over the engine's own defaults.
+	Settings map[string]string
+}
+
+// Programs is one installation of an engine's server programs.
+type Programs interface {
+	// Version is the programs' full version, e.g. "15.18", "10.11.19".
+	Version() string
+	// Dir is where the programs are.
+	Dir() string
+}
+
+// InitFile is a file an initialisation needs (a password, SQL holding a
+// password's hash): written by the provider, readable by the server's
+// user only, removed once the initialisation ends. Never on a command
+// line, never in a log.
+type InitFile struct {
+	Path string
+	Data []byte
+}
+
+// Conn is a session on a server as the admin code holds it: tenancy's
+// statements and the readiness check, whatever the engine's client
+// library. The SQL is the engine's (its Admin methods, its queries), with
+// the engine's own placeholders for args.
+type Conn interface {
+	// Exec runs one statement (without args: may be several, as one
+	// text, where the engine allows).
+	Exec(ctx context.Context, sql string, args ...any) error
+	// QueryStrings runs a query and returns its first column's values
+	// as text (NULL as "").
+	QueryStrings(ctx context.Context, sql string, args ...any) ([]string, error)
+	// ServerVersion is the server's version as it reports it, e.g.
+	// "15.18", "10.11.19-MariaDB".
+	ServerVersion() string
+	// Client is the engine's own client connection under this session,
+	// for code that hands an admin session to a workload (the shared
+	// tables' owner).
+	Client() Client
+	Close(ctx context.Context) error
+}
+
+// Client is a connection as a workload holds it: the engine's own client
+// connection (PostgreSQL: a *pgx.Conn), which the workload's form for that
+// engine asserts. Every engine's has these two methods.
+type Client interface {
+	Close(ctx context.Context) error
+	// IsClosed says whether the connection is closed (by either side).
+	IsClosed() bool
+}
+
+// Socket is a Client whose network socket can be had, which the driver's
+// watchdog closes under a stuck client from another goroutine.
+type Socket interface {
+	Client
+	Socket() net.Conn
+}
+
+// Find says where an engine looks for its server programs beyond the
+// usual places, and whether it may download them.
+type Find struct {
+	// CacheDir holds downloaded builds; "" is the engine's default.
+	CacheDir string
+	// NoFetch makes a search that finds nothing fail instead of
+	// downloading.
+	NoFetch bool
+	// Logf reports slow steps (a download); nil is silent.
+	Logf func(format string, args ...any)
+}
+
+// Activity is one process or session of a server as a statistics session
+// reads it. Its byte slices are valid during the callback only.
+type Activity struct {
+	Pid int
+	// Type is the process's kind in PostgreSQL's backend_type names,
+	// which the monitor classes by: "client backend" a client's session,
+	// "parallel worker" one's helper, any other name a background
+	// process ("checkpointer"), empty not known yet. Another engine maps
+	// its sessions to these.
+	Type []byte
+	// HasRole is false for a session not yet logged in as a role.
+	HasRole bool
+	// Named: User and Database are the session's names (nil for none).
+	// False when they could not be read this time: the session is named
+	// at a later read.
+	Named          bool
+	User, Database []byte
+	// State and the wait event, nil when none.
+	State, WaitType, WaitName []byte
+}
+
+// Stats is a statistics session on a server, which the monitor samples
+// it with, whatever the engine's client library.
+type Stats interface {
+	// Pid is the server process of this session, which Activity leaves
+	// out.
+	Pid() int
+	// PresentViews are those of views (the engine's cumulative
+	// statistics views) the server has, in that order.
+	PresentViews(ctx context.Context, views []string) ([]string, error)
+	// ReadView reads one cumulative statistics view: each row keyed by
+	// its text columns joined with "/" ("all" for a row without one),
+	// its numeric columns by name; resets holds each row's stats_reset
+	// ("" when none).
+	ReadView(ctx context.Context, view string) (rows map[string]map[string]float64, resets map[string]string, err error)
+	// Activity calls fn for every process of the server but this
+	// session's own.
+	Activity(ctx context.Context, fn func(a *Activity)) error
+	// SharedMemory is the shared memory the server allocated but its
+	// buffer cache, in bytes; ok is false when the server does not say.
+	SharedMemory(ctx context.Context) (bytes int64, ok bool, err error)
+	Ping(ctx context.Context) error
+	IsClosed() bool
+	Close(ctx context.Context) error
+}

@@ -1,0 +1,13 @@
+package tpcc
+
+import (
+	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/engine/postgres"
+)
+
+// RunsOn: tpcc has a PostgreSQL form only (its SQL, COPY and protocol
+// level client are PostgreSQL's).
+func (w *Workload) RunsOn(e engine.Engine) bool {
+	_, ok := e.(postgres.Engine)
+	return ok
+}
