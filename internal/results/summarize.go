@@ -21,8 +21,11 @@ type Observations struct {
 	Settings     map[string]string
 	Seed         int64
 	WorkloadName string
-	Warmup       time.Duration
-	Duration     time.Duration
+	// Interaction is the workload's interaction mode (plan.Run), "" for
+	// a workload with one way of sending its transactions.
+	Interaction string
+	Warmup      time.Duration
+	Duration    time.Duration
 
 	Start, End time.Time
 	Err        error // nil when the run succeeded
@@ -76,7 +79,8 @@ type Monitored struct {
 func Summarize(o *Observations) *Summary {
 	sum := &Summary{RunID: o.RunID, Model: o.Model, Tenants: o.Tenants, Scale: o.Scale, Clients: o.Clients,
 		Repetition: o.Repetition, Settings: o.Settings, Seed: o.Seed, Workload: o.WorkloadName,
-		Warmup: o.Warmup.Seconds(), Duration: o.Duration.Seconds(), Start: o.Start, End: o.End,
+		Interaction: o.Interaction,
+		Warmup:      o.Warmup.Seconds(), Duration: o.Duration.Seconds(), Start: o.Start, End: o.End,
 		Status: StatusOK, Instances: o.Instances, Phases: o.Phases, MemoryKills: o.MemoryKills}
 	if o.Err != nil {
 		sum.Status, sum.Error = StatusFailed, o.Err.Error()

@@ -27,8 +27,11 @@ type Summary struct {
 	Settings   map[string]string `json:"settings"`
 	Seed       int64             `json:"seed"`
 	Workload   string            `json:"workload"`
-	Warmup     float64           `json:"warmup_s"`
-	Duration   float64           `json:"duration_s"`
+	// Interaction is how the workload sent its transactions (tpcc:
+	// batched, statements, procedures); empty for a workload with one way.
+	Interaction string  `json:"interaction,omitempty"`
+	Warmup      float64 `json:"warmup_s"`
+	Duration    float64 `json:"duration_s"`
 	// Measured is the measured part the rates divide by: Duration, or
 	// less when the run was cut short (interrupted) or its query streams
 	// ended it (Workload.Duration); 0 when nothing was measured.

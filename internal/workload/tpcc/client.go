@@ -32,6 +32,10 @@ type Client struct {
 	allWarehouses  bool
 	turn           int
 	pacing         bool
+	// interaction is Options.Interaction: how each transaction is sent.
+	interaction string
+	// named are the customers of one last name (interaction statements).
+	named [customersPerD]int32
 
 	deck  []int
 	dealt int
@@ -99,17 +103,34 @@ func (w *Workload) NewClient(ctx context.Context, conn *pgx.Conn, c workload.Cli
 			return nil, err
 		}
 	}
-	for _, prep := range []func(context.Context, *pgx.Conn) error{
-		cl.newOrder.prepare, cl.payment.prepare, cl.orderStatus.prepare, cl.delivery.prepare, cl.stockLevel.prepare,
-	} {
-		if err := prep(ctx, conn); err != nil {
-			return nil, err
-		}
+	if err := cl.prepare(ctx, conn); err != nil {
+		return nil, err
 	}
 	w.clientsMu.Lock()
 	w.clients = append(w.clients, cl)
 	w.clientsMu.Unlock()
 	return cl, nil
+}
+
+// prepare prepares the statements of the client's interaction.
+func (c *Client) prepare(ctx context.Context, conn *pgx.Conn) error {
+	preps := []func(context.Context, *pgx.Conn) error{
+		c.newOrder.prepare, c.payment.prepare, c.orderStatus.prepare, c.delivery.prepare, c.stockLevel.prepare,
+	}
+	switch c.interaction {
+	case InteractionStatements:
+		preps = []func(context.Context, *pgx.Conn) error{
+			c.newOrder.prepareEach, c.payment.prepareEach, c.orderStatus.prepareEach, c.delivery.prepareEach, c.stockLevel.prepareEach,
+		}
+	case InteractionProcedures:
+		preps = []func(context.Context, *pgx.Conn) error{c.prepareCalls}
+	}
+	for _, prep := range preps {
+		if err := prep(ctx, conn); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // newClient is a client without a connection: its choices only.
@@ -126,6 +147,7 @@ func (w *Workload) newClient(c workload.ClientInfo) *Client {
 		pacing:        w.opts.KeyingAndThinkTime,
 		deck:          append([]int(nil), w.deck...),
 		maxRetries:    w.opts.Retries,
+		interaction:   w.opts.Interaction,
 	}
 	cl.dealt = len(cl.deck)
 	return cl
@@ -183,20 +205,14 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 	default:
 		return fmt.Errorf("tpcc: no transaction type %d", typ)
 	}
+	return c.runDrawn(ctx, typ)
+}
+
+// runDrawn executes the drawn transaction of type typ, retrying and
+// counting it the same way in every interaction.
+func (c *Client) runDrawn(ctx context.Context, typ int) error {
 	for attempt := 0; ; attempt++ {
-		var err error
-		switch typ {
-		case NewOrder:
-			err = c.newOrder.run(c)
-		case Payment:
-			err = c.payment.run(c)
-		case OrderStatus:
-			err = c.orderStatus.run(c)
-		case Delivery:
-			err = c.delivery.run(c)
-		case StockLevel:
-			err = c.stockLevel.run(c)
-		}
+		err := c.execute(typ)
 		if err == nil || err == workload.ErrRollback {
 			c.counted(typ)
 			return err
@@ -210,6 +226,51 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 			return errors.Join(ctxErr, err)
 		}
 		return err
+	}
+}
+
+// execute runs the drawn transaction of type typ once, in the client's
+// interaction.
+func (c *Client) execute(typ int) error {
+	switch c.interaction {
+	case InteractionStatements:
+		switch typ {
+		case NewOrder:
+			return c.newOrder.runEach(c)
+		case Payment:
+			return c.payment.runEach(c)
+		case OrderStatus:
+			return c.orderStatus.runEach(c)
+		case Delivery:
+			return c.delivery.runEach(c)
+		default:
+			return c.stockLevel.runEach(c)
+		}
+	case InteractionProcedures:
+		switch typ {
+		case NewOrder:
+			return c.newOrder.callRun(c)
+		case Payment:
+			return c.payment.callRun(c)
+		case OrderStatus:
+			return c.orderStatus.callRun(c)
+		case Delivery:
+			return c.delivery.callRun(c)
+		default:
+			return c.stockLevel.callRun(c)
+		}
+	}
+	switch typ {
+	case NewOrder:
+		return c.newOrder.run(c)
+	case Payment:
+		return c.payment.run(c)
+	case OrderStatus:
+		return c.orderStatus.run(c)
+	case Delivery:
+		return c.delivery.run(c)
+	default:
+		return c.stockLevel.run(c)
 	}
 }
 

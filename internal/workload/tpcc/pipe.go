@@ -59,6 +59,23 @@ func (p *pipe) send(s *stmt) {
 	p.pending++
 }
 
+// alone sends s as a round trip of its own and reads it to its end: a
+// statement whose result the caller does not need (BEGIN, COMMIT, an
+// INSERT).
+func (p *pipe) alone(s *stmt) error {
+	if err := p.one(s); err != nil {
+		return err
+	}
+	return p.end()
+}
+
+// one sends s as a round trip of its own; the caller reads its rows with
+// next, then calls end.
+func (p *pipe) one(s *stmt) error {
+	p.send(s)
+	return p.flush()
+}
+
 // flush ends the round trip's statements with a Sync and sends them.
 func (p *pipe) flush() error {
 	p.err, p.ready = nil, false
