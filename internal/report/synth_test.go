@@ -25,6 +25,9 @@ type synth struct {
 	// failEarly makes the last run fail in ingest, before its workload
 	// measured anything: results.csv leaves its figures empty.
 	failEarly bool
+	// driverCPU gives every run the driver's cost: the first took 40 % of
+	// the host's 8 CPUs, the others 10 %.
+	driverCPU bool
 }
 
 // synthModels and synthTenants span the synthetic plan, in plan order.
@@ -125,6 +128,13 @@ func (s synth) write(t *testing.T) string {
 				}
 				sum.Phases = phases
 				sum.Provider = results.AggregateOf(sum.Tenant, phases)
+				if s.driverCPU {
+					share := 0.1
+					if n == 1 {
+						share = 0.4
+					}
+					sum.Provider.Driver(share*10*8, sum.Provider.Committed, 10, 8)
+				}
 				must(t, dir.WriteJSON(filepath.Join("runs", id, "summary.json"), sum))
 				must(t, dir.WritePhases(id, phases))
 				if !early {

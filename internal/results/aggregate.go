@@ -86,5 +86,7 @@ func AggregateRuns(sums []*Summary) *Summary {
 	p.ThroughputAtSize = meanOpt(func(a Aggregate) *float64 { return a.ThroughputAtSize })
 	p.ECPU = meanOpt(func(a Aggregate) *float64 { return a.ECPU })
 	p.ERAM = meanOpt(func(a Aggregate) *float64 { return a.ERAM })
+	p.DriverCPUPer1000 = meanOpt(func(a Aggregate) *float64 { return a.DriverCPUPer1000 })
+	p.DriverCPUShare = meanOpt(func(a Aggregate) *float64 { return a.DriverCPUShare })
 	return agg
 }

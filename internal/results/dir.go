@@ -88,7 +88,8 @@ func (d *Dir) ResultsHeader() []string {
 		"committed", "failed", "provision_s", "setup_s", "ingest_s", "post_ingest_s", "workload_s",
 		"tpm", "nopm", "fairness_jain", "cpu_s", "mem_peak_mb", "e_tpx", "e_lat",
 		"mem_footprint_per_tenant_mb", "mem_marginal_per_tenant_mb", "ruc_usd_per_min", "p_score", "t_score",
-		"power_at_size", "throughput_at_size", "e_cpu", "e_ram", "interaction", "error")
+		"power_at_size", "throughput_at_size", "e_cpu", "e_ram", "driver_cpu_s_per_1000", "driver_cpu_share",
+		"interaction", "error")
 }
 
 // AppendResult adds a run's row to results.csv, creating it with its
@@ -125,7 +126,8 @@ func (d *Dir) AppendResult(s *Summary) error {
 		ifMeasured(wl, ftoa(a.TPM)), optional(a.NOPM), ifMeasured(wl, ftoa(a.FairnessJain)), optional(a.CPUS), optional(a.MemPeakMB),
 		optional(a.ETpX), optional(a.ELat),
 		optional(a.MemFootprintMB), optional(a.MemMarginalMB), usd(a.RUC), optional(a.PScore), optional(a.TScore),
-		optional(a.PowerAtSize), optional(a.ThroughputAtSize), optional(a.ECPU), optional(a.ERAM), s.Interaction, s.Error)
+		optional(a.PowerAtSize), optional(a.ThroughputAtSize), optional(a.ECPU), optional(a.ERAM),
+		optional(a.DriverCPUPer1000), optional(a.DriverCPUShare), s.Interaction, s.Error)
 	_ = w.Write(row)
 	w.Flush()
 	if err := w.Error(); err != nil {

@@ -24,8 +24,11 @@ type Observations struct {
 	// Interaction is the workload's interaction mode (plan.Run), "" for
 	// a workload with one way of sending its transactions.
 	Interaction string
-	Warmup      time.Duration
-	Duration    time.Duration
+	// HostCPUs is the number of CPUs of the machine the driver ran on
+	// (env.json's cpus), for the driver's share of them.
+	HostCPUs int
+	Warmup   time.Duration
+	Duration time.Duration
 
 	Start, End time.Time
 	Err        error // nil when the run succeeded
@@ -105,6 +108,13 @@ func Summarize(o *Observations) *Summary {
 	sum.Provider = AggregateOf(sum.Tenant, o.Phases)
 	if w == nil {
 		return sum
+	}
+	if d := w.DriverCPUS; d != nil {
+		var ended int64
+		for _, t := range w.Tenants {
+			ended += t.All.Committed + t.All.Rollbacks
+		}
+		sum.Provider.Driver(*d, ended, w.Duration.Seconds(), o.HostCPUs)
 	}
 	if m := o.Monitor; m != nil {
 		sum.Provider.Monitored(m.CPUS, m.MemPeakMB, w.Duration.Seconds())
