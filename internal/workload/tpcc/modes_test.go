@@ -156,6 +156,25 @@ func TestInteractions(t *testing.T) {
 	})
 
 	for _, mode := range Interactions {
+		t.Run("retries "+mode, func(t *testing.T) {
+			// Under repeatable read, 8 terminals on 2 warehouses conflict:
+			// serialization failures are retried with the same input in
+			// every mode, and the database stays consistent.
+			te.w.opts.Interaction, te.w.opts.Isolation, te.w.opts.Retries = mode, IsolationRepeatableRead, 50
+			defer func() { te.w.opts.Isolation, te.w.opts.Retries = IsolationReadCommitted, 3 }()
+			_, retries := runMixed(t, te, 8, 3*time.Second)
+			var sum int64
+			for _, n := range retries {
+				sum += n
+			}
+			if sum == 0 {
+				t.Errorf("no retry under repeatable read with 8 terminals on 2 warehouses")
+			}
+			te.mustCheck(t, true)
+		})
+	}
+
+	for _, mode := range Interactions {
 		t.Run("mixed "+mode, func(t *testing.T) {
 			te.w.opts.Interaction = mode
 			next := te.int(t, "select sum(d_next_o_id) from district")
