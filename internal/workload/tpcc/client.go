@@ -106,6 +106,11 @@ func (w *Workload) NewClient(ctx context.Context, conn *pgx.Conn, c workload.Cli
 	if err := cl.prepare(ctx, conn); err != nil {
 		return nil, err
 	}
+	if cl.interaction != InteractionBatched {
+		// One statement per round trip: the wire's path (see pipe.wire).
+		wire := workload.NewWire(cl.pg)
+		cl.p.wire = &wire
+	}
 	w.clientsMu.Lock()
 	w.clients = append(w.clients, cl)
 	w.clientsMu.Unlock()
@@ -299,7 +304,11 @@ func retryable(err error) bool {
 // abort rolls back a transaction a failure left open, if the connection is
 // still usable.
 func (c *Client) abort(ctx context.Context) {
-	if c.pg.IsClosed() || c.pg.TxStatus() == 'I' {
+	if c.pg.IsClosed() || c.p.txStatus() == 'I' {
+		return
+	}
+	if c.p.wire != nil {
+		_ = c.p.alone(&c.rollback)
 		return
 	}
 	c.p.send(&c.rollback)

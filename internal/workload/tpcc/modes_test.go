@@ -77,8 +77,8 @@ func TestInteractions(t *testing.T) {
 			if err := c.runDrawn(ctx, NewOrder); !errors.Is(err, workload.ErrRollback) {
 				t.Fatalf("%s: run = %v, want ErrRollback", mode, err)
 			}
-			if c.pg.TxStatus() != 'I' {
-				t.Fatalf("%s: transaction status %c after the rollback", mode, c.pg.TxStatus())
+			if c.p.txStatus() != 'I' {
+				t.Fatalf("%s: transaction status %c after the rollback", mode, c.p.txStatus())
 			}
 			if te.int(t, "select sum(d_next_o_id) from district") != next || te.int(t, "select count(*) from order_line") != lines {
 				t.Fatalf("%s: the rolled back New-Order left changes", mode)
