@@ -4,14 +4,18 @@
 //
 //	(a) -what load:  load time of W warehouses: tenantbench's setup, ingest
 //	    and post-ingest against `go-tpc tpcc prepare --no-check`;
-//	(b) -what cpu:   the driver's CPU seconds per 1000 New-Orders at equal
-//	    clients and warehouses (no keying or think time in either);
+//	(b) -what cpu:   the driver's and the server's CPU seconds per 1000
+//	    New-Orders at equal clients and warehouses (no keying or think time
+//	    in either), tenantbench in each interaction mode of -interaction
+//	    (the server's from its own accounting: its cgroup, else its
+//	    processes);
 //	(c) -what clone: provisioning N tenants of one warehouse in the
 //	    database model, workload.provision clone against load.
 //
 // go-tpc is not part of tenantbench: build it yourself and give its path.
 //
 //	go run ./bench/tpcccmp -gotpc /path/to/go-tpc -what load,cpu -warehouses 10 -clients 10 -duration 60s -rounds 3
+//	go run ./bench/tpcccmp -gotpc /path/to/go-tpc -what cpu -interaction batched,statements,procedures -warehouses 4
 //	go run ./bench/tpcccmp -what clone -tenants 20 -rounds 3
 package main
 
@@ -57,10 +61,12 @@ func main() {
 	tenants := flag.Int("tenants", 20, "tenants of one warehouse (clone)")
 	procs := flag.Int("procs", driver.DefaultProcs(), "GOMAXPROCS of tenantbench's driver (tenantbench run --procs)")
 	profile := flag.String("cpuprofile", "", "write tenantbench's CPU profile of the cpu rounds here")
+	interactions := flag.String("interaction", tpcc.InteractionBatched, "comma-separated tpcc interaction modes, each measured in every cpu round: "+strings.Join(tpcc.Interactions, ", "))
 	flag.Parse()
 	runtime.GOMAXPROCS(*procs)
 	b := &bench{gotpc: *gotpc, warehouses: *warehouses, clients: *clients, loadThreads: *loadThreads,
-		duration: *duration, rounds: *rounds, tenants: *tenants, profile: *profile}
+		duration: *duration, rounds: *rounds, tenants: *tenants, profile: *profile,
+		modes: strings.Split(*interactions, ",")}
 	if err := b.main(strings.Split(*what, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "tpcccmp:", err)
 		os.Exit(1)
@@ -76,6 +82,10 @@ type bench struct {
 	inst                             *provider.Instance
 	tb, gt                           tenancy.Placement // tenantbench's tenant, go-tpc's database
 	w                                workload.Workload
+	// modes are the interaction modes the cpu rounds measure, each on a
+	// workload of its own (over the same data: w loads it).
+	modes  []string
+	byMode map[string]workload.Workload
 }
 
 func (b *bench) main(what []string) error {
@@ -120,7 +130,20 @@ func (b *bench) main(what []string) error {
 		return err
 	}
 	b.tb, b.gt = ps[0], ps[1]
-	if b.w, err = tpcc.New(float64(b.warehouses), nil); err != nil {
+	// The loading workload creates the procedures when a mode calls them.
+	o := tpcc.DefaultOptions()
+	b.byMode = map[string]workload.Workload{}
+	for _, m := range b.modes {
+		mo := tpcc.DefaultOptions()
+		mo.Interaction = m
+		if b.byMode[m], err = tpcc.New(float64(b.warehouses), mo); err != nil {
+			return fmt.Errorf("-interaction %s: %w", m, err)
+		}
+		if m == tpcc.InteractionProcedures {
+			o.Interaction = m
+		}
+	}
+	if b.w, err = tpcc.New(float64(b.warehouses), o); err != nil {
 		return err
 	}
 	if has(what, "load") {
@@ -293,23 +316,48 @@ func (b *bench) cpu(ctx context.Context) error {
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
-	var tbC, gtC, tbN, gtN []float64
+	type figures struct{ driver, server, nopm []float64 } // per round: CPU s / 1000 New-Orders, New-Orders/min
+	tb := map[string]*figures{}
+	for _, m := range b.modes {
+		tb[m] = &figures{}
+	}
+	var gt figures
 	for r := 1; r <= b.rounds; r++ {
+		for _, m := range b.modes {
+			la := benchutil.Loadavg()
+			before := benchutil.CPUSeconds()
+			sBefore, err := benchutil.ServerCPUSeconds(b.inst)
+			if err != nil {
+				return err
+			}
+			res, err := driver.Run(ctx, []driver.Tenant{{Name: "t01", Connect: b.connect(b.tb), Workload: b.byMode[m],
+				Clients: b.clients, Seed: uint64(time.Now().UnixNano())}}, driver.Options{Duration: b.duration})
+			if err != nil {
+				return err
+			}
+			cpu := benchutil.CPUSeconds() - before
+			sAfter, err := benchutil.ServerCPUSeconds(b.inst)
+			if err != nil {
+				return err
+			}
+			no := res.Tenants[0].Txns[tpcc.NewOrder]
+			n := float64(no.Committed + no.Rollbacks)
+			f := tb[m]
+			f.driver, f.server, f.nopm = append(f.driver, cpu/n*1000), append(f.server, (sAfter-sBefore)/n*1000), append(f.nopm, n/b.duration.Minutes())
+			fmt.Printf("round %d tenantbench %s: %.0f New-Orders/min, driver %.3f, server %.3f CPU s / 1000 New-Orders (load average before: %s)\n",
+				r, m, n/b.duration.Minutes(), cpu/n*1000, (sAfter-sBefore)/n*1000, la)
+		}
+
 		la := benchutil.Loadavg()
-		before := benchutil.CPUSeconds()
-		res, err := driver.Run(ctx, []driver.Tenant{{Name: "t01", Connect: b.connect(b.tb), Workload: b.w,
-			Clients: b.clients, Seed: uint64(time.Now().UnixNano())}}, driver.Options{Duration: b.duration})
+		sBefore, err := benchutil.ServerCPUSeconds(b.inst)
 		if err != nil {
 			return err
 		}
-		cpu := benchutil.CPUSeconds() - before
-		no := res.Tenants[0].Txns[tpcc.NewOrder]
-		n := float64(no.Committed + no.Rollbacks)
-		tbC, tbN = append(tbC, cpu/n*1000), append(tbN, n/b.duration.Minutes())
-		fmt.Printf("round %d tenantbench: %.0f New-Orders/min, %.3f CPU s / 1000 New-Orders (load average before: %s)\n", r, n/b.duration.Minutes(), cpu/n*1000, la)
-
-		la = benchutil.Loadavg()
 		out, gcpu, err := b.runGotpc(b.gotpcArgs("tpcc", "run", "-T", strconv.Itoa(b.clients), "--time", b.duration.String()))
+		if err != nil {
+			return err
+		}
+		sAfter, err := benchutil.ServerCPUSeconds(b.inst)
 		if err != nil {
 			return err
 		}
@@ -318,14 +366,19 @@ func (b *bench) cpu(ctx context.Context) error {
 			return fmt.Errorf("go-tpc output has no NEW_ORDER summary:\n%s", tail(out))
 		}
 		gn, _ := strconv.ParseFloat(string(m[1]), 64)
-		gtC, gtN = append(gtC, gcpu/gn*1000), append(gtN, gn/b.duration.Minutes())
-		fmt.Printf("round %d go-tpc: %.0f New-Orders/min, %.3f CPU s / 1000 New-Orders (load average before: %s)\n", r, gn/b.duration.Minutes(), gcpu/gn*1000, la)
+		gt.driver, gt.server, gt.nopm = append(gt.driver, gcpu/gn*1000), append(gt.server, (sAfter-sBefore)/gn*1000), append(gt.nopm, gn/b.duration.Minutes())
+		fmt.Printf("round %d go-tpc: %.0f New-Orders/min, driver %.3f, server %.3f CPU s / 1000 New-Orders (load average before: %s)\n",
+			r, gn/b.duration.Minutes(), gcpu/gn*1000, (sAfter-sBefore)/gn*1000, la)
 	}
-	mt, mg := benchutil.Median(tbC), benchutil.Median(gtC)
+	gd, gs := benchutil.Median(gt.driver), benchutil.Median(gt.server)
 	fmt.Printf("\n%d clients on %d warehouses, %v per round, median of %d:\n", b.clients, b.warehouses, b.duration, b.rounds)
-	fmt.Printf("| tool | New-Orders/min | driver CPU s / 1000 New-Orders |\n|---|---|---|\n")
-	fmt.Printf("| tenantbench | %.0f | %.3f |\n| go-tpc | %.0f | %.3f |\n", benchutil.Median(tbN), mt, benchutil.Median(gtN), mg)
-	fmt.Printf("CPU per New-Order ratio tenantbench/go-tpc: %.3f\n\n", mt/mg)
+	fmt.Printf("| tool | New-Orders/min | driver CPU s / 1000 New-Orders | server CPU s / 1000 New-Orders | driver / go-tpc's | server / go-tpc's |\n|---|---|---|---|---|---|\n")
+	for _, m := range b.modes {
+		f := tb[m]
+		d, s := benchutil.Median(f.driver), benchutil.Median(f.server)
+		fmt.Printf("| tenantbench %s | %.0f | %.3f | %.3f | %.3f | %.3f |\n", m, benchutil.Median(f.nopm), d, s, d/gd, s/gs)
+	}
+	fmt.Printf("| go-tpc | %.0f | %.3f | %.3f | 1 | 1 |\n\n", benchutil.Median(gt.nopm), gd, gs)
 	return nil
 }
 

@@ -120,6 +120,7 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	}
 
 	start := time.Now()
+	cpu := startCPU(o.Warmup)
 	end := start.Add(o.Warmup + o.Duration)
 	col := newCollector(start, o.Warmup, names, txns, len(workers), o.Out, o.Progress, o.Label, slots, phase)
 	if o.Started != nil {
@@ -173,8 +174,12 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 		closeSockets(workers)
 		<-finished
 	}
+	driverCPU, cpuKnown := cpu.stop()
 	closeAll(workers)
 	res := col.Close()
+	if cpuKnown {
+		res.DriverCPU = &driverCPU
+	}
 	// A cancelled phase measured only until it was cut: its rates divide
 	// by the time it ran, not by the duration it was planned for.
 	res.Warmup, res.Duration = o.Warmup, results.Ran(start, o.Warmup, o.Duration, cut)

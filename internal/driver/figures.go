@@ -7,6 +7,10 @@ import "github.com/tenantbench/tenantbench/internal/results"
 // results' types.
 func (r *Result) Figures() *results.Workload {
 	w := &results.Workload{Start: r.Start, Warmup: r.Warmup, Duration: r.Duration, Series: r.Series, Slots: r.Slots}
+	if r.DriverCPU != nil {
+		s := r.DriverCPU.Seconds()
+		w.DriverCPUS = &s
+	}
 	for _, t := range r.Tenants {
 		tw := results.TenantWorkload{Name: t.Name, All: t.All.figures(), ConnLost: t.ConnLost, ConnLostAt: t.ConnLostAt}
 		for _, x := range t.Txns {

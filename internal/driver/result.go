@@ -18,6 +18,10 @@ type Result struct {
 	// Slots are the per-slot measurements of a run with a schedule
 	// by tenant then slot; nil without one.
 	Slots []results.SlotRow
+	// DriverCPU is the CPU time tenantbench's process used over the
+	// measured part (the warmup's end until the clients stopped); nil when
+	// unknown (cut within the warmup, or no getrusage here).
+	DriverCPU *time.Duration
 }
 
 // TenantResult is one tenant's totals after warmup.

@@ -175,6 +175,10 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) 
 		}
 		r.Options = string(b)
 	}
+	var err error
+	if r.Interaction, err = interactionOf(s, sr, regs); err != nil {
+		return r, fmt.Errorf("run %s: %w", sr.ID, err)
+	}
 	names := tenancy.TenantNames(sr.Tenants)
 	members := s.Members(sr)
 	conns := map[string]int{}
@@ -229,6 +233,23 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) 
 		r.Instances = append(r.Instances, in)
 	}
 	return r, nil
+}
+
+// interactionOf asks the workload run sr builds (its case's options
+// merged in) how it sends its transactions: "" when it has one way only.
+func interactionOf(s *spec.Spec, sr *spec.Run, regs Registries) (string, error) {
+	w := s.Workload
+	if sr.Options != nil {
+		w.Options = *sr.Options
+	}
+	built, err := regs.Workloads.Build(&w, sr.Scale)
+	if err != nil {
+		return "", err
+	}
+	if i, ok := built.(workload.Interactor); ok {
+		return i.Interaction(), nil
+	}
+	return "", nil
 }
 
 // streamsEnd says whether the plan's workload runs query streams, whose

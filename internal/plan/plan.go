@@ -129,9 +129,13 @@ type Run struct {
 	spec.Run
 	// Workload is workload.name; Options the run's workload.options as
 	// YAML, the case's merged in.
-	Workload string  `json:"workload"`
-	Options  string  `json:"options,omitempty"`
-	WarmupS  float64 `json:"warmup_s"`
+	Workload string `json:"workload"`
+	Options  string `json:"options,omitempty"`
+	// Interaction is the workload's interaction mode with these options
+	// (workload.Interactor): how its transactions travel to the server;
+	// "" for a workload that has one way only.
+	Interaction string  `json:"interaction,omitempty"`
+	WarmupS     float64 `json:"warmup_s"`
 	// DurationS is workload.duration: at most, when the plan's StreamsEnd.
 	DurationS float64 `json:"duration_s"`
 	Transport string  `json:"transport"`

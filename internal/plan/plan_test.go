@@ -365,3 +365,39 @@ func TestAuditLeavesRoom(t *testing.T) {
 		}
 	}
 }
+
+// A workload's interaction mode reaches every run (a case's options merged
+// in), plan.json and the plan's table; a workload without modes has none.
+func TestInteractionCarried(t *testing.T) {
+	p := mustBuild(t, `name: t
+workload:
+  name: tpcc
+  options: {interaction: statements}
+  cases:
+    - {name: a}
+    - {name: b, options: {interaction: procedures}}
+`)
+	want := []string{"statements", "procedures"}
+	if len(p.Runs) != len(want) {
+		t.Fatalf("%d runs", len(p.Runs))
+	}
+	for i, r := range p.Runs {
+		if r.Interaction != want[i] {
+			t.Errorf("run %s: interaction %q, want %q", r.ID, r.Interaction, want[i])
+		}
+	}
+	b, err := json.Marshal(p)
+	if err != nil || !strings.Contains(string(b), `"interaction":"procedures"`) {
+		t.Errorf("plan.json lacks the interaction: %v", err)
+	}
+	var sb strings.Builder
+	if err := p.WriteTable(&sb); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sb.String(), "interaction: statements (runs 001); procedures (runs 002)") {
+		t.Errorf("table:\n%s", sb.String())
+	}
+	if p := mustBuild(t, minimal); p.Runs[0].Interaction != "" {
+		t.Errorf("tpcb has interaction %q", p.Runs[0].Interaction)
+	}
+}

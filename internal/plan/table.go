@@ -30,6 +30,9 @@ func (p *Plan) WriteTable(w io.Writer) error {
 	if err := p.writeClasses(w); err != nil {
 		return err
 	}
+	if err := p.writeInteractions(w); err != nil {
+		return err
+	}
 	return p.writeTargets(w)
 }
 
@@ -138,6 +141,34 @@ func ClassesOf(r *Run) []Class {
 		out[k].Tenants = append(out[k].Tenants, i)
 	}
 	return out
+}
+
+// writeInteractions names the workload's interaction modes, when it has
+// them: each with the runs that use it.
+func (p *Plan) writeInteractions(w io.Writer) error {
+	var modes []string
+	runs := map[string][]string{}
+	for _, r := range p.Runs {
+		if r.Interaction == "" {
+			continue
+		}
+		if runs[r.Interaction] == nil {
+			modes = append(modes, r.Interaction)
+		}
+		runs[r.Interaction] = append(runs[r.Interaction], r.ID)
+	}
+	if len(modes) == 0 {
+		return nil
+	}
+	parts := make([]string, len(modes))
+	for i, m := range modes {
+		parts[i] = m
+		if len(modes) > 1 {
+			parts[i] += " (runs " + strings.Join(runs[m], ", ") + ")"
+		}
+	}
+	_, err := fmt.Fprintf(w, "interaction: %s\n", strings.Join(parts, "; "))
+	return err
 }
 
 // writeTargets writes each tenant's mean target per result slot, for the

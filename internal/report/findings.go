@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tenantbench/tenantbench/internal/metrics"
+	"github.com/tenantbench/tenantbench/internal/results"
 )
 
 // finding is one plain sentence of the report's answer, with the figure
@@ -327,6 +328,17 @@ func (e *experiment) failureFindings() []finding {
 			out = append(out, finding{fmt.Sprintf("At %s, some tenant missed its SLA in %d of %d run(s): %d of %d tenant runs met it.",
 				p.label, missed, runs, met, of), "failure", []link{{"#classes", "classes"}, {"#table-sla_met_tenants", "table"}}})
 		}
+	}
+	var busy []string
+	for _, r := range e.runs {
+		if v, ok := r.row.Extra["driver_cpu_share"]; ok && v > results.DriverShareWarning {
+			busy = append(busy, fmt.Sprintf("run %s (%.0f %%)", r.row.RunID, v*100))
+		}
+	}
+	if len(busy) > 0 {
+		out = append(out, finding{fmt.Sprintf("The driver used more than %.0f %% of the host's CPU in %s: it may have taken "+
+			"CPU from the servers it measured (results.csv driver_cpu_share).", results.DriverShareWarning*100,
+			strings.Join(busy, ", ")), "failure", []link{{"#warnings", "warnings"}}})
 	}
 	if kills > 0 {
 		out = append(out, finding{fmt.Sprintf("In %d run(s) the kernel killed server processes for memory (summary.json memory_kills).",

@@ -141,3 +141,13 @@ func TestSLAFindings(t *testing.T) {
 		t.Errorf("findings:\n%s", text)
 	}
 }
+
+// TestDriverFinding: a run whose driver took over a quarter of the host's
+// CPU is a finding.
+func TestDriverFinding(t *testing.T) {
+	e := synthExperiment(map[string]map[int][]float64{"schema": {2: {100, 110}}}, []string{"schema"}, []int{2})
+	e.runs[1].row.Extra["driver_cpu_share"] = 0.4
+	if text := findingsText(e.findings()); !strings.Contains(text, "failure: The driver used more than 25 % of the host's CPU in run 002 (40 %)") {
+		t.Errorf("findings:\n%s", text)
+	}
+}

@@ -34,8 +34,11 @@ type experiment struct {
 	points []*point // matrix points, in plan order
 	// vary says which dimensions besides the model and the tenants take
 	// more than one value; only those go into labels.
-	vary     vary
-	warnings []string // files that could not be read; the report goes on without them
+	vary vary
+	// warnings are files that could not be read (the report goes on
+	// without them) and runs whose driver may have competed with the
+	// servers.
+	warnings []string
 }
 
 // run is one run: its results.csv row and what its directory holds.
@@ -90,6 +93,7 @@ func load(path string) (*experiment, error) {
 	}
 	for _, row := range rows {
 		e.runs = append(e.runs, e.readRun(row))
+		e.warnDriver(row)
 	}
 	if e.probes, err = dir.ReadProbes(); err != nil {
 		e.warn("%s: %v", results.ProbeFile, err)
@@ -97,6 +101,19 @@ func load(path string) (*experiment, error) {
 	e.vary = varyOf(e.runs)
 	e.points = groupPoints(e.runs, e.vary)
 	return e, nil
+}
+
+// warnDriver warns when the driver used more than a quarter of the host's
+// CPU during the run's measured workload: on a host it shares with the
+// servers it may have taken CPU from them (the noisy neighbour of EDB
+// 2026, caused by the benchmark itself).
+func (e *experiment) warnDriver(row results.ResultRow) {
+	share, ok := row.Extra["driver_cpu_share"]
+	if !ok || share <= results.DriverShareWarning {
+		return
+	}
+	e.warn("run %s: the driver used %.0f %% of the host's CPU during the workload (driver_cpu_share %.3f, %.3f CPU seconds per 1000 transactions): it may have competed with the servers for CPU",
+		row.RunID, share*100, share, row.Extra["driver_cpu_s_per_1000"])
 }
 
 func (e *experiment) warn(format string, args ...any) {

@@ -293,3 +293,23 @@ func TestTenantPerspectiveEveryCount(t *testing.T) {
 		t.Error("the 2-tenant panel is drawn as a CDF, or the 50-tenant one twice")
 	}
 }
+
+// A run whose driver took more than a quarter of the host's CPU is warned
+// about, by name; the others are not.
+func TestDriverWarning(t *testing.T) {
+	path := synth{driverCPU: true}.write(t)
+	if err := Write(path); err != nil {
+		t.Fatal(err)
+	}
+	md := readFile(t, filepath.Join(path, Subdir, "summary.md"))
+	if !strings.Contains(md, "run 001: the driver used 40 % of the host's CPU during the workload") {
+		t.Errorf("no warning for run 001:\n%s", md)
+	}
+	if strings.Contains(md, "run 002: the driver used") {
+		t.Error("run 002, at 10 %, warned about")
+	}
+	tab, err := results.ReadTable(filepath.Join(path, "results.csv"))
+	if err != nil || tab.Get(0, "driver_cpu_share") != "0.4" || tab.Get(1, "driver_cpu_share") != "0.1" {
+		t.Errorf("results.csv driver_cpu_share: %v", err)
+	}
+}

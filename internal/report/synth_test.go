@@ -30,6 +30,9 @@ type synth struct {
 	// repStep is how much a repetition adds to a tenant's throughput
 	// (20 when 0): the run-to-run noise.
 	repStep float64
+	// driverCPU gives every run the driver's cost: the first took 40 % of
+	// the host's 8 CPUs, the others 10 %.
+	driverCPU bool
 }
 
 // synthModels and synthTenants span the synthetic plan, in plan order.
@@ -139,6 +142,13 @@ func (s synth) write(t *testing.T) string {
 				}
 				sum.Phases = phases
 				sum.Provider = results.AggregateOf(sum.Tenant, phases)
+				if s.driverCPU {
+					share := 0.1
+					if n == 1 {
+						share = 0.4
+					}
+					sum.Provider.Driver(share*10*8, sum.Provider.Committed, 10, 8)
+				}
 				must(t, dir.WriteJSON(filepath.Join("runs", id, "summary.json"), sum))
 				must(t, dir.WritePhases(id, phases))
 				if !early {

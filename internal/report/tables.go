@@ -142,15 +142,34 @@ func (e *experiment) planTable() *table {
 	} else {
 		keys = e.vary.settings
 	}
+	// The interaction mode (how the workload sent its transactions) is a
+	// column when the workload has modes: runs of different modes do
+	// different work per round trip.
+	modes := false
+	if e.plan != nil {
+		for _, r := range e.plan.Runs {
+			modes = modes || r.Interaction != ""
+		}
+	} else {
+		for _, r := range e.runs {
+			modes = modes || r.row.Interaction != ""
+		}
+	}
 	head := append([]string{"run", "model", "tenants", "scale", "clients"}, keys...)
+	if modes {
+		head = append(head, "interaction")
+	}
 	head = append(head, "rep", "status", "throughput (tx/s)", "mean latency (ms)", "p99 latency (ms)")
 	t := newTable("Plan", head...)
 	n := len(head)
-	t.numbers(2, 3, 4, 5+len(keys), n-3, n-2, n-1)
-	row := func(id, model string, tenants int, scale float64, clients int, settings map[string]string, rep int) {
+	t.numbers(2, 3, 4, n-5, n-3, n-2, n-1)
+	row := func(id, model string, tenants int, scale float64, clients int, settings map[string]string, interaction string, rep int) {
 		cells := []string{id, model, strconv.Itoa(tenants), strconv.FormatFloat(scale, 'g', -1, 64), strconv.Itoa(clients)}
 		for _, k := range keys {
 			cells = append(cells, settings[k])
+		}
+		if modes {
+			cells = append(cells, interaction)
 		}
 		cells = append(cells, strconv.Itoa(rep))
 		if r := byID[id]; r != nil {
@@ -162,7 +181,7 @@ func (e *experiment) planTable() *table {
 	}
 	if e.plan != nil {
 		for _, r := range e.plan.Runs {
-			row(r.ID, r.Model, r.Tenants, r.Scale, r.Clients, r.Settings, r.Repetition)
+			row(r.ID, r.Model, r.Tenants, r.Scale, r.Clients, r.Settings, r.Interaction, r.Repetition)
 		}
 		d := e.plan.Dimensions
 		t.Note = fmt.Sprintf("%d runs: model %s x tenants %s x scale %s x clients %s", len(e.plan.Runs),
@@ -183,7 +202,7 @@ func (e *experiment) planTable() *table {
 		return t
 	}
 	for _, r := range e.runs {
-		row(r.row.RunID, r.row.Model, r.row.Tenants, r.row.Scale, r.row.Clients, r.row.Settings, r.row.Repetition)
+		row(r.row.RunID, r.row.Model, r.row.Tenants, r.row.Scale, r.row.Clients, r.row.Settings, r.row.Interaction, r.row.Repetition)
 	}
 	t.Note = "From results.csv (spec.yaml could not be read as a spec)."
 	return t

@@ -22,7 +22,7 @@ func AggregateRuns(sums []*Summary) *Summary {
 	first, last := sums[0], sums[len(sums)-1]
 	agg := &Summary{RunID: first.RunID + "-" + last.RunID, Model: first.Model, Tenants: first.Tenants,
 		Scale: first.Scale, Clients: first.Clients, Repetition: AggregateRepetition, Settings: first.Settings,
-		Status: StatusOK}
+		Interaction: first.Interaction, Status: StatusOK}
 	var ok []Aggregate
 	for _, s := range sums {
 		if s.Status == StatusOK {
@@ -103,5 +103,7 @@ func AggregateRuns(sums []*Summary) *Summary {
 	p.RScoreS = meanOpt(func(a Aggregate) *float64 { return a.RScoreS })
 	p.HostIdlePct = meanOpt(func(a Aggregate) *float64 { return a.HostIdlePct })
 	p.SLAMetTenants, p.SLAMet = slaOfRuns(ok)
+	p.DriverCPUPer1000 = meanOpt(func(a Aggregate) *float64 { return a.DriverCPUPer1000 })
+	p.DriverCPUShare = meanOpt(func(a Aggregate) *float64 { return a.DriverCPUShare })
 	return agg
 }

@@ -74,6 +74,9 @@ var resultColumns = []Column{
 	{"host_cpu_idle_pct", "Host CPU idle", "%", 0, "/proc/stat idle + iowait over the workload phase (EDB 2026 reports it beside latency)"},
 	{"sla_met_tenants", "Tenants that met their SLA", "tenants", higher, "workload.sla judged per tenant (tenants.csv sla_met)"},
 	{"sla_met", "Every tenant met its SLA", "", 0, "workload.sla: true when every tenant with one met it"},
+	{"driver_cpu_s_per_1000", "Driver CPU per 1000 transactions", "CPU-s", lower, "getrusage of tenantbench's process over the measured part, monitor included"},
+	{"driver_cpu_share", "Driver share of the host's CPU", "", lower, "driver CPU over measured seconds x host CPUs; the report warns above 0.25"},
+	{"interaction", "TPC-C interaction mode", "", 0, "workload.options.interaction: batched, statements or procedures (tpcc)"},
 	{"error", "Error", "", 0, "the run: why it failed or was cut"},
 }
 

@@ -17,6 +17,9 @@ type Workload struct {
 	// Slots are the per-slot measurements of a run with a schedule, by
 	// tenant then slot; nil without one.
 	Slots []SlotRow
+	// DriverCPUS is the CPU seconds tenantbench's own process used over
+	// the measured part; nil when unknown.
+	DriverCPUS *float64
 }
 
 // Measured is the measured part of the workload phase: from the end of

@@ -124,7 +124,9 @@ type ResultRow struct {
 	Clients    int
 	Repetition int
 	// Settings holds the set_<key> columns (the list-valued settings).
-	Settings    map[string]string
+	Settings map[string]string
+	// Interaction is the workload's interaction mode, "" for none.
+	Interaction string
 	Status      string
 	TPS         float64
 	MeanMs      float64
@@ -148,7 +150,7 @@ type ResultRow struct {
 var rowFields = map[string]bool{"run_id": true, "model": true, "tenants": true, "scale": true, "clients": true,
 	"repetition": true, "status": true, "throughput_tps": true, "latency_mean_ms": true, "latency_p95_ms": true,
 	"latency_p99_ms": true, "committed": true, "failed": true, "provision_s": true, "setup_s": true, "ingest_s": true,
-	"post_ingest_s": true, "workload_s": true, "error": true}
+	"post_ingest_s": true, "workload_s": true, "interaction": true, "error": true}
 
 // ReadResults reads results.csv: one row per run, in plan order. Rows whose
 // repetition is not a positive whole number are left out: they are not
@@ -176,7 +178,8 @@ func (d *Dir) ReadResults() ([]ResultRow, error) {
 			MeanMs: r.f("latency_mean_ms"), P95Ms: r.f("latency_p95_ms"), P99Ms: r.f("latency_p99_ms"),
 			Committed: r.n("committed"), Failed: r.n("failed"), ProvisionS: r.f("provision_s"), SetupS: r.f("setup_s"),
 			IngestS: r.f("ingest_s"), PostIngestS: r.f("post_ingest_s"), WorkloadS: r.f("workload_s"), Error: r.s("error"),
-			Settings: map[string]string{}, Extra: map[string]float64{}}
+			Interaction: r.s("interaction"),
+			Settings:    map[string]string{}, Extra: map[string]float64{}}
 		if r.err != nil {
 			return nil, r.err
 		}

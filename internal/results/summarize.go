@@ -21,8 +21,14 @@ type Observations struct {
 	Settings     map[string]string
 	Seed         int64
 	WorkloadName string
-	Warmup       time.Duration
-	Duration     time.Duration
+	// Interaction is the workload's interaction mode (plan.Run), "" for
+	// a workload with one way of sending its transactions.
+	Interaction string
+	// HostCPUs is the number of CPUs of the machine the driver ran on
+	// (env.json's cpus), for the driver's share of them.
+	HostCPUs int
+	Warmup   time.Duration
+	Duration time.Duration
 
 	Start, End time.Time
 	Err        error // nil when the run succeeded
@@ -90,7 +96,8 @@ type Monitored struct {
 func Summarize(o *Observations) *Summary {
 	sum := &Summary{RunID: o.RunID, Model: o.Model, Tenants: o.Tenants, Scale: o.Scale, Clients: o.Clients,
 		Repetition: o.Repetition, Settings: o.Settings, Seed: o.Seed, Workload: o.WorkloadName,
-		Warmup: o.Warmup.Seconds(), Duration: o.Duration.Seconds(), Start: o.Start, End: o.End,
+		Interaction: o.Interaction,
+		Warmup:      o.Warmup.Seconds(), Duration: o.Duration.Seconds(), Start: o.Start, End: o.End,
 		Status: StatusOK, Instances: o.Instances, Phases: o.Phases, MemoryKills: o.MemoryKills}
 	if o.Err != nil {
 		sum.Status, sum.Error = StatusFailed, o.Err.Error()
@@ -135,6 +142,13 @@ func Summarize(o *Observations) *Summary {
 	sum.Classes = classTotals(sum.Tenant, o.Classes)
 	if w == nil {
 		return sum
+	}
+	if d := w.DriverCPUS; d != nil {
+		var ended int64
+		for _, t := range w.Tenants {
+			ended += t.All.Committed + t.All.Rollbacks
+		}
+		sum.Provider.Driver(*d, ended, w.Duration.Seconds(), o.HostCPUs)
 	}
 	if m := o.Monitor; m != nil {
 		sum.Provider.Monitored(m.CPUS, m.MemPeakMB, w.Duration.Seconds())

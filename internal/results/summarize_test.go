@@ -301,3 +301,19 @@ func TestSummarizeInterrupted(t *testing.T) {
 		t.Errorf("a failed run's status %q", s.Status)
 	}
 }
+
+// The driver's cost: 4.06 CPU s over the 10 s measured on 4 CPUs, in
+// which 4060 transactions ended (4000 committed, 60 rolled back on
+// purpose): 1 s per 1000 and a share of 4.06 / 40. Unknown, it is absent.
+func TestSummarizeDriverCPU(t *testing.T) {
+	o := observed()
+	if a := Summarize(o).Provider; a.DriverCPUPer1000 != nil || a.DriverCPUShare != nil {
+		t.Errorf("driver cost without a measurement: %v, %v", a.DriverCPUPer1000, a.DriverCPUShare)
+	}
+	cpu := 4.06
+	o.Workload.DriverCPUS, o.HostCPUs = &cpu, 4
+	a := Summarize(o).Provider
+	if a.DriverCPUPer1000 == nil || !near(*a.DriverCPUPer1000, 1) || a.DriverCPUShare == nil || !near(*a.DriverCPUShare, 0.1015) {
+		t.Errorf("driver cost: %v per 1000, share %v; want 1 and 0.1015", a.DriverCPUPer1000, a.DriverCPUShare)
+	}
+}

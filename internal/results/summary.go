@@ -30,8 +30,11 @@ type Summary struct {
 	Settings   map[string]string `json:"settings"`
 	Seed       int64             `json:"seed"`
 	Workload   string            `json:"workload"`
-	Warmup     float64           `json:"warmup_s"`
-	Duration   float64           `json:"duration_s"`
+	// Interaction is how the workload sent its transactions (tpcc:
+	// batched, statements, procedures); empty for a workload with one way.
+	Interaction string  `json:"interaction,omitempty"`
+	Warmup      float64 `json:"warmup_s"`
+	Duration    float64 `json:"duration_s"`
 	// Measured is the measured part the rates divide by: Duration, or
 	// less when the run was cut short (interrupted) or its query streams
 	// ended it (Workload.Duration); 0 when nothing was measured.
@@ -205,6 +208,29 @@ type Aggregate struct {
 	// an SLA.
 	SLAMetTenants *int  `json:"sla_met_tenants,omitempty"`
 	SLAMet        *bool `json:"sla_met,omitempty"`
+	// The driver's own cost over the measured part (Driver): CPU seconds
+	// of tenantbench's process per 1000 transactions that ended (committed
+	// or rolled back on purpose), and its share of the host's CPU time
+	// (1 = every CPU of the host busy with the driver); absent when
+	// unknown.
+	DriverCPUPer1000 *float64 `json:"driver_cpu_s_per_1000,omitempty"`
+	DriverCPUShare   *float64 `json:"driver_cpu_share,omitempty"`
+}
+
+// DriverShareWarning is the share of the host's CPU above which the
+// driver may have competed with the servers for CPU (the report warns).
+const DriverShareWarning = 0.25
+
+// Driver adds the driver's cost: cpuS CPU seconds of tenantbench's process
+// over secs measured seconds, in which txns transactions ended, on a host
+// of cpus CPUs.
+func (a *Aggregate) Driver(cpuS float64, txns int64, secs float64, cpus int) {
+	if txns > 0 {
+		a.DriverCPUPer1000 = ptr(cpuS / float64(txns) * 1000)
+	}
+	if secs > 0 && cpus > 0 {
+		a.DriverCPUShare = ptr(cpuS / (secs * float64(cpus)))
+	}
 }
 
 // Aggregate computes the provider view from the tenants' totals and the

@@ -55,7 +55,7 @@ func TestAppendResult(t *testing.T) {
 	}
 	for _, id := range []string{"001", "002"} {
 		s := &Summary{RunID: id, Model: "schema", Tenants: 2, Scale: 1, Clients: 4, Repetition: 1,
-			Settings: map[string]string{"shared_buffers": "128MB"}, Status: StatusOK,
+			Settings: map[string]string{"shared_buffers": "128MB"}, Status: StatusOK, Interaction: "statements",
 			Provider: Aggregate{TPS: 1234.56789, MeanMs: 1.5}}
 		if err := d.AppendResult(s); err != nil {
 			t.Fatal(err)
@@ -71,6 +71,10 @@ func TestAppendResult(t *testing.T) {
 	}
 	if !strings.HasPrefix(lines[2], "002,schema,2,1,4,1,128MB,ok,1234.568,1.5,") {
 		t.Errorf("row = %s", lines[2])
+	}
+	rows, err := d.ReadResults()
+	if err != nil || len(rows) != 2 || rows[1].Interaction != "statements" {
+		t.Errorf("read back: %+v, %v; want interaction statements", rows, err)
 	}
 	if _, err := Create(d.Path, nil); err == nil {
 		t.Error("Create accepted a non-empty results directory")

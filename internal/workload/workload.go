@@ -131,6 +131,15 @@ func RunsOn(w Workload, e engine.Engine) bool {
 	return true
 }
 
+// Interactor is implemented by workloads that can send their transactions
+// to the server in more than one way (tpcc's interaction modes: batched,
+// statements, procedures). The modes do the same work but load the server
+// differently, so the plan and the results record the one a run used.
+type Interactor interface {
+	// Interaction names the mode this workload uses.
+	Interaction() string
+}
+
 // Checker is implemented by workloads with consistency conditions.
 type Checker interface {
 	// Check returns one line per violated condition; none means consistent.

@@ -17,22 +17,34 @@ import (
 // latency on this machine:
 //
 //	go test -run XXX -bench Txn -benchmem ./internal/workload/tpcc/
+//
+// in each interaction mode.
 func BenchmarkTxn(b *testing.B) {
-	te := loadTenant(b, 1, DefaultOptions())
-	c := te.client(b, 0, 10, 42)
+	o := DefaultOptions()
+	o.Interaction = InteractionProcedures // Setup creates the functions
+	te := loadTenant(b, 1, o)
 	ctx := context.Background()
-	for typ, name := range txnNames {
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			before := cpuTime(b)
-			for b.Loop() {
-				if err := c.Run(ctx, typ); err != nil && !errors.Is(err, workload.ErrRollback) {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64((cpuTime(b)-before).Microseconds())/float64(b.N), "driver-cpu-us/op")
-		})
+	for _, mode := range Interactions {
+		te.w.opts.Interaction = mode
+		c := te.client(b, 0, 10, 42)
+		for typ, name := range txnNames {
+			benchTxn(b, mode+"/"+name, c, typ, ctx)
+		}
 	}
+}
+
+// benchTxn runs transactions of type typ on c.
+func benchTxn(b *testing.B, name string, c *Client, typ int, ctx context.Context) {
+	b.Run(name, func(b *testing.B) {
+		b.ReportAllocs()
+		before := cpuTime(b)
+		for b.Loop() {
+			if err := c.Run(ctx, typ); err != nil && !errors.Is(err, workload.ErrRollback) {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64((cpuTime(b)-before).Microseconds())/float64(b.N), "driver-cpu-us/op")
+	})
 }
 
 // BenchmarkIngest loads 2 and 4 warehouses over 1 to 4 connections and

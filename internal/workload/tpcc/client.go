@@ -32,6 +32,10 @@ type Client struct {
 	allWarehouses  bool
 	turn           int
 	pacing         bool
+	// interaction is Options.Interaction: how each transaction is sent.
+	interaction string
+	// named are the customers of one last name (interaction statements).
+	named [customersPerD]int32
 
 	deck  []int
 	dealt int
@@ -103,17 +107,39 @@ func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, c workload.C
 			return nil, err
 		}
 	}
-	for _, prep := range []func(context.Context, *pgx.Conn) error{
-		cl.newOrder.prepare, cl.payment.prepare, cl.orderStatus.prepare, cl.delivery.prepare, cl.stockLevel.prepare,
-	} {
-		if err := prep(ctx, conn); err != nil {
-			return nil, err
-		}
+	if err := cl.prepare(ctx, conn); err != nil {
+		return nil, err
+	}
+	if cl.interaction != InteractionBatched {
+		// One statement per round trip: the wire's path (see pipe.wire).
+		wire := workload.NewWire(cl.pg)
+		cl.p.wire = &wire
 	}
 	w.clientsMu.Lock()
 	w.clients = append(w.clients, cl)
 	w.clientsMu.Unlock()
 	return cl, nil
+}
+
+// prepare prepares the statements of the client's interaction.
+func (c *Client) prepare(ctx context.Context, conn *pgx.Conn) error {
+	preps := []func(context.Context, *pgx.Conn) error{
+		c.newOrder.prepare, c.payment.prepare, c.orderStatus.prepare, c.delivery.prepare, c.stockLevel.prepare,
+	}
+	switch c.interaction {
+	case InteractionStatements:
+		preps = []func(context.Context, *pgx.Conn) error{
+			c.newOrder.prepareEach, c.payment.prepareEach, c.orderStatus.prepareEach, c.delivery.prepareEach, c.stockLevel.prepareEach,
+		}
+	case InteractionProcedures:
+		preps = []func(context.Context, *pgx.Conn) error{c.prepareCalls}
+	}
+	for _, prep := range preps {
+		if err := prep(ctx, conn); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // newClient is a client without a connection: its choices only.
@@ -130,6 +156,7 @@ func (w *Workload) newClient(c workload.ClientInfo) *Client {
 		pacing:        w.opts.KeyingAndThinkTime,
 		deck:          append([]int(nil), w.deck...),
 		maxRetries:    w.opts.Retries,
+		interaction:   w.opts.Interaction,
 	}
 	cl.dealt = len(cl.deck)
 	return cl
@@ -187,20 +214,14 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 	default:
 		return fmt.Errorf("tpcc: no transaction type %d", typ)
 	}
+	return c.runDrawn(ctx, typ)
+}
+
+// runDrawn executes the drawn transaction of type typ, retrying and
+// counting it the same way in every interaction.
+func (c *Client) runDrawn(ctx context.Context, typ int) error {
 	for attempt := 0; ; attempt++ {
-		var err error
-		switch typ {
-		case NewOrder:
-			err = c.newOrder.run(c)
-		case Payment:
-			err = c.payment.run(c)
-		case OrderStatus:
-			err = c.orderStatus.run(c)
-		case Delivery:
-			err = c.delivery.run(c)
-		case StockLevel:
-			err = c.stockLevel.run(c)
-		}
+		err := c.execute(typ)
 		if err == nil || err == workload.ErrRollback {
 			c.counted(typ)
 			return err
@@ -214,6 +235,51 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 			return errors.Join(ctxErr, err)
 		}
 		return err
+	}
+}
+
+// execute runs the drawn transaction of type typ once, in the client's
+// interaction.
+func (c *Client) execute(typ int) error {
+	switch c.interaction {
+	case InteractionStatements:
+		switch typ {
+		case NewOrder:
+			return c.newOrder.runEach(c)
+		case Payment:
+			return c.payment.runEach(c)
+		case OrderStatus:
+			return c.orderStatus.runEach(c)
+		case Delivery:
+			return c.delivery.runEach(c)
+		default:
+			return c.stockLevel.runEach(c)
+		}
+	case InteractionProcedures:
+		switch typ {
+		case NewOrder:
+			return c.newOrder.callRun(c)
+		case Payment:
+			return c.payment.callRun(c)
+		case OrderStatus:
+			return c.orderStatus.callRun(c)
+		case Delivery:
+			return c.delivery.callRun(c)
+		default:
+			return c.stockLevel.callRun(c)
+		}
+	}
+	switch typ {
+	case NewOrder:
+		return c.newOrder.run(c)
+	case Payment:
+		return c.payment.run(c)
+	case OrderStatus:
+		return c.orderStatus.run(c)
+	case Delivery:
+		return c.delivery.run(c)
+	default:
+		return c.stockLevel.run(c)
 	}
 }
 
@@ -242,7 +308,11 @@ func retryable(err error) bool {
 // abort rolls back a transaction a failure left open, if the connection is
 // still usable.
 func (c *Client) abort(ctx context.Context) {
-	if c.pg.IsClosed() || c.pg.TxStatus() == 'I' {
+	if c.pg.IsClosed() || c.p.txStatus() == 'I' {
+		return
+	}
+	if c.p.wire != nil {
+		_ = c.p.alone(&c.rollback)
 		return
 	}
 	c.p.send(&c.rollback)

@@ -50,6 +50,9 @@ type deliveryTxn struct {
 	w, carrier int
 
 	delivered, skipped int
+
+	each deliveryEach // interaction statements
+	call stmt         // interaction procedures
 }
 
 func (t *deliveryTxn) prepare(ctx context.Context, conn *pgx.Conn) error {

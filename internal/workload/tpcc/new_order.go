@@ -91,6 +91,9 @@ type newOrderTxn struct {
 	sorted                             [maxOrderLines]int
 	nums, ids, supplies, qtys, amounts [maxOrderLines]int32
 	valid                              int
+
+	each newOrderEach // interaction statements
+	call stmt         // interaction procedures
 }
 
 func (t *newOrderTxn) prepare(ctx context.Context, conn *pgx.Conn) error {
@@ -195,24 +198,7 @@ func (t *newOrderTxn) run(c *Client) error {
 		return fmt.Errorf("tpcc: new_order: district %d of warehouse %d not found", t.d, t.w)
 	}
 
-	// The lines whose item exists, sorted by (supply, item): clause 2.4.2.3
-	// leaves out the unused item's stock, order line and amount.
-	t.valid = 0
-	for i := range t.n {
-		if !t.line[i].found {
-			continue
-		}
-		j := t.valid
-		for ; j > 0; j-- {
-			prev := &t.line[t.sorted[j-1]]
-			if prev.supply < t.line[i].supply || prev.supply == t.line[i].supply && prev.item < t.line[i].item {
-				break
-			}
-			t.sorted[j] = t.sorted[j-1]
-		}
-		t.sorted[j] = i
-		t.valid++
-	}
+	t.sortValid()
 	sum := 0
 	for k, i := range t.sorted[:t.valid] {
 		l := &t.line[i]
@@ -280,6 +266,29 @@ func (t *newOrderTxn) run(c *Client) error {
 		return workload.ErrRollback
 	}
 	return nil
+}
+
+// sortValid sorts the lines whose item exists by (supply, item) into
+// sorted[:valid]: clause 2.4.2.3 leaves out the unused item's stock, order
+// line and amount, and stock rows locked in one global order never
+// deadlock between New-Orders.
+func (t *newOrderTxn) sortValid() {
+	t.valid = 0
+	for i := range t.n {
+		if !t.line[i].found {
+			continue
+		}
+		j := t.valid
+		for ; j > 0; j-- {
+			prev := &t.line[t.sorted[j-1]]
+			if prev.supply < t.line[i].supply || prev.supply == t.line[i].supply && prev.item < t.line[i].item {
+				break
+			}
+			t.sorted[j] = t.sorted[j-1]
+		}
+		t.sorted[j] = i
+		t.valid++
+	}
 }
 
 // setOrder sets the ORDER row's parameters.

@@ -44,7 +44,31 @@ type Options struct {
 	// back to back, as Erdelt and Rabl (2026) and Matos and Pedreira (2025)
 	// did.
 	KeyingAndThinkTime bool
+	// Interaction is how a transaction travels to the server (see
+	// Interactions): InteractionBatched, InteractionStatements or
+	// InteractionProcedures. The work the transactions do is the same.
+	Interaction string
 }
+
+// The values of Options.Interaction: how each transaction is sent, which
+// decides the round trips, statements parsed and planned, context switches
+// and lock hold times a transaction costs the server (docs/workloads.md).
+const (
+	// InteractionBatched sends each transaction as one or two round trips
+	// of pipelined statements (arrays and CTEs batch the order lines).
+	InteractionBatched = "batched"
+	// InteractionStatements sends one statement per round trip, in the
+	// order of the profiles of clauses 2.4.2, 2.5.2, 2.6.2, 2.7.4 and
+	// 2.8.2, as BenchBase (Erdelt and Rabl 2026) and go-tpc do.
+	InteractionStatements = "statements"
+	// InteractionProcedures calls one PL/pgSQL function per transaction,
+	// created in Setup, in one round trip, as HammerDB does on PostgreSQL
+	// (Matos and Pedreira 2025).
+	InteractionProcedures = "procedures"
+)
+
+// Interactions are the values of Options.Interaction.
+var Interactions = []string{InteractionBatched, InteractionStatements, InteractionProcedures}
 
 // The values of Options.Check.
 const (
@@ -61,8 +85,8 @@ const (
 
 // DefaultOptions are the specification's mix (45/43/4/4/4, clause 5.2.3
 // with New-Order taking the rest), home warehouses, 3 retries, the basic
-// check, read committed, seed 0, automatic load connections and a frozen
-// load.
+// check, read committed, seed 0, automatic load connections, a frozen
+// load and batched interaction.
 func DefaultOptions() Options {
 	return Options{
 		Freeze:    true,
@@ -70,6 +94,8 @@ func DefaultOptions() Options {
 		Retries:   3,
 		Check:     CheckBasic,
 		Isolation: IsolationReadCommitted,
+
+		Interaction: InteractionBatched,
 	}
 }
 
@@ -95,6 +121,7 @@ func Parse(node *yaml.Node) (any, []spec.Problem) {
 	check := spec.Where(spec.ReadText, func(s string) bool { return s == CheckBasic || s == CheckFull },
 		"must be basic (conditions 3.3.2.1-3.3.2.4) or full (3.3.2.1-3.3.2.12)")
 	isolation := spec.ReadOneOf(IsolationReadCommitted, IsolationRepeatableRead, IsolationSerializable)
+	interaction := spec.ReadOneOf(Interactions...)
 	d.Mapping(node, optionsPath, []spec.Field{
 		{Key: "mix", Read: func(n *yaml.Node, p string) { readMix(d, n, p, &opts.Mix) }},
 		{Key: "all_warehouses", Read: boolean(&opts.AllWarehouses)},
@@ -105,6 +132,7 @@ func Parse(node *yaml.Node) (any, []spec.Problem) {
 		{Key: "load_connections", Read: func(n *yaml.Node, p string) { spec.Scalar(d, n, p, loadConnections, &opts.LoadConnections) }},
 		{Key: "freeze", Read: boolean(&opts.Freeze)},
 		{Key: "keying_and_think_time", Read: boolean(&opts.KeyingAndThinkTime)},
+		{Key: "interaction", Read: func(n *yaml.Node, p string) { spec.Scalar(d, n, p, interaction, &opts.Interaction) }},
 	})
 	if problems := d.Problems(); problems != nil {
 		return nil, problems
@@ -168,6 +196,13 @@ func (o *Options) validate() error {
 	case IsolationReadCommitted, IsolationRepeatableRead, IsolationSerializable:
 	default:
 		return fmt.Errorf("tpcc: isolation %q: must be read_committed, repeatable_read or serializable", o.Isolation)
+	}
+	switch o.Interaction {
+	case "":
+		o.Interaction = InteractionBatched
+	case InteractionBatched, InteractionStatements, InteractionProcedures:
+	default:
+		return fmt.Errorf("tpcc: interaction %q: must be batched, statements or procedures", o.Interaction)
 	}
 	return nil
 }

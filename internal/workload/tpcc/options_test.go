@@ -15,7 +15,7 @@ func TestParseValid(t *testing.T) {
 	all := DefaultOptions()
 	all.Mix = [numTxns]int{NewOrder: 50, Payment: 50}
 	all.AllWarehouses, all.Retries, all.Check, all.Isolation, all.Seed, all.LoadConnections, all.Freeze = true, 0, CheckFull, IsolationSerializable, -3, 8, false
-	all.KeyingAndThinkTime = true
+	all.KeyingAndThinkTime, all.Interaction = true, InteractionProcedures
 	for _, tc := range []struct {
 		name, src string
 		want      Options
@@ -32,7 +32,8 @@ isolation: serializable
 seed: -3
 load_connections: 8
 freeze: false
-keying_and_think_time: true`, all},
+keying_and_think_time: true
+interaction: procedures`, all},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, problems := Parse(wltest.OptionsNode(t, tc.src))
@@ -68,6 +69,8 @@ func TestParseProblems(t *testing.T) {
 			{Path: "workload.options.mix.neworder", Allowed: "did you mean new_order? allowed here: new_order, payment"},
 			{Path: "workload.options.mix.delivery", Value: "1.5", Allowed: "percentage"},
 		}},
+		{"interaction typo", "interaction: statement", []spec.Problem{{Path: "workload.options.interaction", Value: "statement",
+			Allowed: "must be one of batched, statements, procedures; did you mean statements?"}}},
 		{"mix not a mapping", "mix: 45", []spec.Problem{{Path: "workload.options.mix", Value: "45", Allowed: "mapping with the keys new_order, payment"}}},
 		{"everything wrong", `all_warehouses: yes please
 retries: 101

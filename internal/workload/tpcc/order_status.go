@@ -42,6 +42,9 @@ type orderStatusTxn struct {
 	byLast        bool
 
 	cid, oid, lines int
+
+	each orderStatusEach // interaction statements
+	call stmt            // interaction procedures
 }
 
 func (t *orderStatusTxn) prepare(ctx context.Context, conn *pgx.Conn) error {

@@ -68,6 +68,9 @@ type paymentTxn struct {
 	remote, byLast                bool
 
 	cid int // the customer paid
+
+	each paymentEach // interaction statements
+	call stmt        // interaction procedures
 }
 
 func (t *paymentTxn) prepare(ctx context.Context, conn *pgx.Conn) error {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 // pipe sends several prepared statements in one round trip (the extended
@@ -39,6 +41,16 @@ type pipe struct {
 	// the rows the last finished statement affected or returned.
 	values [][]byte
 	rows   int64
+
+	// wire, when set, carries every round trip of one statement (one and
+	// alone, the interactions statements and procedures) as tpcb's do:
+	// Bind, Execute and Sync in one write and the replies read from the
+	// socket itself, skipping pgconn's per-message work. The rows are
+	// buffered (rowBuf) and next reads them from there. The batched
+	// interaction, which pipelines, never sets it.
+	wire     *workload.Wire
+	buf      rowBuf
+	buffered bool // the last round trip's rows are in buf
 }
 
 var binaryFormat = []int16{1}
@@ -59,6 +71,38 @@ func (p *pipe) send(s *stmt) {
 	p.pending++
 }
 
+// alone sends s as a round trip of its own and reads it to its end: a
+// statement whose result the caller does not need (BEGIN, COMMIT, an
+// INSERT).
+func (p *pipe) alone(s *stmt) error {
+	if err := p.one(s); err != nil {
+		return err
+	}
+	return p.end()
+}
+
+// one sends s as a round trip of its own; the caller reads its rows with
+// next, then calls end.
+func (p *pipe) one(s *stmt) error {
+	if p.wire != nil {
+		p.buf.reset()
+		p.err = p.wire.RoundTrip(s.name, s.params, &p.buf)
+		p.buffered, p.pending, p.ready = true, 0, true
+		return nil
+	}
+	p.send(s)
+	return p.flush()
+}
+
+// txStatus is the transaction status after the last round trip: 'I' idle,
+// 'T' in a transaction block, 'E' in a failed one.
+func (p *pipe) txStatus() byte {
+	if p.wire != nil {
+		return p.wire.TxStatus()
+	}
+	return p.pg.TxStatus()
+}
+
 // flush ends the round trip's statements with a Sync and sends them.
 func (p *pipe) flush() error {
 	p.err, p.ready = nil, false
@@ -75,6 +119,9 @@ func (p *pipe) flush() error {
 //
 //	for p.next() { ... p.values ... }
 func (p *pipe) next() bool {
+	if p.buffered {
+		return p.buf.next(&p.values)
+	}
 	if p.pending == 0 {
 		return false
 	}
@@ -121,6 +168,10 @@ func (p *pipe) skip() {
 // end reads what is left of the round trip up to the server's
 // ReadyForQuery and returns its first error.
 func (p *pipe) end() error {
+	if p.buffered {
+		p.buffered = false
+		return p.err
+	}
 	for p.pending > 0 {
 		p.skip()
 	}
@@ -166,4 +217,59 @@ func tagRows(tag []byte) int64 {
 		mul *= 10
 	}
 	return n
+}
+
+// rowBuf keeps the rows of one statement that workload.Wire hands over
+// (valid only during its call) until the caller reads them: the values'
+// bytes in one slab, their bounds apart, reused from one round trip to the
+// next so that reading allocates nothing once the buffers have grown.
+type rowBuf struct {
+	data   []byte
+	bounds []int32 // per value: start and end in data; -1, -1 for NULL
+	starts []int32 // per row: its first value's index in bounds / 2
+	cur    [][]byte
+	read   int
+}
+
+var _ workload.RowReader = (*rowBuf)(nil)
+
+func (b *rowBuf) reset() {
+	b.data, b.bounds, b.starts, b.read = b.data[:0], b.bounds[:0], b.starts[:0], 0
+}
+
+// ReadRow copies one row.
+func (b *rowBuf) ReadRow(values [][]byte) {
+	b.starts = append(b.starts, int32(len(b.bounds)/2))
+	for _, v := range values {
+		if v == nil {
+			b.bounds = append(b.bounds, -1, -1)
+			continue
+		}
+		start := len(b.data)
+		b.data = append(b.data, v...)
+		b.bounds = append(b.bounds, int32(start), int32(len(b.data)))
+	}
+}
+
+// next sets *values to the next row, false when there is none.
+func (b *rowBuf) next(values *[][]byte) bool {
+	if b.read >= len(b.starts) {
+		return false
+	}
+	from, to := int(b.starts[b.read]), len(b.bounds)/2
+	if b.read+1 < len(b.starts) {
+		to = int(b.starts[b.read+1])
+	}
+	b.read++
+	b.cur = b.cur[:0]
+	for k := from; k < to; k++ {
+		s, e := b.bounds[2*k], b.bounds[2*k+1]
+		if s < 0 {
+			b.cur = append(b.cur, nil)
+		} else {
+			b.cur = append(b.cur, b.data[s:e:e])
+		}
+	}
+	*values = b.cur
+	return true
 }

@@ -144,7 +144,8 @@ var createIndexes = []string{
 
 // Setup drops the nine tables if they exist and creates them without keys
 // or indexes (PostIngest adds them, which is faster than loading into
-// indexed tables). A tenant of shared tables (ForTenant) has nothing to
+// indexed tables); with interaction procedures, it creates (or replaces)
+// the five functions too. A tenant of shared tables (ForTenant) has nothing to
 // set up: their owner created them.
 func (w *Workload) Setup(ctx context.Context, wc workload.Conn) error {
 	conn, ok := workload.PG(wc)
@@ -155,7 +156,13 @@ func (w *Workload) Setup(ctx context.Context, wc workload.Conn) error {
 		return nil
 	}
 	stmts := []string{"drop table if exists warehouse, district, customer, history, new_order, orders, order_line, item, stock"}
-	return execAll(ctx, conn, append(stmts, createTables...))
+	stmts = append(stmts, createTables...)
+	if w.opts.Interaction == InteractionProcedures {
+		// The functions belong to the tables' owner, in the same schema
+		// (the tenant's, or the shared tables' for every tenant).
+		stmts = append(stmts, createFunctions...)
+	}
+	return execAll(ctx, conn, stmts)
 }
 
 // PostIngest adds the keys and indexes, then runs VACUUM ANALYZE on every

@@ -180,7 +180,9 @@ func TestSharedTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	owner := mustWorkload(t, wh, DefaultOptions())
+	o := DefaultOptions()
+	o.Interaction = InteractionProcedures // the owner creates the functions
+	owner := mustWorkload(t, wh, o)
 	ownerConn := func(ctx context.Context) (workload.Conn, error) { return tenancy.ConnectOwner(ctx, inst) }
 	conn, err := workload.ConnectPG(ctx, Name, ownerConn)
 	if err != nil {
@@ -298,11 +300,31 @@ func TestSharedTables(t *testing.T) {
 		}
 	})
 
-	t.Run("mixed", func(t *testing.T) {
+	for _, mode := range Interactions {
+		t.Run("mixed "+mode, func(t *testing.T) { sharedMixed(t, mode, owner, ts, admin) })
+	}
+}
+
+// sharedMixed runs a mix of interaction mode on every tenant of the shared
+// tables at once, then checks every tenant's consistency and that no row
+// crossed to another tenant.
+func sharedMixed(t *testing.T, mode string, owner *Workload, ts []sharedTenant, admin *pgx.Conn) {
+	ctx := context.Background()
+	tenants := len(ts)
+	count := func(c *pgx.Conn, sql string, args ...any) int64 {
+		t.Helper()
+		var n int64
+		if err := c.QueryRow(ctx, sql, args...).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		return n
+	}
+	{
 		// Two warehouses per tenant: remote order lines and payments
 		// happen, within each tenant's own range.
 		var wg sync.WaitGroup
 		for _, te := range ts {
+			te.w.opts.Interaction = mode
 			wg.Add(1)
 			go func() { defer wg.Done(); runMixed(t, te.tenant, 4, 3*time.Second) }()
 		}
@@ -323,5 +345,5 @@ func TestSharedTables(t *testing.T) {
 		if n := count(admin, "select count(*) from order_line where ol_supply_w_id <> ol_w_id"); n == 0 {
 			t.Error("no remote order line in the mixed run")
 		}
-	})
+	}
 }

@@ -22,14 +22,17 @@ const (
 	oidText      = 25
 	oidVarchar   = 1043
 	oidInt4Array = 1007
+	oidTextArray = 1009
 )
 
 // Room reserved per parameter: a text parameter is a last name (at most
 // 15 bytes, clause 4.3.2.3); an int4[] holds at most one element per order
-// line.
+// line, and so does a text[] (of S_DIST_xx values, 24 characters each).
 const (
-	textRoom  = 32
-	arrayRoom = 20 + maxOrderLines*8
+	textRoom      = 32
+	arrayRoom     = 20 + maxOrderLines*8
+	textArrayRoom = 20 + maxOrderLines*(4+distLen)
+	distLen       = 24
 )
 
 // prepare prepares s on conn and sizes its buffers from the parameter
@@ -54,7 +57,7 @@ func (s *stmt) prepare(ctx context.Context, conn *pgx.Conn, name, sql string) er
 		n, _ := paramRoom(oid)
 		s.params[i], buf = buf[:n:n], buf[n:]
 		switch oid {
-		case oidText, oidVarchar, oidInt4Array:
+		case oidText, oidVarchar, oidInt4Array, oidTextArray:
 			s.params[i] = s.params[i][:0]
 		}
 	}
@@ -71,6 +74,8 @@ func paramRoom(oid uint32) (int, bool) {
 		return textRoom, true
 	case oidInt4Array:
 		return arrayRoom, true
+	case oidTextArray:
+		return textArrayRoom, true
 	}
 	return 0, false
 }
@@ -78,6 +83,11 @@ func paramRoom(oid uint32) (int, bool) {
 // int4 sets parameter i, an int4.
 func (s *stmt) int4(i int, v int) {
 	binary.BigEndian.PutUint32(s.params[i], uint32(int32(v)))
+}
+
+// int8 sets parameter i, an int8.
+func (s *stmt) int8(i int, v int64) {
+	binary.BigEndian.PutUint64(s.params[i], uint64(v))
 }
 
 // text sets parameter i, a text.
@@ -104,6 +114,28 @@ func (s *stmt) int4s(i int, vs []int32) {
 	for _, v := range vs {
 		b = binary.BigEndian.AppendUint32(b, 4)
 		b = binary.BigEndian.AppendUint32(b, uint32(v))
+	}
+	s.params[i] = b
+}
+
+// dists sets parameter i, a text[] of the first n values of vs, in the
+// binary array format of int4s.
+func (s *stmt) dists(i int, vs *[maxOrderLines][distLen]byte, n int) {
+	b := s.params[i][:0]
+	if n == 0 {
+		b = binary.BigEndian.AppendUint32(b, 0)
+		b = binary.BigEndian.AppendUint32(b, 0)
+		s.params[i] = binary.BigEndian.AppendUint32(b, oidText)
+		return
+	}
+	b = binary.BigEndian.AppendUint32(b, 1)
+	b = binary.BigEndian.AppendUint32(b, 0)
+	b = binary.BigEndian.AppendUint32(b, oidText)
+	b = binary.BigEndian.AppendUint32(b, uint32(n))
+	b = binary.BigEndian.AppendUint32(b, 1)
+	for k := range n {
+		b = binary.BigEndian.AppendUint32(b, distLen)
+		b = append(b, vs[k][:]...)
 	}
 	s.params[i] = b
 }

@@ -28,6 +28,9 @@ type stockLevelTxn struct {
 	w, d, threshold int
 
 	low int64
+
+	each stockLevelEach // interaction statements
+	call stmt           // interaction procedures
 }
 
 func (t *stockLevelTxn) prepare(ctx context.Context, conn *pgx.Conn) error {

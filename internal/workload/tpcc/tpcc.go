@@ -137,6 +137,12 @@ func newWorkload(scale float64, opts any) (*Workload, error) {
 // Warehouses is the number of warehouses (the scale).
 func (w *Workload) Warehouses() int { return w.warehouses }
 
+// Interaction is the interaction mode (Options.Interaction): how each
+// transaction travels to the server.
+func (w *Workload) Interaction() string { return w.opts.Interaction }
+
+var _ workload.Interactor = (*Workload)(nil)
+
 // Options are the options the workload was made with.
 func (w *Workload) Options() Options { return w.opts }
 
