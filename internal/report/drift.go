@@ -97,15 +97,22 @@ func (e *experiment) comparisons() []comparison {
 }
 
 // compare compares b with a: paired over the rounds both have a
-// successful run in, unpaired over all their successful runs.
-func (e *experiment) compare(a, b *point) comparison {
+// successful run in, unpaired over all their successful runs; in
+// throughput (compareBy for another metric).
+func (e *experiment) compare(a, b *point) comparison { return e.compareBy(a, b, mThroughput) }
+
+// compareBy is compare in metric m. A run without a value of m, or with a
+// value that is not a number, is left out of both.
+func (e *experiment) compareBy(a, b *point, m metric) comparison {
 	c := comparison{a: a, b: b}
 	byRound := func(p *point) map[int]float64 {
-		m := map[int]float64{}
+		out := map[int]float64{}
 		for _, r := range p.okRuns() {
-			m[r.row.Repetition] = r.row.TPS
+			if v, ok := m.value(r); ok && !math.IsNaN(v) {
+				out[r.row.Repetition] = v
+			}
 		}
-		return m
+		return out
 	}
 	ra, rb := byRound(a), byRound(b)
 	var pa, pb, ua, ub []float64
@@ -120,8 +127,8 @@ func (e *experiment) compare(a, b *point) comparison {
 	}
 	var err error
 	c.unpaired, err = metrics.Unpaired(ua, ub, confidence)
-	c.unpairOK = err == nil
-	if e.interleaved() {
+	c.unpairOK = err == nil && len(ua) > 0 && len(ub) > 0
+	if e.interleaved() && len(pa) >= 2 {
 		c.paired, err = metrics.Paired(pa, pb, confidence)
 		c.pairedOK = err == nil
 	}

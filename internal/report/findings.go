@@ -158,38 +158,14 @@ func (e *experiment) memoryMetric() (metric, bool) {
 // ratio compares q's m (A) with p's (B): paired within rounds when the
 // runs were interleaved or shuffled and two or more rounds have both
 // (metrics.Paired), else over every successful repetition
-// (metrics.Unpaired, Welch's interval). ok false when a side has no
-// value or a value is not positive.
+// (metrics.Unpaired, Welch's interval); compareBy does both. ok false
+// when a side has no value or a value is not positive.
 func (e *experiment) ratio(p, q *point, m metric) (c metrics.Comparison, paired, ok bool) {
-	byRound := func(pt *point) map[int]float64 {
-		out := map[int]float64{}
-		for _, r := range pt.okRuns() {
-			if v, ok := m.value(r); ok && !math.IsNaN(v) {
-				out[r.row.Repetition] = v
-			}
-		}
-		return out
+	cmp := e.compareBy(q, p, m)
+	if cmp.pairedOK {
+		return cmp.paired, true, true
 	}
-	bp, bq := byRound(p), byRound(q)
-	if len(bp) == 0 || len(bq) == 0 {
-		return c, false, false
-	}
-	var pa, pb, ua, ub []float64
-	for round, v := range bq {
-		ua = append(ua, v)
-		if w, ok := bp[round]; ok {
-			pa, pb = append(pa, v), append(pb, w)
-		}
-	}
-	for _, v := range bp {
-		ub = append(ub, v)
-	}
-	if e.interleaved() && len(pa) >= 2 {
-		c, err := metrics.Paired(pa, pb, confidence)
-		return c, true, err == nil
-	}
-	c, err := metrics.Unpaired(ua, ub, confidence)
-	return c, false, err == nil
+	return cmp.unpaired, false, cmp.unpairOK
 }
 
 // state says how p's m compares with q's, p named b and q a.

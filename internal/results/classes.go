@@ -1,10 +1,6 @@
 package results
 
 import (
-	"encoding/csv"
-	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 )
@@ -155,30 +151,6 @@ func (d *Dir) AppendClasses(s *Summary) error {
 			ifMeasured(wl, strconv.FormatInt(c.Failed, 10)), sla, ifMeasured(wl, met)})
 	}
 	return d.appendCSV(filepath.Join(d.Path, "classes.csv"), ClassesHeader, rows)
-}
-
-// appendCSV appends rows to the CSV file at path, with header first when
-// the file is new, and syncs it.
-func (d *Dir) appendCSV(path string, header []string, rows [][]string) error {
-	_, statErr := os.Stat(path)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	if errors.Is(statErr, fs.ErrNotExist) {
-		_ = w.Write(header)
-	}
-	_ = w.WriteAll(rows) // flushes
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // slaOfRuns is the SLA attainment of a point's repetitions: the fewest

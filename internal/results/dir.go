@@ -96,16 +96,6 @@ func (d *Dir) ResultsHeader() []string {
 // AppendResult adds a run's row to results.csv, creating it with its
 // header first, and syncs it: the row survives a crash right after.
 func (d *Dir) AppendResult(s *Summary) error {
-	path := filepath.Join(d.Path, "results.csv")
-	_, statErr := os.Stat(path)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	if errors.Is(statErr, fs.ErrNotExist) {
-		_ = w.Write(d.ResultsHeader())
-	}
 	rep := itoa(s.Repetition)
 	if s.Repetition == AggregateRepetition {
 		rep = "mean"
@@ -130,17 +120,7 @@ func (d *Dir) AppendResult(s *Summary) error {
 		optional(a.PowerAtSize), optional(a.ThroughputAtSize), optional(a.ECPU), optional(a.ERAM),
 		optional(s.HostSpeed), optional(a.FScoreS), optional(a.RScoreS), optional(a.HostIdlePct))
 	row = append(append(row, slaCells(&a)...), optional(a.DriverCPUPer1000), optional(a.DriverCPUShare), s.Interaction, s.Error)
-	_ = w.Write(row)
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return d.appendCSV(filepath.Join(d.Path, "results.csv"), d.ResultsHeader(), [][]string{row})
 }
 
 // WritePhases writes runs/<id>/phases.csv.
@@ -200,4 +180,28 @@ func ftoa(f float64) string {
 		return "0"
 	}
 	return s
+}
+
+// appendCSV appends rows to the CSV file at path, with header first when
+// the file is new, and syncs it.
+func (d *Dir) appendCSV(path string, header []string, rows [][]string) error {
+	_, statErr := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	if errors.Is(statErr, fs.ErrNotExist) {
+		_ = w.Write(header)
+	}
+	_ = w.WriteAll(rows) // flushes
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

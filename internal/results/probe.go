@@ -1,11 +1,9 @@
 package results
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -31,24 +29,8 @@ var probeHeader = []string{"time", "round", "run_id", "what", "value", "unit"}
 
 // AppendProbe adds a row to probe.csv, creating it with its header first.
 func (d *Dir) AppendProbe(p ProbeRow) error {
-	path := filepath.Join(d.Path, ProbeFile)
-	_, statErr := os.Stat(path)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	if errors.Is(statErr, fs.ErrNotExist) {
-		_ = w.Write(probeHeader)
-	}
-	_ = w.Write([]string{p.Time.UTC().Format(time.RFC3339Nano), itoa(p.Round), p.RunID, p.What,
-		strconv.FormatFloat(p.Value, 'f', 1, 64), p.Unit})
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return d.appendCSV(filepath.Join(d.Path, ProbeFile), probeHeader, [][]string{{p.Time.UTC().Format(time.RFC3339Nano),
+		itoa(p.Round), p.RunID, p.What, strconv.FormatFloat(p.Value, 'f', 1, 64), p.Unit}})
 }
 
 // ReadProbes reads probe.csv; none (and no error) when the experiment had
