@@ -92,6 +92,7 @@ func TestAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
+	pg, _ := workload.PG(conn)
 	if err := w.Setup(ctx, conn); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestAnswers(t *testing.T) {
 		c := cl.(*tpch.Client)
 		for q := 1; q <= 22; q++ {
 			params := c.Params(q)
-			pgRows, err := pgAnswer(ctx, conn, tpch.QueryText(q), params)
+			pgRows, err := pgAnswer(ctx, pg, tpch.QueryText(q), params)
 			if err != nil {
 				t.Fatalf("stream %d q%02d %v postgres: %v", s, q, params, err)
 			}
