@@ -128,6 +128,17 @@ func TestExternal(t *testing.T) {
 		if r["status"] != "ok" || r["throughput_tps"] == "" || r["throughput_tps"] == "0" {
 			t.Errorf("run %s (%s): status %s, tps %s, error %s", r["run_id"], r["model"], r["status"], r["throughput_tps"], r["error"])
 		}
+		// The user's server's processes are not this machine's to see:
+		// its CPU, memory and their cost are not measured, never zero.
+		for _, col := range []string{"cpu_s", "mem_peak_mb", "e_tpx", "mem_footprint_per_tenant_mb", "ruc_usd_per_min"} {
+			if r[col] != "" {
+				t.Errorf("run %s: %s = %s, want empty (not measured)", r["run_id"], col, r[col])
+			}
+		}
+		sum, err := os.ReadFile(filepath.Join(out, "runs", r["run_id"], "summary.json"))
+		if err != nil || !strings.Contains(string(sum), `"not_measured": "not measured (external server)"`) {
+			t.Errorf("run %s: summary.json does not say the resources were not measured (%v)", r["run_id"], err)
+		}
 	}
 	if after := catalog(t, inst); !slices.Equal(before, after) {
 		t.Errorf("the server changed:\nbefore %v\nafter  %v", before, after)
@@ -193,6 +204,25 @@ func TestExternalKilled(t *testing.T) {
 		t.Errorf("%s is left after down", run.LiveFile)
 	}
 	assertNoLeftovers(t, tmp)
+}
+
+// TestExternalExample: examples/external.yaml plans against two servers,
+// the instance model's tenants one on each.
+func TestExternalExample(t *testing.T) {
+	_, dsn := userServer(t)
+	_, dsn2 := userServer(t)
+	cmd := exec.Command(binary, "plan", "../../examples/external.yaml")
+	cmd.Env = append(os.Environ(), "MAIN_DSN="+dsn, "SECOND_DSN="+dsn2)
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("plan: %v\n%s", err, b)
+	}
+	for _, want := range []string{"run 003, server main: roles r003_<tag>_t01; databases r003_<tag>_t01",
+		"run 003, server second: roles r003_<tag>_t02; databases r003_<tag>_t02"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("plan does not list %q:\n%s", want, b)
+		}
+	}
 }
 
 // TestExternalRefused: plan names what is wrong with the user's server
