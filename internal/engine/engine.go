@@ -294,6 +294,9 @@ type Borrowable interface {
 	// privileges tenantbench needs to create roles and databases its
 	// role lacks (none for a superuser).
 	MissingPrivileges(ctx context.Context, c server.Conn) ([]string, error)
+	// MaxConnections is the server's connection limit (PostgreSQL's
+	// max_connections), which tenantbench cannot set on it.
+	MaxConnections(ctx context.Context, c server.Conn) (int, error)
 	// DropDatabase, DropSchema (run in its database) and DropRole drop
 	// one object if it is still there, ending the sessions in its way.
 	DropDatabase(db string) []string

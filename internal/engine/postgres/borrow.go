@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -50,6 +51,17 @@ func (Engine) MissingPrivileges(ctx context.Context, c srv.Conn) ([]string, erro
 		missing = append(missing, "CREATEDB")
 	}
 	return missing, nil
+}
+
+func (Engine) MaxConnections(ctx context.Context, c srv.Conn) (int, error) {
+	rows, err := c.QueryStrings(ctx, "SHOW max_connections")
+	if err != nil {
+		return 0, err
+	}
+	if len(rows) != 1 {
+		return 0, fmt.Errorf("SHOW max_connections returned %d rows", len(rows))
+	}
+	return strconv.Atoi(rows[0])
 }
 
 // DropDatabase ends the database's sessions first (WITH (FORCE), from

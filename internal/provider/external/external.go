@@ -74,8 +74,9 @@ func login(eng engine.Engine, b engine.Borrowable, name string, s provider.Serve
 	return inst, nil
 }
 
-// check connects as the admin and says what it lacks.
-func check(ctx context.Context, b engine.Borrowable, inst *provider.Instance, s provider.Server) (version string, err error) {
+// check connects as the admin and says what it lacks: privileges, and
+// room for conns connections (0: not asked).
+func check(ctx context.Context, b engine.Borrowable, inst *provider.Instance, s provider.Server, conns int) (version string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
 	a, ok := inst.Engine.(engine.Admin)
@@ -95,6 +96,16 @@ func check(ctx context.Context, b engine.Borrowable, inst *provider.Instance, s 
 		return "", fmt.Errorf("role %s on server %s lacks %s: tenantbench creates its tenants' roles and databases there (grant %s, or name a superuser)",
 			inst.User, s.Name, strings.Join(missing, " and "), strings.Join(missing, ", "))
 	}
+	if conns > 0 {
+		have, err := b.MaxConnections(ctx, conn)
+		if err != nil {
+			return "", fmt.Errorf("server %s: %w", s.Name, err)
+		}
+		if have < conns {
+			return "", fmt.Errorf("server %s allows %d connections (max_connections), the run needs %d (its tenants' clients and tenantbench's own): "+
+				"raise it on the server, or run fewer tenants or clients", s.Name, have, conns)
+		}
+	}
 	return conn.ServerVersion(), nil
 }
 
@@ -107,7 +118,7 @@ func CheckServer(ctx context.Context, eng engine.Engine, s provider.Server) stri
 	}
 	inst, err := login(eng, b, s.Name, s)
 	if err == nil {
-		_, err = check(ctx, b, inst, s)
+		_, err = check(ctx, b, inst, s, 0)
 	}
 	if err != nil {
 		return err.Error()
@@ -132,7 +143,7 @@ func (Provider) Start(ctx context.Context, s provider.InstanceSpec) (*provider.I
 	if err != nil {
 		return nil, err
 	}
-	if inst.Version, err = check(ctx, b, inst, *s.Server); err != nil {
+	if inst.Version, err = check(ctx, b, inst, *s.Server, s.MaxConnections); err != nil {
 		return nil, err
 	}
 	bw := &borrowed{inst: inst, spec: s, prefix: s.RunID + "_"}

@@ -58,6 +58,14 @@ func TestBorrowed(t *testing.T) {
 	l := &book{live: map[string]provider.Record{}}
 	spec := provider.InstanceSpec{Name: "shared", WorkDir: t.TempDir(), RunID: "r001_abc123", Ledger: l,
 		Server: &provider.Server{Name: "main", DSNEnv: "TB_EXT_DSN"}}
+	// tenantbench cannot raise a server's max_connections: a run that
+	// needs more is refused before it creates anything.
+	big := spec
+	big.MaxConnections = 100000
+	if _, err := (Provider{}).Start(ctx, big); err == nil || !strings.Contains(err.Error(), "the run needs 100000") {
+		t.Errorf("Start with 100000 connections: %v", err)
+	}
+	spec.MaxConnections = 10
 	inst, err := Provider{}.Start(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +80,7 @@ func TestBorrowed(t *testing.T) {
 		t.Error("a server tenantbench did not start has a Killer")
 	}
 	if len(l.live) != 1 {
-		t.Fatalf("ledger %v: want the instance listed from its start", l.live)
+		t.Fatalf("ledger %v: want the instance listed from its start (and no other)", l.live)
 	}
 	for _, name := range []string{"r001_abc123_t01", "r001_abc123_t02"} {
 		provider.NoteCreated(inst, provider.Object{Kind: provider.ObjectRole, Name: name})
