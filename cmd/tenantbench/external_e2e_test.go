@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,21 +96,28 @@ func externalCmd(tmp, dsn string, args ...string) *exec.Cmd {
 }
 
 // TestExternal: tpcb in the database and schema models on the user's
-// server; what the run created is gone afterwards and the user's objects
-// are as they were; plan lists what it will create.
+// server, and in the instance model on it and a second one; what the runs
+// created is gone afterwards and the user's objects are as they were;
+// plan lists what it will create.
 func TestExternal(t *testing.T) {
 	inst, dsn := userServer(t)
-	before := catalog(t, inst)
+	inst2, dsn2 := userServer(t)
+	before, before2 := catalog(t, inst), catalog(t, inst2)
 	tmp := workRoot(t)
 	specPath := filepath.Join(tmp, "ext.yaml")
-	os.WriteFile(specPath, []byte(externalSpec("[database, schema]", "3s")), 0o644)
+	spec := strings.Replace(externalSpec("[database, schema, instance]", "3s"), "dsn_env: "+externalEnv+"}",
+		"dsn_env: "+externalEnv+"}, {name: second, dsn_env: TB_TEST_SECOND_DSN}", 1)
+	os.WriteFile(specPath, []byte(spec), 0o644)
+	t.Setenv("TB_TEST_SECOND_DSN", dsn2)
 
 	b, err := externalCmd(tmp, dsn, "plan", specPath).CombinedOutput()
 	if err != nil {
 		t.Fatalf("plan: %v\n%s", err, b)
 	}
 	for _, want := range []string{"run 001, server main: roles r001_<tag>_t01, r001_<tag>_t02; databases r001_<tag>_t01",
-		"server main: databases r002_<tag>_tenantbench; roles r002_<tag>_t01"} {
+		"server main: databases r002_<tag>_tenantbench; roles r002_<tag>_t01",
+		"run 003, server main: roles r003_<tag>_t01; databases r003_<tag>_t01",
+		"run 003, server second: roles r003_<tag>_t02; databases r003_<tag>_t02"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("plan does not list %q:\n%s", want, b)
 		}
@@ -121,8 +129,8 @@ func TestExternal(t *testing.T) {
 		t.Fatalf("run: %v\n%s", err, b)
 	}
 	rows := readCSV(t, filepath.Join(out, "results.csv"))
-	if len(rows) != 2 {
-		t.Fatalf("results.csv has %d rows, want 2\n%s", len(rows), b)
+	if len(rows) != 3 {
+		t.Fatalf("results.csv has %d rows, want 3\n%s", len(rows), b)
 	}
 	for _, r := range rows {
 		if r["status"] != "ok" || r["throughput_tps"] == "" || r["throughput_tps"] == "0" {
@@ -142,6 +150,16 @@ func TestExternal(t *testing.T) {
 	}
 	if after := catalog(t, inst); !slices.Equal(before, after) {
 		t.Errorf("the server changed:\nbefore %v\nafter  %v", before, after)
+	}
+	// The instance model's tenants were on one server each.
+	sum, _ := os.ReadFile(filepath.Join(out, "runs", "003", "summary.json"))
+	for _, port := range []int{inst.Port, inst2.Port} {
+		if !strings.Contains(string(sum), fmt.Sprintf(`"port": %d`, port)) {
+			t.Errorf("run 003 (instance) has no instance on port %d:\n%s", port, sum)
+		}
+	}
+	if after := catalog(t, inst2); !slices.Equal(before2, after) {
+		t.Errorf("the second server changed:\nbefore %v\nafter  %v", before2, after)
 	}
 	if _, err := os.Stat(filepath.Join(out, run.LiveFile)); err == nil {
 		t.Errorf("%s is left after a run that dropped everything", run.LiveFile)
