@@ -280,3 +280,26 @@ func (r Registry) ErrorClass(err error) string {
 	}
 	return ""
 }
+
+// Borrowable is an engine whose servers tenantbench can use without
+// having started them (provider external): it reads the user's admin
+// connection string, says what the admin role lacks, and drops exactly
+// the objects a run created.
+type Borrowable interface {
+	// ParseAdmin reads an admin connection string as the engine's client
+	// would, a password file included (PostgreSQL: PGPASSFILE or
+	// ~/.pgpass when the string has no password).
+	ParseAdmin(dsn string) (server.AdminLogin, error)
+	// MissingPrivileges says, on an admin session, which of the
+	// privileges tenantbench needs to create roles and databases its
+	// role lacks (none for a superuser).
+	MissingPrivileges(ctx context.Context, c server.Conn) ([]string, error)
+	// MaxConnections is the server's connection limit (PostgreSQL's
+	// max_connections), which tenantbench cannot set on it.
+	MaxConnections(ctx context.Context, c server.Conn) (int, error)
+	// DropDatabase, DropSchema (run in its database) and DropRole drop
+	// one object if it is still there, ending the sessions in its way.
+	DropDatabase(db string) []string
+	DropSchema(schema string) []string
+	DropRole(role string) []string
+}

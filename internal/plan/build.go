@@ -55,7 +55,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 			if p, err = build(s, sp, regs, eng); err != nil {
 				more = append(more, spec.Problem{Path: "workload", Allowed: err.Error()})
 			} else {
-				more = append(more, checkMachine(p, eng, m)...)
+				more = append(more, checkMachine(p, eng, m, regs.Providers[p.Provider].Servers)...)
 				more = append(more, checkInterference(p)...)
 				more = append(more, checkClassConnections(p)...)
 			}
@@ -92,6 +92,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 // engine, nil when sut.engine names none.
 func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, []spec.Problem) {
 	eng, more := checkSUT(s, regs)
+	more = append(more, checkServers(s, regs, eng)...)
 	more = suggestNames(more, map[string]suggestion{
 		"sut.engine":   {s.SUT.Engine, regs.Engines.Names()},
 		"sut.provider": {s.SUT.Provider, regs.Providers.Names()},
@@ -134,7 +135,7 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Pl
 		Load:      loadOf(w),
 		Dimensions: Dimensions{Models: s.Tenancy.Model, Tenants: s.Tenancy.Tenants, Scales: s.Workload.Scale,
 			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases)},
-		Order: s.RunOrder(), OrderDefault: s.OrderDefaulted()}
+		Order: s.RunOrder(), OrderDefault: s.OrderDefaulted(), Servers: servers(s, regs)}
 	if s.Probe != nil {
 		p.Probe = &Probe{Every: s.Probe.Every, What: s.Probe.What}
 	}
@@ -230,6 +231,10 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) 
 			}
 		}
 		in.MaxConnections = serverConnections(eng, s.Tenancy.Guards, each, s.Tenancy.Isolation == spec.IsolationAudit)
+		if ss := servers(s, regs); k < len(ss) {
+			// One server each, in the order sut.servers names them.
+			in.Server = ss[k].Name
+		}
 		r.Instances = append(r.Instances, in)
 	}
 	return r, nil

@@ -70,6 +70,9 @@ type Plan struct {
 	// Loads counts the data loads of the runs in this order (order.go).
 	Loads Loads `json:"loads"`
 	Runs  []Run `json:"runs"`
+	// Servers are sut.servers, for a provider that places tenants on the
+	// servers the user runs (external); each Instance names its own.
+	Servers []provider.Server `json:"servers,omitempty"`
 
 	// Warnings are what the checks let pass but a user should read (a
 	// custom setting no server checks, a server version the run will
@@ -167,6 +170,9 @@ type Instance struct {
 	CPUs    float64  `json:"cpus"`
 	// MemoryBytes is the memory limit, 0 for none.
 	MemoryBytes int64 `json:"memory_bytes"`
+	// Server is the user's server the instance is placed on (Servers),
+	// "" when the provider starts its own.
+	Server string `json:"server,omitempty"`
 	// MaxConnections is the least max_connections the server needs: the
 	// clients of its tenants (under the guard connection_limit, each
 	// tenant's limit) plus the connections the engine reserves.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/interfere"
 	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
 )
 
 // WriteTable prints the plan for people: the experiment, one row per run
@@ -31,6 +32,9 @@ func (p *Plan) WriteTable(w io.Writer) error {
 		return err
 	}
 	if err := p.writeInteractions(w); err != nil {
+		return err
+	}
+	if err := p.writeServers(w, tenancy.Builtin()); err != nil {
 		return err
 	}
 	return p.writeTargets(w)

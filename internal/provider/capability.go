@@ -92,3 +92,31 @@ type Cloner interface {
 type Recorder interface {
 	Record(r *Record)
 }
+
+// Borrowed is a server tenantbench did not start and does not own (the
+// user's, provider external): it must never touch an object it did not
+// create there. Every name it creates begins with Prefix, and it tells
+// Created of each object before creating it, so that the ledger lists
+// it even if tenantbench dies in between, and the object is dropped with
+// the instance.
+type Borrowed interface {
+	Prefix() string
+	Created(o Object)
+}
+
+// PrefixOf is the prefix of the names created on i: Borrowed's, "" for a
+// server tenantbench started (it owns every name there).
+func PrefixOf(i *Instance) string {
+	if b, ok := As[Borrowed](i); ok {
+		return b.Prefix()
+	}
+	return ""
+}
+
+// NoteCreated tells a borrowed instance of an object about to be created
+// on it; a server tenantbench started needs no list (it goes whole).
+func NoteCreated(i *Instance, o Object) {
+	if b, ok := As[Borrowed](i); ok {
+		b.Created(o)
+	}
+}

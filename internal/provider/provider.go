@@ -35,7 +35,38 @@ type InstanceSpec struct {
 	// and returns a phrase for the error that names the copy it kept (or
 	// says why there is none).
 	KeepLog func(name, logFile string) string
+	// Server is the user's server to place the instance on, for a
+	// provider that starts none (Factory.Servers); nil for the others.
+	Server *Server
+	// RunID names the run uniquely on a server shared with others: a
+	// provider that places tenants on the user's servers (Borrowed)
+	// begins every name it creates with it.
+	RunID string
 }
+
+// Server is a server the user runs, named in sut.servers: its name and
+// the environment variable holding its admin connection string (the
+// string itself never goes to the spec, plan or ledger).
+type Server struct {
+	Name   string `json:"name"`
+	DSNEnv string `json:"dsn_env"`
+}
+
+// Object is one object created on a server tenantbench did not start: a
+// role, a database, or a schema in a database. The ledger lists them so
+// that exactly they are dropped.
+type Object struct {
+	Kind     string `json:"kind"` // ObjectRole, ObjectDatabase, ObjectSchema
+	Name     string `json:"name"`
+	Database string `json:"database,omitempty"` // a schema's database
+}
+
+// The kinds of Object.
+const (
+	ObjectRole     = "role"
+	ObjectDatabase = "database"
+	ObjectSchema   = "schema"
+)
 
 // Ledger keeps the records of the servers that may be alive: a provider
 // calls Live with the record of everything it has made of a server so far
@@ -88,6 +119,11 @@ type Record struct {
 	Cgroup     string `json:"cgroup"`
 	CgroupMode string `json:"cgroup_mode"`
 	WorkDir    string `json:"work_dir"`
+	// Server and Objects are a borrowed server's (Borrowed): the server
+	// as the spec named it, and what the run created there, each listed
+	// before it was created.
+	Server  *Server  `json:"server,omitempty"`
+	Objects []Object `json:"objects,omitempty"`
 }
 
 // Provider starts and stops instances.

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/tenantbench/tenantbench/internal/engine"
 )
 
 // Factory makes one kind of provider (sut.provider names it).
@@ -20,6 +22,13 @@ type Factory struct {
 	// (its providers are Cloners), which the plan needs to know before
 	// any provider exists.
 	Clones bool
+	// Servers says the provider starts no server: it places the run's
+	// instances on the servers the spec names (sut.servers), one per
+	// instance, and CheckServer says at plan what is wrong with one (its
+	// variable unset, the server unreachable, privileges missing), ""
+	// when nothing is.
+	Servers     bool
+	CheckServer func(ctx context.Context, eng engine.Engine, s Server) string
 }
 
 // Registry is the set of known providers, by name. An explicit value, not

@@ -88,6 +88,10 @@ type Monitored struct {
 	// false when either is unknown (Aggregate.Marginal).
 	MemBaseMB, MemLoadedMB float64
 	MemoryKnown            bool
+	// NotMeasured says why the servers' CPU and memory could not be
+	// measured ("not measured (external server)": tenantbench does not
+	// see the processes of a server it did not start); "" when they were.
+	NotMeasured string
 }
 
 // Summarize computes a run's summary from what it observed. It reads
@@ -150,7 +154,10 @@ func Summarize(o *Observations) *Summary {
 		}
 		sum.Provider.Driver(*d, ended, w.Duration.Seconds(), o.HostCPUs)
 	}
-	if m := o.Monitor; m != nil {
+	if m := o.Monitor; m != nil && m.NotMeasured != "" {
+		// Zero would read as a server that used nothing.
+		sum.NotMeasured = m.NotMeasured
+	} else if m != nil {
 		sum.Provider.Monitored(m.CPUS, m.MemPeakMB, w.Duration.Seconds())
 		sum.Provider.Footprint(m.BackgroundAnonMB, m.SharedMB, o.Tenants)
 		if m.MemoryKnown {
@@ -185,6 +192,9 @@ func Summarize(o *Observations) *Summary {
 // al. 2025 (CloudyBench) to the summary: the instances' limits, else what
 // the monitor measured, at the observed prices (PricedResources).
 func (o *Observations) price(sum *Summary) {
+	if sum.NotMeasured != "" {
+		return
+	}
 	a := &sum.Provider
 	secs := o.Workload.Duration.Seconds()
 	p, ok := PricedResources(sum.Instances, a.CPUS, a.MemPeakMB, secs)

@@ -58,6 +58,11 @@ type Summary struct {
 	// MemoryKills are the server processes killed for memory during the
 	// workload phase (memory.go).
 	MemoryKills []MemoryKill `json:"memory_kills,omitempty"`
+	// NotMeasured says why the servers' CPU and memory, and what is
+	// computed from them (E_TpX, E_Lat, the memory footprint, the
+	// resource unit cost, P-Score), were not measured: their cells are
+	// empty, never zero. "" when they were.
+	NotMeasured string `json:"not_measured,omitempty"`
 	// Events are the run's interference occurrences with their F and R
 	// (events.csv); absent without interference.
 	Events []Event `json:"events,omitempty"`

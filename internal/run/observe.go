@@ -61,9 +61,25 @@ func (e *execution) observations(end time.Time, err error) *results.Observations
 			BackgroundAnonMB: win.Total.BackgroundAnonMB, SharedMB: win.Total.SharedMB, IOOps: win.Total.IOOps,
 			TenantCPU: win.TenantCPU}
 		m.MemBaseMB, m.MemLoadedMB, m.MemoryKnown = e.samples.MemoryBaseAndLoaded(from, to)
+		m.NotMeasured = e.notMeasured()
 		o.Monitor = m
 	}
 	return o
+}
+
+// notMeasured says why the run's servers' CPU and memory are not
+// measured: none of them is a process this machine sees (no
+// provider.ResourceSampler: the user's servers, provider external).
+func (e *execution) notMeasured() string {
+	for _, inst := range e.instances {
+		if _, ok := provider.As[provider.ResourceSampler](inst); ok || inst == nil {
+			return ""
+		}
+	}
+	if len(e.instances) == 0 {
+		return ""
+	}
+	return "not measured (external server)"
 }
 
 // prices are the resource unit prices: Zhang et al. 2025 (CloudyBench)

@@ -40,7 +40,11 @@ func (e *execution) provisioning() (provisioning, error) {
 	}
 	e.prov.strategy = st
 	tws := e.plan.TenantWorkloads(r)
-	e.prov.state = &provision.Run{Provider: e.opts.Provider, Model: m, Specs: e.instanceSpecs(),
+	specs, err := e.instanceSpecs()
+	if err != nil {
+		return e.prov, err
+	}
+	e.prov.state = &provision.Run{Provider: e.opts.Provider, Model: m, Specs: specs,
 		Tenants: r.Names(), Clients: r.Clients, Workload: e.run.Workload,
 		Connect: e.connectTo, LoadConnect: e.loadConnect,
 		Build: func(i int) (workload.Workload, error) {
@@ -117,9 +121,19 @@ func (e *execution) postIngest(ctx context.Context) error {
 	return nil
 }
 
-// instanceSpecs are the servers the run's model needs, with their limits.
-func (e *execution) instanceSpecs() []provider.InstanceSpec {
+// instanceSpecs are the servers the run's model needs, with their limits;
+// on the user's servers, the server of each and the run's name there
+// (tenancy.RunName, drawn once per run).
+func (e *execution) instanceSpecs() ([]provider.InstanceSpec, error) {
 	specs := make([]provider.InstanceSpec, len(e.run.Instances))
+	runName := ""
+	if len(e.plan.Servers) > 0 {
+		n, err := tenancy.RunName(e.run.ID)
+		if err != nil {
+			return nil, err
+		}
+		runName = n
+	}
 	for i, in := range e.run.Instances {
 		specs[i] = provider.InstanceSpec{Name: in.Name, WorkDir: e.workDir, Version: e.plan.Version,
 			Engine: e.engine(), Settings: e.run.Settings, MaxConnections: in.MaxConnections, CPUs: in.CPUs, MemoryBytes: in.MemoryBytes,
@@ -128,8 +142,11 @@ func (e *execution) instanceSpecs() []provider.InstanceSpec {
 		if e.opts.Ledger != nil { // not a non-nil interface holding nil
 			specs[i].Ledger = e.opts.Ledger
 		}
+		if sv := e.plan.ServerOf(in); sv != nil {
+			specs[i].Server, specs[i].RunID = sv, runName
+		}
 	}
-	return specs
+	return specs, nil
 }
 
 // connect returns how placed tenant i connects (connectTo).

@@ -282,6 +282,7 @@ func (d *Decoder) sut(n *yaml.Node, path string, s *SUT) {
 		{"version", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &s.Version) }},
 		{"transport", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &s.Transport) }},
 		{"settings", func(n *yaml.Node, p string) { d.settings(n, p, &s.Settings) }},
+		{"servers", func(n *yaml.Node, p string) { d.servers(n, p, &s.Servers) }},
 		{"resources", func(n *yaml.Node, p string) {
 			d.Mapping(n, p, []Field{
 				{"cpus", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadFloat, &s.Resources.CPUs) }},
@@ -292,6 +293,20 @@ func (d *Decoder) sut(n *yaml.Node, path string, s *SUT) {
 		}},
 	})
 
+}
+
+// servers reads sut.servers: a list of {name, dsn_env}.
+func (d *Decoder) servers(n *yaml.Node, path string, dst *[]Server) {
+	var out []Server
+	d.Seq(n, path, "servers ({name: main, dsn_env: MAIN_DSN})", func(e *yaml.Node, p string) {
+		var sv Server
+		d.Mapping(e, p, []Field{
+			{"name", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &sv.Name) }},
+			{"dsn_env", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &sv.DSNEnv) }},
+		})
+		out = append(out, sv)
+	})
+	*dst = out
 }
 
 // settings reads sut.settings: parameter name -> value or list of values.

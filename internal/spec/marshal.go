@@ -38,6 +38,7 @@ func Marshal(s *Spec) ([]byte, error) {
 		Transport string            `yaml:"transport"`
 		Resources Resources         `yaml:"resources"`
 		Settings  map[string]Values `yaml:"settings"`
+		Servers   []Server          `yaml:"servers,omitempty"`
 	}
 	out := struct {
 		Name   string `yaml:"name"`
@@ -67,6 +68,7 @@ func Marshal(s *Spec) ([]byte, error) {
 			Transport: s.SUT.Transport,
 			Resources: s.SUT.Resources,
 			Settings:  s.SUT.Settings,
+			Servers:   s.SUT.Servers,
 		},
 		Tenancy: s.Tenancy,
 		Cost:    s.Cost,

@@ -58,6 +58,19 @@ type SUT struct {
 	// Transport is how tenants' clients connect: "tcp" (loopback) or "unix".
 	Transport string    `yaml:"transport"`
 	Resources Resources `yaml:"resources"`
+	// Servers are the servers the user already runs, for a provider that
+	// places tenants on them (external): each named, its admin connection
+	// string in an environment variable, never in the spec.
+	Servers []Server `yaml:"servers,omitempty"`
+}
+
+// Server is one of sut.servers: a name for the plan and the results, and
+// the environment variable that holds its admin connection string (a
+// PostgreSQL URI or key=value string; without a password, the password
+// comes from PGPASSFILE or ~/.pgpass, as for psql).
+type Server struct {
+	Name   string `yaml:"name"`
+	DSNEnv string `yaml:"dsn_env"`
 }
 
 // Resources limit each instance (Erdelt and Rabl 2026, section 4.1: CPU and

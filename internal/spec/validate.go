@@ -192,6 +192,40 @@ func (v *validator) sut(s *SUT) {
 	for _, key := range sortedKeys(s.Settings) {
 		oneOf(v, join("sut.settings", key), s.Settings[key], settingValueRule)
 	}
+	v.servers(s.Servers)
+}
+
+// serverName is what a server's name may be: it names the server in the
+// plan, the results and the run's instances.
+var serverName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,30}$`)
+
+// envName is an environment variable's name as a shell writes it.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// servers checks sut.servers as written; whether the provider takes them,
+// whether the variables are set and the servers reachable is the plan's
+// to check.
+func (v *validator) servers(ss []Server) {
+	seen := map[string]bool{}
+	for i, sv := range ss {
+		p := index("sut.servers", i)
+		switch {
+		case sv.Name == "":
+			v.add(join(p, "name"), "", "required: a name for the server (lower-case letters, digits, '-', '_')")
+		case !serverName.MatchString(sv.Name):
+			v.add(join(p, "name"), shown(sv.Name), "must be lower-case letters, digits, '-' and '_', starting with a letter, at most 31 characters")
+		case seen[sv.Name]:
+			v.add(join(p, "name"), shown(sv.Name), "must be unique among sut.servers")
+		}
+		seen[sv.Name] = true
+		switch {
+		case sv.DSNEnv == "":
+			v.add(join(p, "dsn_env"), "", "required: the environment variable holding the server's admin connection string "+
+				"(no secret goes in the spec)")
+		case !envName.MatchString(sv.DSNEnv):
+			v.add(join(p, "dsn_env"), shown(sv.DSNEnv), "must be an environment variable's name (letters, digits, '_', not starting with a digit)")
+		}
+	}
 }
 
 // cost checks the unit prices: free is allowed (the cost columns are then

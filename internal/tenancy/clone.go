@@ -22,18 +22,19 @@ import (
 
 // AddRole creates tenant's role on inst, for a database that
 // CloneDatabase makes later, and returns the tenant's placement (database
-// model: the database is named after the tenant).
+// model: the database is named after the tenant's role).
 func AddRole(ctx context.Context, inst *provider.Instance, tenant string, index int) (Placement, error) {
 	admin, err := connectAdmin(ctx, inst, "")
 	if err != nil {
 		return Placement{}, err
 	}
 	defer admin.close()
-	pw, err := admin.createRole(ctx, tenant)
+	role := objectName(inst, tenant)
+	pw, err := admin.createRole(ctx, role)
 	if err != nil {
 		return Placement{}, err
 	}
-	return Placement{Tenant: tenant, Index: index, Instance: inst, Database: tenant, Role: tenant, Password: pw}, nil
+	return Placement{Tenant: tenant, Index: index, Instance: inst, Database: role, Role: role, Password: pw}, nil
 }
 
 // templateWait bounds the wait for the template database's last sessions
@@ -66,6 +67,7 @@ func CloneDatabase(ctx context.Context, template, p Placement) error {
 		return err
 	}
 	create := cp.CopyDatabase(p.Database, template.Database, p.Role, version)
+	creating(inst, provider.ObjectDatabase, p.Database, "")
 	deadline := time.Now().Add(templateWait)
 	for {
 		// A session on the template (an autovacuum worker, which the copy

@@ -25,14 +25,15 @@ func placeDatabases(ctx context.Context, inst *provider.Instance, tenants []stri
 		return nil, err
 	}
 	defer admin.close()
-	if err := admin.exec(ctx, admin.sql.LockDown()); err != nil {
+	if err := admin.exec(ctx, lockDown(admin.sql, inst)); err != nil {
 		return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
 	}
 	// The owner connects by ownership; no other tenant can open the
 	// database.
-	return admin.placeEach(ctx, tenants, func(t string) [][]string {
-		return [][]string{admin.sql.CreateDatabase(t, t)}
-	}, func(i int, t, pw string) Placement {
-		return Placement{Tenant: t, Index: first + i, Instance: inst, Database: t, Role: t, Password: pw}
+	return admin.placeEach(ctx, tenants, func(role string) [][]string {
+		creating(inst, provider.ObjectDatabase, role, "")
+		return [][]string{admin.sql.CreateDatabase(role, role)}
+	}, func(i int, t, role, pw string) Placement {
+		return Placement{Tenant: t, Index: first + i, Instance: inst, Database: role, Role: role, Password: pw}
 	})
 }

@@ -29,12 +29,14 @@ func (Schema) Place(ctx context.Context, insts []*provider.Instance, tenants []s
 	if err != nil {
 		return nil, err
 	}
-	err = admin.exec(ctx, admin.sql.CreateDatabase(SharedDatabase, ""), admin.sql.LockDown())
+	db := SharedDatabaseOf(inst)
+	creating(inst, provider.ObjectDatabase, db, "")
+	err = admin.exec(ctx, admin.sql.CreateDatabase(db, ""), lockDown(admin.sql, inst))
 	admin.close()
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
 	}
-	admin, err = connectAdmin(ctx, inst, SharedDatabase)
+	admin, err = connectAdmin(ctx, inst, db)
 	if err != nil {
 		return nil, err
 	}
@@ -43,9 +45,10 @@ func (Schema) Place(ctx context.Context, insts []*provider.Instance, tenants []s
 	if err := admin.exec(ctx, sch.CloseDefaultSchema()); err != nil {
 		return nil, err
 	}
-	return admin.placeEach(ctx, tenants, func(t string) [][]string {
-		return [][]string{admin.sql.GrantDatabase(SharedDatabase, t, false), sch.CreateSchema(SharedDatabase, t, t)}
-	}, func(i int, t, pw string) Placement {
-		return Placement{Tenant: t, Index: i, Instance: inst, Database: SharedDatabase, Schema: t, Role: t, Password: pw}
+	return admin.placeEach(ctx, tenants, func(role string) [][]string {
+		creating(inst, provider.ObjectSchema, role, db)
+		return [][]string{admin.sql.GrantDatabase(db, role, false), sch.CreateSchema(db, role, role)}
+	}, func(i int, t, role, pw string) Placement {
+		return Placement{Tenant: t, Index: i, Instance: inst, Database: db, Schema: role, Role: role, Password: pw}
 	})
 }

@@ -47,30 +47,34 @@ func (SharedTable) Place(ctx context.Context, insts []*provider.Instance, tenant
 		admin.close()
 		return nil, fmt.Errorf("instance %s: engine %s has no schemas to share", inst.Name, inst.Engine.Name())
 	}
-	err = admin.exec(ctx, q.CreateGroup(TableOwner), q.CreateGroup(tenantsGroup),
-		q.CreateDatabase(SharedDatabase, TableOwner),
+	db, owner, group := SharedDatabaseOf(inst), objectName(inst, TableOwner), objectName(inst, tenantsGroup)
+	creating(inst, provider.ObjectRole, owner, "")
+	creating(inst, provider.ObjectRole, group, "")
+	creating(inst, provider.ObjectDatabase, db, "")
+	err = admin.exec(ctx, q.CreateGroup(owner), q.CreateGroup(group),
+		q.CreateDatabase(db, owner),
 		// TEMPORARY: a tenant loads its rows through a temporary table
 		// (COPY FROM is refused on tables under row-level security).
-		q.GrantDatabase(SharedDatabase, tenantsGroup, true),
-		q.LockDown())
+		q.GrantDatabase(db, group, true),
+		lockDown(q, inst))
 	admin.close()
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
 	}
-	admin, err = connectAdmin(ctx, inst, SharedDatabase)
+	admin, err = connectAdmin(ctx, inst, db)
 	if err != nil {
 		return nil, err
 	}
 	defer admin.close()
 	// The owner creates the tables in the default schema (its own on
 	// every server version); tenants only use them.
-	if err := admin.exec(ctx, sch.ShareDefaultSchema(TableOwner, tenantsGroup)); err != nil {
+	if err := admin.exec(ctx, sch.ShareDefaultSchema(owner, group)); err != nil {
 		return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
 	}
-	return admin.placeEach(ctx, tenants, func(t string) [][]string {
-		return [][]string{q.GrantRole(tenantsGroup, t)}
-	}, func(i int, t, pw string) Placement {
-		return Placement{Tenant: t, Index: i, Instance: inst, Database: SharedDatabase, Role: t, Password: pw}
+	return admin.placeEach(ctx, tenants, func(role string) [][]string {
+		return [][]string{q.GrantRole(group, role)}
+	}, func(i int, t, role, pw string) Placement {
+		return Placement{Tenant: t, Index: i, Instance: inst, Database: db, Role: role, Password: pw}
 	})
 }
 
@@ -78,11 +82,11 @@ func (SharedTable) Place(ctx context.Context, insts []*provider.Instance, tenant
 // owner: a superuser connection that has taken the role TableOwner, so
 // that what it creates belongs to the owner.
 func ConnectOwner(ctx context.Context, inst *provider.Instance) (server.Client, error) {
-	admin, err := connectAdmin(ctx, inst, SharedDatabase)
+	admin, err := connectAdmin(ctx, inst, SharedDatabaseOf(inst))
 	if err != nil {
 		return nil, err
 	}
-	if err := admin.exec(ctx, admin.sql.AssumeRole(TableOwner)); err != nil {
+	if err := admin.exec(ctx, admin.sql.AssumeRole(objectName(inst, TableOwner))); err != nil {
 		admin.close()
 		return nil, fmt.Errorf("instance %s: %w", inst.Name, err)
 	}
@@ -105,16 +109,17 @@ func (SharedTable) Share(ctx context.Context, inst *provider.Instance, ps []Plac
 	if !ok {
 		return fmt.Errorf("instance %s: its engine cannot keep tenants' rows apart in shared tables", inst.Name)
 	}
-	admin, err := connectAdmin(ctx, inst, SharedDatabase)
+	admin, err := connectAdmin(ctx, inst, SharedDatabaseOf(inst))
 	if err != nil {
 		return err
 	}
 	defer admin.close()
+	group := objectName(inst, tenantsGroup)
 	keyed := map[string]bool{}
 	var stmts [][]string
 	for _, k := range keys {
 		keyed[k.Table] = true
-		stmts = append(stmts, rls.ShareRows(k.Table, tenantsGroup))
+		stmts = append(stmts, rls.ShareRows(k.Table, group))
 	}
 	tables, err := admin.conn.QueryStrings(ctx, rls.TablesQuery())
 	if err != nil {
@@ -124,7 +129,7 @@ func (SharedTable) Share(ctx context.Context, inst *provider.Instance, ps []Plac
 	for _, t := range tables {
 		present[t] = true
 		if !keyed[t] {
-			stmts = append(stmts, rls.GrantRead(t, tenantsGroup))
+			stmts = append(stmts, rls.GrantRead(t, group))
 		}
 	}
 	for _, k := range keys {

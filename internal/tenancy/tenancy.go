@@ -138,6 +138,7 @@ func (s *session) createRole(ctx context.Context, role string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	creating(s.inst, provider.ObjectRole, role, "")
 	for _, st := range s.sql.CreateLogin(role, pw) {
 		if err := s.conn.Exec(ctx, st); err != nil {
 			// The statement holds the password's verifier, which is
@@ -148,21 +149,22 @@ func (s *session) createRole(ctx context.Context, role string) (string, error) {
 	return pw, nil
 }
 
-// placeEach creates each tenant's login role on the session's server,
-// runs the model's statements for the tenant and makes its placement (pw
-// is the role's generated password).
-func (s *session) placeEach(ctx context.Context, tenants []string, stmts func(t string) [][]string,
-	place func(i int, t, pw string) Placement) ([]Placement, error) {
+// placeEach creates each tenant's login role on the session's server
+// (named objectName(t)), runs the model's statements for the role and
+// makes its placement (pw is the role's generated password).
+func (s *session) placeEach(ctx context.Context, tenants []string, stmts func(role string) [][]string,
+	place func(i int, t, role, pw string) Placement) ([]Placement, error) {
 	out := make([]Placement, 0, len(tenants))
 	for i, t := range tenants {
-		pw, err := s.createRole(ctx, t)
+		role := objectName(s.inst, t)
+		pw, err := s.createRole(ctx, role)
 		if err != nil {
 			return nil, err
 		}
-		if err := s.exec(ctx, stmts(t)...); err != nil {
+		if err := s.exec(ctx, stmts(role)...); err != nil {
 			return nil, fmt.Errorf("tenant %s: %w", t, err)
 		}
-		out = append(out, place(i, t, pw))
+		out = append(out, place(i, t, role, pw))
 	}
 	return out, nil
 }

@@ -139,3 +139,12 @@ type Stats interface {
 	IsClosed() bool
 	Close(ctx context.Context) error
 }
+
+// AdminLogin is where and as whom an admin connection string connects
+// (engine.Borrowable reads the user's).
+type AdminLogin struct {
+	Host     string
+	Port     int
+	User     string
+	Password string
+}

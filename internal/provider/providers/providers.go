@@ -4,11 +4,13 @@ package providers
 
 import (
 	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/provider/external"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
 )
 
 // Builtin returns the providers tenantbench has: local (servers as
-// processes on this machine). external and kubernetes are planned.
+// processes on this machine) and external (servers the user runs, named
+// in sut.servers). kubernetes is planned.
 func Builtin() provider.Registry {
 	r := provider.Registry{}
 	r.Add(provider.Factory{
@@ -17,5 +19,6 @@ func Builtin() provider.Registry {
 		StopRecord: local.StopRecord,
 		Clones:     true,
 	})
+	r.Add(external.Factory())
 	return r
 }

@@ -9,14 +9,17 @@ import (
 
 func TestBuiltin(t *testing.T) {
 	r := Builtin()
-	if got := strings.Join(r.Names(), ","); got != "local" {
-		t.Errorf("providers %s, want local", got)
+	if got := strings.Join(r.Names(), ","); got != "external,local" {
+		t.Errorf("providers %s, want external,local", got)
 	}
-	if _, err := r.New("kubernetes"); err == nil || !strings.Contains(err.Error(), "known: local") {
+	if _, err := r.New("kubernetes"); err == nil || !strings.Contains(err.Error(), "known: external, local") {
 		t.Errorf("New(kubernetes): %v, want the known providers", err)
 	}
 	if r["local"].StopRecord == nil {
 		t.Error("local keeps servers but cannot stop them")
+	}
+	if f := r["external"]; f.StopRecord == nil || !f.Servers || f.CheckServer == nil {
+		t.Error("external places instances on named servers and drops what it made there")
 	}
 	p, err := r.New("local")
 	if err != nil || p == nil {
