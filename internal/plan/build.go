@@ -104,6 +104,8 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, [
 	more = append(more, bad...)
 	more = append(more, checkGuards(s)...)
 	more = append(more, checkClasses(s, regs)...)
+	_, bad = checkPooler(s, regs, eng)
+	more = append(more, bad...)
 	return eng, append(more, checkMemory(s, regs, m)...)
 }
 
@@ -132,6 +134,7 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Pl
 		Workload: w.Name, SettingKeys: sp.SettingKeys, Spec: s,
 		Resources: Resources{CPUs: s.SUT.Resources.CPUs, MemoryBytes: int64(s.SUT.Resources.Memory), Divide: s.SUT.Resources.Divide},
 		Load:      loadOf(w),
+		Pooler:    poolerOf(s),
 		Dimensions: Dimensions{Models: s.Tenancy.Model, Tenants: s.Tenancy.Tenants, Scales: s.Workload.Scale,
 			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases)},
 		Order: s.RunOrder(), OrderDefault: s.OrderDefaulted()}

@@ -20,6 +20,10 @@ type Factory struct {
 	// (its providers are Cloners), which the plan needs to know before
 	// any provider exists.
 	Clones bool
+	// Pools says the provider can start a connection pooler in front of
+	// each server (its instances are provider.Pooler): sut.pooler needs
+	// it.
+	Pools bool
 }
 
 // Registry is the set of known providers, by name. An explicit value, not

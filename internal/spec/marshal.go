@@ -38,6 +38,7 @@ func Marshal(s *Spec) ([]byte, error) {
 		Transport string            `yaml:"transport"`
 		Resources Resources         `yaml:"resources"`
 		Settings  map[string]Values `yaml:"settings"`
+		Pooler    *Pooler           `yaml:"pooler,omitempty"`
 	}
 	out := struct {
 		Name   string `yaml:"name"`
@@ -67,6 +68,7 @@ func Marshal(s *Spec) ([]byte, error) {
 			Transport: s.SUT.Transport,
 			Resources: s.SUT.Resources,
 			Settings:  s.SUT.Settings,
+			Pooler:    s.SUT.Pooler,
 		},
 		Tenancy: s.Tenancy,
 		Cost:    s.Cost,

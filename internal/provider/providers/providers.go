@@ -16,6 +16,7 @@ func Builtin() provider.Registry {
 		New:        func() (provider.Provider, error) { return local.New(local.Options{}) },
 		StopRecord: local.StopRecord,
 		Clones:     true,
+		Pools:      true,
 	})
 	return r
 }

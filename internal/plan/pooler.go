@@ -1,0 +1,60 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/pooler"
+	"github.com/tenantbench/tenantbench/internal/spec"
+)
+
+// checkPooler checks sut.pooler: a kind package pooler knows, one of its
+// modes, a pool of at least one connection, a provider that can start it,
+// an engine it can stand in front of, and the program installed. It
+// returns the pooler the runs ask for, nil for none.
+func checkPooler(s *spec.Spec, regs Registries, eng engine.Engine) (*pooler.Config, []spec.Problem) {
+	p := s.SUT.Pooler
+	if p == nil {
+		return nil, nil
+	}
+	var out []spec.Problem
+	k, ok := pooler.Lookup(p.Kind)
+	if !ok {
+		out = append(out, spec.Problem{Path: "sut.pooler.kind", Value: spec.Shown(p.Kind),
+			Allowed: "must be one of " + strings.Join(pooler.Names(), ", ") + spec.Suggest(p.Kind, pooler.Names())})
+	} else if !slices.Contains(k.Modes(), p.Mode) {
+		out = append(out, spec.Problem{Path: "sut.pooler.mode", Value: spec.Shown(p.Mode),
+			Allowed: "must be one of " + strings.Join(k.Modes(), ", ") + spec.Suggest(p.Mode, k.Modes())})
+	}
+	if p.PoolSize < 1 {
+		out = append(out, spec.Problem{Path: "sut.pooler.pool_size", Value: fmt.Sprint(p.PoolSize),
+			Allowed: "must be at least 1: the server connections of each tenant's pool"})
+	}
+	if f, ok := regs.Providers[s.SUT.Provider]; ok && !f.Pools {
+		out = append(out, spec.Problem{Path: "sut.pooler", Value: p.Kind,
+			Allowed: "provider " + s.SUT.Provider + " cannot start a connection pooler; remove sut.pooler"})
+	}
+	if _, ok := eng.(engine.Pooled); eng != nil && !ok {
+		out = append(out, spec.Problem{Path: "sut.pooler", Value: p.Kind,
+			Allowed: "engine " + eng.Name() + " cannot run behind a connection pooler; remove sut.pooler"})
+	}
+	if k != nil {
+		if _, err := k.Find(); err != nil {
+			out = append(out, spec.Problem{Path: "sut.pooler.kind", Value: p.Kind, Allowed: err.Error()})
+		}
+	}
+	if len(out) > 0 {
+		return nil, out
+	}
+	return poolerOf(s), nil
+}
+
+// poolerOf is the checked sut.pooler as plan.json records it.
+func poolerOf(s *spec.Spec) *pooler.Config {
+	if p := s.SUT.Pooler; p != nil {
+		return &pooler.Config{Kind: p.Kind, Mode: p.Mode, PoolSize: p.PoolSize}
+	}
+	return nil
+}

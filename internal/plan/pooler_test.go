@@ -1,0 +1,41 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestPoolerProblems: sut.pooler's kind and mode are checked with a
+// suggestion, pool_size at least 1, an engine that cannot run behind it
+// is refused, each problem on its line; a valid one is in plan.json.
+func TestPoolerProblems(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"sut: {pooler: {kind: pgbouncr}}\n", "sut.pooler.kind (line 3) pgbouncr: must be one of pgbouncer; did you mean pgbouncer?"},
+		{"sut: {pooler: {kind: pgbouncer, mode: transacton}}\n", "sut.pooler.mode (line 3) transacton: must be one of session, transaction; did you mean transaction?"},
+		{"sut:\n  pooler:\n    kind: pgbouncer\n    pool_size: 0\n", "sut.pooler.pool_size (line 6) 0: must be at least 1"},
+		{"sut: {engine: mariadb, pooler: {kind: pgbouncer}}\n", "engine mariadb cannot run behind a connection pooler"},
+		{"sut: {pooler: {kind: pgbouncer, size: 3}}\n", "sut.pooler.size (line 3) : unknown key"},
+	} {
+		_, problems := buildSrc(t, minimal+c.src, big)
+		var got []string
+		for _, p := range problems {
+			got = append(got, fmt.Sprintf("%s (line %d) %s: %s", p.Path, p.Line, p.Value, p.Allowed))
+		}
+		if text := strings.Join(got, "\n"); !strings.Contains(text, c.want) {
+			t.Errorf("%q: no %q in:\n%s", c.src, c.want, text)
+		}
+	}
+	p := mustBuild(t, minimal+"sut: {pooler: {kind: pgbouncer, mode: transaction, pool_size: 3}}\n")
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"pooler":{"kind":"pgbouncer","mode":"transaction","pool_size":3}`; !strings.Contains(string(b), want) {
+		t.Errorf("plan.json lacks %s:\n%s", want, b)
+	}
+	if p := mustBuild(t, minimal+"sut: {pooler: {kind: pgbouncer}}\n"); p.Pooler.Mode != "session" || p.Pooler.PoolSize != 20 {
+		t.Errorf("defaults: %+v, want pgbouncer's session mode and pool of 20", p.Pooler)
+	}
+}
