@@ -7,6 +7,7 @@
 package pooler
 
 import (
+	"context"
 	"maps"
 	"slices"
 )
@@ -26,6 +27,10 @@ type Kind interface {
 	// keep working between its transactions in mode, with the program of
 	// version: else the clients must run their statements unnamed.
 	NamedStatements(version, mode string) bool
+	// Start writes the pooler's configuration into o.Dir, starts it and
+	// waits until it accepts connections. ErrPortBusy (wrapped) asks for
+	// another port.
+	Start(ctx context.Context, o Options) (*Process, error)
 }
 
 var kinds = map[string]Kind{}
