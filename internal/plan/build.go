@@ -58,6 +58,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 				more = append(more, checkMachine(p, eng, m)...)
 				more = append(more, checkInterference(p)...)
 				more = append(more, checkClassConnections(p)...)
+				more = append(more, checkPoolSize(p)...)
 			}
 		}
 	}

@@ -58,3 +58,30 @@ func poolerOf(s *spec.Spec) *pooler.Config {
 	}
 	return nil
 }
+
+// checkPoolSize refuses a pool that holds fewer server connections than
+// a tenant has clients in a mode where each client holds one for its
+// whole session: the clients beyond the pool would wait for a session
+// to end, and the driver's clients never end theirs.
+func checkPoolSize(p *Plan) []spec.Problem {
+	c := p.Pooler
+	if c == nil {
+		return nil
+	}
+	k, ok := pooler.Lookup(c.Kind)
+	if !ok || !k.Holds(c.Mode) {
+		return nil
+	}
+	most := 0
+	for _, r := range p.Runs {
+		for _, t := range r.TenantList {
+			most = max(most, t.Conns)
+		}
+	}
+	if most <= c.PoolSize {
+		return nil
+	}
+	return []spec.Problem{{Path: "sut.pooler.pool_size", Value: fmt.Sprint(c.PoolSize), Allowed: fmt.Sprintf(
+		"must be at least %d, the most connections a tenant opens: in %s mode each client holds a server connection for its whole session, and the others would wait for ever; or use mode transaction",
+		most, c.Mode)}}
+}

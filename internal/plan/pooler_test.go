@@ -17,8 +17,13 @@ func TestPoolerProblems(t *testing.T) {
 		{"sut:\n  pooler:\n    kind: pgbouncer\n    pool_size: 0\n", "sut.pooler.pool_size (line 6) 0: must be at least 1"},
 		{"sut: {engine: mariadb, pooler: {kind: pgbouncer}}\n", "engine mariadb cannot run behind a connection pooler"},
 		{"sut: {pooler: {kind: pgbouncer, size: 3}}\n", "sut.pooler.size (line 3) : unknown key"},
+		{"sut: {pooler: {kind: pgbouncer, mode: session, pool_size: 2}}\nworkload: {name: tpcb, clients: [1, 3]}\n", "sut.pooler.pool_size (line 2) 2: must be at least 3, the most connections a tenant opens: in session mode"},
 	} {
-		_, problems := buildSrc(t, minimal+c.src, big)
+		src := minimal + c.src
+		if strings.Contains(c.src, "workload:") {
+			src = "name: t\n" + c.src
+		}
+		_, problems := buildSrc(t, src, big)
 		var got []string
 		for _, p := range problems {
 			got = append(got, fmt.Sprintf("%s (line %d) %s: %s", p.Path, p.Line, p.Value, p.Allowed))

@@ -69,6 +69,10 @@ func (PgBouncer) NamedStatements(version, mode string) bool {
 	return atLeast(version, preparedSince)
 }
 
+// Holds: in session mode a client keeps its server connection until it
+// disconnects.
+func (PgBouncer) Holds(mode string) bool { return mode == "session" }
+
 // atLeast compares a "major.minor[.patch]" version with want.
 func atLeast(version string, want [2]int) bool {
 	parts := strings.SplitN(version, ".", 3)

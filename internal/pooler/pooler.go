@@ -27,6 +27,10 @@ type Kind interface {
 	// keep working between its transactions in mode, with the program of
 	// version: else the clients must run their statements unnamed.
 	NamedStatements(version, mode string) bool
+	// Holds says a client holds its server connection for its whole
+	// session in mode: a pool smaller than a tenant's clients then keeps
+	// the others waiting until a session ends.
+	Holds(mode string) bool
 	// Start writes the pooler's configuration into o.Dir, starts it and
 	// waits until it accepts connections. ErrPortBusy (wrapped) asks for
 	// another port.
