@@ -2,12 +2,14 @@ package plan
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/pooler"
 	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 // checkPooler checks sut.pooler: a kind package pooler knows, one of its
@@ -40,15 +42,58 @@ func checkPooler(s *spec.Spec, regs Registries, eng engine.Engine) (*pooler.Conf
 		out = append(out, spec.Problem{Path: "sut.pooler", Value: p.Kind,
 			Allowed: "engine " + eng.Name() + " cannot run behind a connection pooler; remove sut.pooler"})
 	}
-	if k != nil {
-		if _, err := k.Find(); err != nil {
-			out = append(out, spec.Problem{Path: "sut.pooler.kind", Value: p.Kind, Allowed: err.Error()})
-		}
+	if k != nil && len(out) == 0 {
+		out = append(out, checkUnnamed(s, regs, k)...)
 	}
 	if len(out) > 0 {
 		return nil, out
 	}
 	return poolerOf(s), nil
+}
+
+// checkUnnamed finds the pooler's program and, when the installed
+// version cannot keep a client's named prepared statements in the mode
+// asked (pgbouncer before 1.21 in transaction mode), refuses each
+// workload of the spec whose clients cannot run theirs unnamed
+// (workload.RunsUnnamed).
+func checkUnnamed(s *spec.Spec, regs Registries, k pooler.Kind) []spec.Problem {
+	p := s.SUT.Pooler
+	bin, err := k.Find()
+	if err != nil {
+		return []spec.Problem{{Path: "sut.pooler.kind", Value: p.Kind, Allowed: err.Error()}}
+	}
+	version, err := k.Version(bin)
+	if err != nil {
+		return []spec.Problem{{Path: "sut.pooler.kind", Value: p.Kind, Allowed: err.Error()}}
+	}
+	if k.NamedStatements(version, p.Mode) {
+		return nil
+	}
+	names := map[string]string{s.Workload.Name: "workload.name"}
+	for i, c := range s.Tenancy.Classes {
+		if c.Workload != "" {
+			names[c.Workload] = spec.Join(spec.Index("tenancy.classes", i), "workload")
+		}
+	}
+	var can []string
+	for _, name := range regs.Workloads.Names() {
+		if w, err := regs.Workloads.Build(&spec.Workload{Name: name}, 1); err == nil && workload.RunsUnnamed(w) {
+			can = append(can, name)
+		}
+	}
+	var out []spec.Problem
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		if slices.Contains(can, name) {
+			continue
+		}
+		if _, err := regs.Workloads.Build(&spec.Workload{Name: name}, 1); err != nil {
+			continue // the workload's own check names it
+		}
+		out = append(out, spec.Problem{Path: names[name], Value: name, Allowed: fmt.Sprintf(
+			"prepares named statements that %s %s cannot keep in %s mode (1.21 and later can); use sut.pooler.mode session, or a workload that runs its statements unnamed: %s",
+			p.Kind, version, p.Mode, strings.Join(can, ", "))})
+	}
+	return out
 }
 
 // poolerOf is the checked sut.pooler as plan.json records it.

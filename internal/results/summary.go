@@ -93,6 +93,11 @@ type Pooler struct {
 	// unnamed (described once, then sent with each execution).
 	NamedStatements bool   `json:"named_statements"`
 	Cgroup          string `json:"cgroup,omitempty"`
+	// CPUS is the CPU seconds the pooler used over the workload phase,
+	// MemPeakBytes the most memory it held, both from its cgroup; nil
+	// without one.
+	CPUS         *float64 `json:"cpu_s,omitempty"`
+	MemPeakBytes *int64   `json:"mem_peak_bytes,omitempty"`
 }
 
 // Phase is one tenant's time in one phase.

@@ -73,7 +73,8 @@ type execution struct {
 	hostIdle *float64
 	// pools are the poolers in front of the servers, by instance
 	// (pooler.go); nil without sut.pooler.
-	pools map[string]*provider.Pool
+	pools   map[string]*provider.Pool
+	poolUse map[string]*poolerUse
 }
 
 func (e *execution) label() string {
@@ -252,9 +253,11 @@ func (e *execution) workload(ctx context.Context) error {
 		return err
 	}
 	e.mark(ctx, "workload")
+	e.poolersBefore()
 	start := time.Now()
 	res, err := driver.Run(ctx, ts, opts)
 	end := time.Now()
+	e.poolersAfter()
 	e.stopInterference()
 	e.collectStreams(end)
 	e.mark(ctx, "after-workload")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tenantbench/tenantbench/internal/cgroup"
 	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/results"
@@ -85,7 +86,69 @@ func (e *execution) poolerOf(inst *provider.Instance) *results.Pooler {
 	if pl, ok := provider.As[provider.Pooler](inst); ok {
 		r.Cgroup, _ = pl.PoolerCgroup()
 	}
+	if u, ok := e.poolUse[inst.Name]; ok {
+		r.CPUS, r.MemPeakBytes = u.cpuS, u.memPeak
+	}
 	return r
+}
+
+// poolerUse is what a pooler's cgroup said of its resources over the
+// workload phase: the pooler is sampled like a server, at the phase's
+// ends.
+type poolerUse struct {
+	cpu0    float64
+	cpuS    *float64
+	memPeak *int64
+}
+
+// poolerGroups are the cgroups of the run's poolers, by instance.
+func (e *execution) poolerGroups() map[string]*cgroup.Group {
+	out := map[string]*cgroup.Group{}
+	sys := cgroup.Detect()
+	for _, inst := range e.instances {
+		if e.pools[inst.Name] == nil {
+			continue
+		}
+		pl, ok := provider.As[provider.Pooler](inst)
+		if !ok {
+			continue
+		}
+		if path, mode := pl.PoolerCgroup(); path != "" && mode == string(sys.Mode) {
+			out[inst.Name] = sys.Open(path)
+		}
+	}
+	return out
+}
+
+// poolersBefore reads the poolers' CPU at the start of the workload
+// phase.
+func (e *execution) poolersBefore() {
+	if len(e.pools) == 0 {
+		return
+	}
+	e.poolUse = map[string]*poolerUse{}
+	for name, g := range e.poolerGroups() {
+		if cpu, err := g.CPUSeconds(); err == nil {
+			e.poolUse[name] = &poolerUse{cpu0: cpu}
+		}
+	}
+}
+
+// poolersAfter reads them again at its end, and their memory peak.
+func (e *execution) poolersAfter() {
+	for name, g := range e.poolerGroups() {
+		u := e.poolUse[name]
+		if u == nil {
+			continue
+		}
+		if cpu, err := g.CPUSeconds(); err == nil {
+			d := cpu - u.cpu0
+			u.cpuS = &d
+		}
+		if m, err := g.MemoryPeak(); err == nil {
+			u.memPeak = &m
+		}
+	}
 }
 
 // adminStrings runs query as the superuser on inst's maintenance

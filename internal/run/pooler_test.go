@@ -65,6 +65,12 @@ workload: {name: %s, scale: %s, clients: 3, duration: 2s}
 				if pool == nil || ri.Pooler == nil || ri.Pooler.Version == "" {
 					t.Fatalf("instance %s has no pooler (%+v)", inst.Name, ri.Pooler)
 				}
+				if ri.Pooler.Cgroup != "" && (ri.Pooler.CPUS == nil || *ri.Pooler.CPUS <= 0 || ri.Pooler.MemPeakBytes == nil || *ri.Pooler.MemPeakBytes <= 0) {
+					t.Errorf("pooler in cgroup %s: CPU %v s, memory peak %v: want both measured", ri.Pooler.Cgroup, ri.Pooler.CPUS, ri.Pooler.MemPeakBytes)
+				}
+				if ri.Pooler.CPUS != nil && ri.Pooler.MemPeakBytes != nil {
+					t.Logf("pooler of %s: %.3f CPU s over the workload phase, memory peak %d KiB", inst.Name, *ri.Pooler.CPUS, *ri.Pooler.MemPeakBytes>>10)
+				}
 				wantNamed := c.mode == "session" || (pooler.PgBouncer{}).NamedStatements(pool.Version, c.mode)
 				if pool.NamedStatements != wantNamed || ri.Pooler.NamedStatements != wantNamed {
 					t.Errorf("%s %s: named statements %v, want %v", pool.Version, c.mode, pool.NamedStatements, wantNamed)

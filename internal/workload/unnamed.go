@@ -19,6 +19,21 @@ import (
 // described once, then sent unnamed with every execution (Parse, Bind,
 // Execute, Sync in one write: still one round trip).
 
+// UnnamedRunner is implemented by workloads whose clients follow a
+// connection that asks for unnamed statements: they prepare their own
+// with Prepare and Wire.Unnamed, or leave them to pgx. The plan refuses
+// a pooler that cannot keep named statements for a workload without it.
+type UnnamedRunner interface {
+	RunsUnnamed() bool
+}
+
+// RunsUnnamed says whether w's clients run behind a pooler that cannot
+// keep named statements.
+func RunsUnnamed(w Workload) bool {
+	r, ok := w.(UnnamedRunner)
+	return ok && r.RunsUnnamed()
+}
+
 // Unnamed says conn's statements must not be named.
 func Unnamed(conn *pgx.Conn) bool {
 	return conn.Config().DefaultQueryExecMode != pgx.QueryExecModeCacheStatement

@@ -91,6 +91,10 @@ func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, ci workload.
 	return c, nil
 }
 
+// RunsUnnamed: its statements go through workload.Prepare and Wire,
+// which send them unnamed behind a pooler that cannot keep named ones.
+func (w *Workload) RunsUnnamed() bool { return true }
+
 // newClient is a client without a connection: its choices only.
 func (w *Workload) newClient(seed uint64) *Client {
 	c := &Client{
