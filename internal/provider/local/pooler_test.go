@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -17,13 +18,13 @@ import (
 
 // poolerReady starts a server with a login role and a pgbouncer in front
 // of it, in mode; it skips without pgbouncer.
-func poolerReady(t *testing.T, p *Provider, name, mode string) (*provider.Instance, *provider.Pool, string) {
+func poolerReady(t *testing.T, p *Provider, name, mode string, ledger provider.Ledger) (*provider.Instance, *provider.Pool, string) {
 	t.Helper()
 	if _, err := (pooler.PgBouncer{}).Find(); err != nil {
 		t.Skip(err)
 	}
 	ctx := context.Background()
-	inst := start(t, p, provider.InstanceSpec{Name: name, WorkDir: testDir(t)})
+	inst := start(t, p, provider.InstanceSpec{Name: name, WorkDir: testDir(t), Ledger: ledger})
 	admin := connect(t, inst.AdminDSN("postgres"))
 	const pw = "secret-of-t01"
 	for _, q := range (postgres.Engine{}).CreateLogin("t01", pw) {
@@ -58,7 +59,11 @@ func TestPooler(t *testing.T) {
 	for _, mode := range []string{"transaction", "session"} {
 		t.Run(mode, func(t *testing.T) {
 			ctx := context.Background()
-			inst, pool, pw := poolerReady(t, p, "pooled-"+mode, mode)
+			book := &lastRecord{}
+			inst, pool, pw := poolerReady(t, p, "pooled-"+mode, mode, book)
+			if r := book.get(); r.Pooler == nil || r.Pooler.Pid != Of(inst).pooler.Pid {
+				t.Errorf("the ledger's record has pooler %+v, want the running one", r.Pooler)
+			}
 			if pool.Port == inst.Port || inst.Pool != pool {
 				t.Fatalf("pool %+v, server port %d", pool, inst.Port)
 			}
@@ -110,6 +115,11 @@ func TestPooler(t *testing.T) {
 			} else if err := p.Stop(ctx, inst); err != nil {
 				t.Fatal(err)
 			}
+			if mode == "session" {
+				if r := book.get(); !book.gone || r.Pooler != nil {
+					t.Errorf("after Stop the ledger has the server gone %v, pooler %+v", book.gone, r.Pooler)
+				}
+			}
 			if alive(rec.Pooler.Pid) {
 				t.Errorf("pooler %d still runs", rec.Pooler.Pid)
 			}
@@ -122,4 +132,20 @@ func TestPooler(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lastRecord is a ledger keeping the last record it was told of.
+type lastRecord struct {
+	mu   sync.Mutex
+	last provider.Record
+	gone bool
+}
+
+func (l *lastRecord) Live(r provider.Record) { l.mu.Lock(); l.last, l.gone = r, false; l.mu.Unlock() }
+func (l *lastRecord) Gone(r provider.Record) { l.mu.Lock(); l.last, l.gone = r, true; l.mu.Unlock() }
+
+func (l *lastRecord) get() provider.Record {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.last
 }
