@@ -62,3 +62,17 @@ func (g *Group) CPUSeconds() (float64, error) {
 	}
 	return 0, fmt.Errorf("cgroup %s: no CPU accounting file", g.path)
 }
+
+// MemoryPeak is the most memory the group's processes held at once since
+// it was made (v1: memory.max_usage_in_bytes, v2: memory.peak, kernel
+// 5.19 and later; else memory.current, the use now).
+func (g *Group) MemoryPeak() (int64, error) {
+	for _, name := range []string{"memory.max_usage_in_bytes", "memory.peak", "memory.current"} {
+		for _, d := range g.dirs {
+			if b, err := os.ReadFile(filepath.Join(d, name)); err == nil {
+				return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+			}
+		}
+	}
+	return 0, fmt.Errorf("cgroup %s: no memory accounting file", g.path)
+}

@@ -237,6 +237,20 @@ type Statistics interface {
 	MaintenanceDatabase() string
 }
 
+// Pooled is an engine whose servers a connection pooler (package pooler)
+// can stand in front of, passing its clients' own authentication on.
+type Pooled interface {
+	// SecretsQuery lists, for the roles named in $1 (a text array), each
+	// role and its stored password verifier as "role verifier" (one
+	// space): what the pooler checks its clients with and logs in to the
+	// server with.
+	SecretsQuery() string
+	// Unnamed is dsn (one DSN made) for clients whose statements must
+	// not be named (a pooler that moves a client between server
+	// connections): the client library's statements go unnamed.
+	Unnamed(dsn string) string
+}
+
 // Registry is the set of known engines, by name. An explicit value, not a
 // package global: callers build it with Builtin.
 type Registry map[string]Engine

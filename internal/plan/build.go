@@ -58,6 +58,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 				more = append(more, checkMachine(p, eng, m, regs.Providers[p.Provider].Servers)...)
 				more = append(more, checkInterference(p)...)
 				more = append(more, checkClassConnections(p)...)
+				more = append(more, checkPoolSize(p)...)
 			}
 		}
 	}
@@ -105,6 +106,8 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, [
 	more = append(more, bad...)
 	more = append(more, checkGuards(s)...)
 	more = append(more, checkClasses(s, regs)...)
+	_, bad = checkPooler(s, regs, eng)
+	more = append(more, bad...)
 	return eng, append(more, checkMemory(s, regs, m)...)
 }
 
@@ -133,6 +136,7 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Pl
 		Workload: w.Name, SettingKeys: sp.SettingKeys, Spec: s,
 		Resources: Resources{CPUs: s.SUT.Resources.CPUs, MemoryBytes: int64(s.SUT.Resources.Memory), Divide: s.SUT.Resources.Divide},
 		Load:      loadOf(w),
+		Pooler:    poolerOf(s),
 		Dimensions: Dimensions{Models: s.Tenancy.Model, Tenants: s.Tenancy.Tenants, Scales: s.Workload.Scale,
 			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases)},
 		Order: s.RunOrder(), OrderDefault: s.OrderDefaulted(), Servers: servers(s, regs)}

@@ -9,6 +9,7 @@ package plan
 
 import (
 	"fmt"
+	"github.com/tenantbench/tenantbench/internal/pooler"
 
 	"gopkg.in/yaml.v3"
 
@@ -56,7 +57,10 @@ type Plan struct {
 	// duration.
 	StreamsEnd bool      `json:"streams_end"`
 	Resources  Resources `json:"resources"`
-	Load       Load      `json:"load"`
+	// Pooler is sut.pooler: the connection pooler in front of each
+	// server, nil for none.
+	Pooler *pooler.Config `json:"pooler,omitempty"`
+	Load   Load           `json:"load"`
 	// Dimensions are the values of the matrix's main dimensions, as the
 	// spec lists them.
 	Dimensions Dimensions `json:"dimensions"`

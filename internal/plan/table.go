@@ -25,6 +25,12 @@ func (p *Plan) WriteTable(w io.Writer) error {
 	if err := p.writeOrder(w); err != nil {
 		return err
 	}
+	if c := p.Pooler; c != nil {
+		if _, err := fmt.Fprintf(w, "pooler in front of every server: %s, %s mode, pool of %d server connections per tenant; the workload's clients connect through it\n",
+			c.Kind, c.Mode, c.PoolSize); err != nil {
+			return err
+		}
+	}
 	if err := p.writeInterference(w); err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"time"
+
+	"github.com/tenantbench/tenantbench/internal/pooler"
 )
 
 // Capabilities: what callers may ask of a provider or an instance beyond
@@ -119,4 +121,27 @@ func NoteCreated(i *Instance, o Object) {
 	if b, ok := As[Borrowed](i); ok {
 		b.Created(o)
 	}
+}
+
+// Pooler is a server the provider can put a connection pooler in front
+// of: a process of its own, in a cgroup of its own, stopped with the
+// server.
+type Pooler interface {
+	// StartPooler starts the pooler c asks for, letting in the roles of
+	// secrets ("role verifier" lines, engine.Pooled's SecretsQuery), and
+	// sets the instance's Pool.
+	StartPooler(ctx context.Context, c pooler.Config, secrets []string) (*Pool, error)
+	// PoolerCgroup is the pooler's cgroup and its mode, "" and "none"
+	// when it has none or runs none.
+	PoolerCgroup() (path, mode string)
+}
+
+// Pool is a running pooler as its clients see it.
+type Pool struct {
+	Endpoint
+	pooler.Config
+	Version string // the pooler program's, "1.18.0"
+	// NamedStatements says a client's named prepared statements survive
+	// between its transactions; else its statements run unnamed.
+	NamedStatements bool
 }

@@ -95,6 +95,10 @@ type Instance struct {
 	LimitsEnforced bool   // CPU and memory limits are in force
 	// Exited is closed when the server process ends, for whatever reason.
 	Exited <-chan struct{}
+	// Pool is the connection pooler in front of the server (Pooler
+	// starts it), nil for none: the tenants' clients run the workload
+	// through it (WorkloadDSN).
+	Pool *Pool
 	// Control is what the provider can do with the server beyond
 	// connecting to it: a value implementing some of the capabilities
 	// (ResourceSampler, Storage, Limits, Killer, Freezer). Ask with As.
@@ -124,6 +128,16 @@ type Record struct {
 	// before it was created.
 	Server  *Server  `json:"server,omitempty"`
 	Objects []Object `json:"objects,omitempty"`
+	// Pooler is the pooler in front of the server, nil for none.
+	Pooler *PoolerRecord `json:"pooler,omitempty"`
+}
+
+// PoolerRecord is a pooler's process and cgroup, for down.
+type PoolerRecord struct {
+	Pid        int    `json:"pid"`
+	PidStart   uint64 `json:"pid_start"`
+	Cgroup     string `json:"cgroup"`
+	CgroupMode string `json:"cgroup_mode"`
 }
 
 // Provider starts and stops instances.
@@ -142,9 +156,23 @@ type Endpoint struct {
 	SocketDir string
 }
 
-// Client is where the tenants' clients reach the server. (A pooler in
-// front of it will make this its endpoint.)
+// Client is where the tenants' clients reach the server itself (their
+// loading, their checks).
 func (i *Instance) Client() Endpoint { return Endpoint{i.Host, i.Port, i.SocketDir} }
+
+// WorkloadDSN is DSN for the workload phase: through the pooler when one
+// runs, with unnamed statements when the pooler cannot keep a client's
+// named ones (Pool.NamedStatements).
+func (i *Instance) WorkloadDSN(transport, database, user, password string) string {
+	if i.Pool == nil {
+		return i.DSN(transport, database, user, password)
+	}
+	dsn := i.dsn(i.Pool.Endpoint, transport, database, user, password)
+	if p, ok := i.Engine.(engine.Pooled); ok && !i.Pool.NamedStatements {
+		dsn = p.Unnamed(dsn)
+	}
+	return dsn
+}
 
 // Admin is where tenantbench's superuser sessions reach the server.
 func (i *Instance) Admin() Endpoint { return Endpoint{i.Host, i.Port, i.SocketDir} }

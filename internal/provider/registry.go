@@ -29,6 +29,10 @@ type Factory struct {
 	// when nothing is.
 	Servers     bool
 	CheckServer func(ctx context.Context, eng engine.Engine, s Server) string
+	// Pools says the provider can start a connection pooler in front of
+	// each server (its instances are provider.Pooler): sut.pooler needs
+	// it.
+	Pools bool
 }
 
 // Registry is the set of known providers, by name. An explicit value, not

@@ -83,6 +83,29 @@ type Instance struct {
 	CPUs           float64  `json:"cpus"`
 	MemoryBytes    int64    `json:"memory_bytes"`
 	Tenants        []string `json:"tenants"`
+	// Pooler is the connection pooler in front of the server, nil for
+	// none.
+	Pooler *Pooler `json:"pooler,omitempty"`
+}
+
+// Pooler is a connection pooler in front of a server (sut.pooler) as it
+// ran.
+type Pooler struct {
+	Kind     string `json:"kind"`
+	Mode     string `json:"mode"`
+	PoolSize int    `json:"pool_size"`
+	Version  string `json:"version"` // the program's, "1.18.0"
+	Port     int    `json:"port"`
+	// NamedStatements false: the pooler could not keep a client's named
+	// prepared statements in its mode, so the workload's statements ran
+	// unnamed (described once, then sent with each execution).
+	NamedStatements bool   `json:"named_statements"`
+	Cgroup          string `json:"cgroup,omitempty"`
+	// CPUS is the CPU seconds the pooler used over the workload phase,
+	// MemPeakBytes the most memory it held, both from its cgroup; nil
+	// without one.
+	CPUS         *float64 `json:"cpu_s,omitempty"`
+	MemPeakBytes *int64   `json:"mem_peak_bytes,omitempty"`
 }
 
 // Phase is one tenant's time in one phase.

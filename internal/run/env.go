@@ -28,6 +28,9 @@ type Env struct {
 	DBMSVersion    string    `json:"dbms_version,omitempty"`
 	CgroupMode     string    `json:"cgroup_mode,omitempty"`
 	LimitsEnforced *bool     `json:"limits_enforced,omitempty"`
+	// Pooler is the pooler in front of the first instance, nil for none:
+	// its version and whether the clients' statements ran unnamed.
+	Pooler *results.Pooler `json:"pooler,omitempty"`
 }
 
 // CollectEnv reads what it can of the machine; a missing piece stays empty.
@@ -56,6 +59,7 @@ func (e *Env) AddInstance(i results.Instance) {
 	e.CgroupMode = i.CgroupMode
 	enforced := i.LimitsEnforced
 	e.LimitsEnforced = &enforced
+	e.Pooler = i.Pooler
 }
 
 func memTotal() int64 {

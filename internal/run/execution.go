@@ -71,6 +71,10 @@ type execution struct {
 	interf   *interference
 	events   []results.Event
 	hostIdle *float64
+	// pools are the poolers in front of the servers, by instance
+	// (pooler.go); nil without sut.pooler.
+	pools   map[string]*provider.Pool
+	poolUse map[string]*poolerUse
 }
 
 func (e *execution) label() string {
@@ -233,7 +237,7 @@ func (e *execution) workload(ctx context.Context) error {
 	e.targets = perSecond(lp, e.spec.Workload.Phase())
 	var ts []driver.Tenant
 	for i, p := range e.placements {
-		t := driver.Tenant{Name: p.Tenant, Connect: e.connect(i), Workload: e.workloads[i],
+		t := driver.Tenant{Name: p.Tenant, Connect: e.workloadConnect(i), Workload: e.workloads[i],
 			Clients: e.run.Clients, Seed: uint64(e.run.Seed)*1000003 + uint64(i)}
 		if i < len(lp.Tenants) {
 			t.Load, t.Clients = &lp.Tenants[i], lp.Tenants[i].Conns
@@ -249,9 +253,11 @@ func (e *execution) workload(ctx context.Context) error {
 		return err
 	}
 	e.mark(ctx, "workload")
+	e.poolersBefore()
 	start := time.Now()
 	res, err := driver.Run(ctx, ts, opts)
 	end := time.Now()
+	e.poolersAfter()
 	e.stopInterference()
 	e.collectStreams(end)
 	e.mark(ctx, "after-workload")

@@ -41,7 +41,7 @@ func (e *execution) observations(end time.Time, err error) *results.Observations
 		cg, cgMode := provider.CgroupOf(inst)
 		ri := results.Instance{Name: inst.Name, Port: inst.Port, Version: inst.Version, Cgroup: cg,
 			CgroupMode: cgMode, LimitsEnforced: inst.LimitsEnforced,
-			CPUs: e.limits[i].CPUs, MemoryBytes: e.limits[i].MemoryBytes}
+			CPUs: e.limits[i].CPUs, MemoryBytes: e.limits[i].MemoryBytes, Pooler: e.poolerOf(inst)}
 		for _, p := range e.placements {
 			if p.Instance == inst {
 				ri.Tenants = append(ri.Tenants, p.Tenant)

@@ -96,11 +96,14 @@ func (e *execution) ingest(ctx context.Context) error {
 	return e.provisionPhase(ctx, provision.Strategy.Ingest)
 }
 
-// postIngest ends with the run's tenancy guards, once every tenant is
+// postIngest ends with the run's poolers (pooler.go) and tenancy guards, once every tenant is
 // placed and loaded whatever the strategy: they bound the workload, the
 // check and the isolation audit, not tenantbench's loading.
 func (e *execution) postIngest(ctx context.Context) error {
 	if err := e.provisionPhase(ctx, provision.Strategy.PostIngest); err != nil {
+		return err
+	}
+	if err := e.startPoolers(ctx); err != nil {
 		return err
 	}
 	if len(e.run.Guards) == 0 {

@@ -283,6 +283,7 @@ func (d *Decoder) sut(n *yaml.Node, path string, s *SUT) {
 		{"transport", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &s.Transport) }},
 		{"settings", func(n *yaml.Node, p string) { d.settings(n, p, &s.Settings) }},
 		{"servers", func(n *yaml.Node, p string) { d.servers(n, p, &s.Servers) }},
+		{"pooler", func(n *yaml.Node, p string) { d.pooler(n, p, &s.Pooler) }},
 		{"resources", func(n *yaml.Node, p string) {
 			d.Mapping(n, p, []Field{
 				{"cpus", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadFloat, &s.Resources.CPUs) }},
@@ -307,6 +308,21 @@ func (d *Decoder) servers(n *yaml.Node, path string, dst *[]Server) {
 		out = append(out, sv)
 	})
 	*dst = out
+}
+
+// pooler reads sut.pooler: kind, mode and pool_size, the unwritten ones
+// at PoolerDefaults. The names are package pooler's: the plan checks them.
+func (d *Decoder) pooler(n *yaml.Node, path string, dst **Pooler) {
+	if IsNull(resolve(n)) {
+		return
+	}
+	p := PoolerDefaults
+	d.Mapping(n, path, []Field{
+		{"kind", func(n *yaml.Node, p2 string) { Scalar(d, n, p2, ReadText, &p.Kind) }},
+		{"mode", func(n *yaml.Node, p2 string) { Scalar(d, n, p2, ReadText, &p.Mode) }},
+		{"pool_size", func(n *yaml.Node, p2 string) { Scalar(d, n, p2, ReadInt, &p.PoolSize) }},
+	})
+	*dst = &p
 }
 
 // settings reads sut.settings: parameter name -> value or list of values.

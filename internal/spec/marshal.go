@@ -39,6 +39,7 @@ func Marshal(s *Spec) ([]byte, error) {
 		Resources Resources         `yaml:"resources"`
 		Settings  map[string]Values `yaml:"settings"`
 		Servers   []Server          `yaml:"servers,omitempty"`
+		Pooler    *Pooler           `yaml:"pooler,omitempty"`
 	}
 	out := struct {
 		Name   string `yaml:"name"`
@@ -69,6 +70,7 @@ func Marshal(s *Spec) ([]byte, error) {
 			Resources: s.SUT.Resources,
 			Settings:  s.SUT.Settings,
 			Servers:   s.SUT.Servers,
+			Pooler:    s.SUT.Pooler,
 		},
 		Tenancy: s.Tenancy,
 		Cost:    s.Cost,

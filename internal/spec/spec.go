@@ -58,6 +58,9 @@ type SUT struct {
 	// Transport is how tenants' clients connect: "tcp" (loopback) or "unix".
 	Transport string    `yaml:"transport"`
 	Resources Resources `yaml:"resources"`
+	// Pooler is a connection pooler in front of each server, through
+	// which the tenants' clients run the workload; nil for none.
+	Pooler *Pooler `yaml:"pooler,omitempty"`
 	// Servers are the servers the user already runs, for a provider that
 	// places tenants on them (external): each named, its admin connection
 	// string in an environment variable, never in the spec.
@@ -72,6 +75,19 @@ type Server struct {
 	Name   string `yaml:"name"`
 	DSNEnv string `yaml:"dsn_env"`
 }
+
+// Pooler is sut.pooler. Its kind and mode are package pooler's names,
+// checked by the plan; pool_size is the server connections of each
+// tenant's pool.
+type Pooler struct {
+	Kind     string `yaml:"kind"`
+	Mode     string `yaml:"mode"`
+	PoolSize int    `yaml:"pool_size"`
+}
+
+// PoolerDefaults are what sut.pooler leaves unwritten: pgbouncer's own
+// defaults (pool_mode = session, default_pool_size = 20).
+var PoolerDefaults = Pooler{Mode: "session", PoolSize: 20}
 
 // Resources limit each instance (Erdelt and Rabl 2026, section 4.1: CPU and
 // RAM per container). Divide splits the totals across the instance model's

@@ -32,6 +32,13 @@ func (p Placement) DSN(transport string) string {
 	return p.Instance.DSN(transport, p.Database, p.Role, p.Password)
 }
 
+// WorkloadDSN connects as the tenant for the workload phase: through the
+// pooler in front of its server when there is one
+// (provider.Instance.WorkloadDSN).
+func (p Placement) WorkloadDSN(transport string) string {
+	return p.Instance.WorkloadDSN(transport, p.Database, p.Role, p.Password)
+}
+
 // Model is a tenancy model.
 type Model interface {
 	// Instances is how many servers the model needs for n tenants.

@@ -33,6 +33,10 @@ type Wire struct {
 	sync     pgproto3.Sync
 	txStatus byte    // of the last ReadyForQuery
 	fd       *fdWire // nil: through fe
+	// unnamed are the statements sent unnamed, by name (unnamed.go);
+	// parse is the current statement's, nil for a named one.
+	unnamed map[string]*pgproto3.Parse
+	parse   *pgproto3.Parse
 }
 
 // RowReader takes the rows a statement returns. values are the row's
@@ -68,12 +72,21 @@ func NewWire(pg *pgconn.PgConn) Wire {
 // *pgconn.PgError, or an I/O error after which the connection is closed.
 func (w *Wire) RoundTrip(stmt string, params [][]byte, rows RowReader) error {
 	w.bind.PreparedStatement = stmt
+	w.parse = nil
+	if w.unnamed != nil {
+		if p := w.unnamed[stmt]; p != nil {
+			w.parse, w.bind.PreparedStatement = p, ""
+		}
+	}
 	w.bind.Parameters = params
 	if w.fd != nil {
 		if err := w.fd.exchange(w, rows); err != nil {
 			return w.broken(err)
 		}
 		return w.fd.pgErr
+	}
+	if w.parse != nil {
+		w.fe.SendParse(w.parse)
 	}
 	w.fe.SendBind(&w.bind)
 	w.fe.SendExecute(&w.execute)

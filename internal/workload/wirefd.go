@@ -43,7 +43,14 @@ func newFdWire(rc syscall.RawConn) *fdWire {
 // ReadyForQuery; rows is given every DataRow. It returns an error after
 // which the connection is unusable; the statement's own error is in pgErr.
 func (f *fdWire) exchange(w *Wire, rows RowReader) error {
-	out, err := w.bind.Encode(f.out[:0])
+	out := f.out[:0]
+	var err error
+	if w.parse != nil {
+		if out, err = w.parse.Encode(out); err != nil {
+			return err
+		}
+	}
+	out, err = w.bind.Encode(out)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 var (
 	_ engine.Engine         = postgres.Engine{}
 	_ engine.Admin          = postgres.Engine{}
+	_ engine.Pooled         = postgres.Engine{}
 	_ engine.Sharer         = postgres.Engine{}
 	_ engine.DatabaseCopier = postgres.Engine{}
 	_ engine.Statistics     = postgres.Engine{}

@@ -193,6 +193,9 @@ type server struct {
 	spec    provider.InstanceSpec
 	workDir string
 
+	// pool is the pooler in front of the server, zero for none.
+	pool poolerState
+
 	mu      sync.Mutex // serializes Stop
 	stopped bool
 }

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/pooler"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -33,6 +34,10 @@ type Process struct {
 	// restart restarts the server in place (Provider.restartInPlace);
 	// nil until the server runs.
 	restart func(ctx context.Context, crash bool) (time.Time, error)
+	// startPooler starts the pooler (Provider.startPooler); nil until
+	// the server runs. pooler is the running one's record, nil for none.
+	startPooler func(ctx context.Context, c pooler.Config, secrets []string) (*provider.Pool, error)
+	pooler      *provider.PoolerRecord
 }
 
 var (
@@ -43,6 +48,7 @@ var (
 	_ provider.Freezer         = (*Process)(nil)
 	_ provider.Recorder        = (*Process)(nil)
 	_ provider.Restarter       = (*Process)(nil)
+	_ provider.Pooler          = (*Process)(nil)
 	_ provider.Cloner          = (*Provider)(nil)
 )
 
@@ -135,6 +141,10 @@ func (p *Process) Record(r *provider.Record) {
 	defer p.mu.RUnlock()
 	r.Pid, r.PidStart, r.DataDir, r.Cgroup, r.CgroupMode = p.Pid, p.PidStart, p.DataDir, p.CgroupPath, p.CgroupMode
 	r.WorkDir = filepath.Dir(p.DataDir)
+	if p.pooler != nil {
+		pr := *p.pooler
+		r.Pooler = &pr
+	}
 }
 
 // newProcess gives inst its Process, on dataDir, with the limits s asks

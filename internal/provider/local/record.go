@@ -66,6 +66,11 @@ func StopRecord(ctx context.Context, rec provider.Record) error {
 		}
 	}
 
+	if rec.Pooler != nil {
+		if err := stopPoolerRecord(rec.Pooler); err != nil {
+			return fmt.Errorf("stop the pooler of instance %s: %w", rec.Name, err)
+		}
+	}
 	if pid > 0 {
 		gone := func() bool { return !alive(pid) }
 		if err := terminate(ctx, eng, pid, gone, group, recordStopTimeout); err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/cgroup"
 	dbserver "github.com/tenantbench/tenantbench/internal/engine/server"
+	"github.com/tenantbench/tenantbench/internal/pooler"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -127,6 +128,9 @@ func (p *Provider) run(ctx context.Context, srv *server, workDir string, s provi
 	p.mu.Unlock()
 	Of(srv.inst).restart = func(ctx context.Context, crash bool) (time.Time, error) {
 		return p.restartInPlace(ctx, srv, crash)
+	}
+	Of(srv.inst).startPooler = func(ctx context.Context, c pooler.Config, secrets []string) (*provider.Pool, error) {
+		return p.startPooler(ctx, srv, c, secrets)
 	}
 	srv.note() // with the port it got
 	return nil
@@ -326,6 +330,7 @@ func waitReady(ctx context.Context, srv *server, timeout time.Duration) (string,
 // abort undoes a failed Start: stops the process if there is one, removes
 // the cgroup and every file.
 func (srv *server) abort() {
+	_ = srv.stopPooler()
 	if srv.cmd != nil {
 		_ = srv.terminate(context.Background(), 0)
 	}

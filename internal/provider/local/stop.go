@@ -39,6 +39,10 @@ func (p *Provider) Stop(ctx context.Context, inst *provider.Instance) error {
 	if srv.stopped {
 		return nil
 	}
+	// The pooler first: its clients see it go, not a server behind it.
+	if err := srv.stopPooler(); err != nil {
+		return fmt.Errorf("stop instance %s: %w", inst.Name, err)
+	}
 	err := srv.terminate(ctx, p.opts.StopTimeout)
 	if err == nil && srv.group != nil {
 		err = srv.group.Remove(killWait)

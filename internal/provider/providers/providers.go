@@ -18,6 +18,7 @@ func Builtin() provider.Registry {
 		New:        func() (provider.Provider, error) { return local.New(local.Options{}) },
 		StopRecord: local.StopRecord,
 		Clones:     true,
+		Pools:      true,
 	})
 	r.Add(external.Factory())
 	return r

@@ -59,6 +59,7 @@ func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, ci workload.
 	}
 	c := w.newClient(ci.Seed)
 	c.pg = conn.PgConn()
+	var sds []*pgconn.StatementDescription
 	for _, p := range []struct {
 		s      *statement
 		name   string
@@ -74,17 +75,25 @@ func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, ci workload.
 		{&c.orderStatus, "order_status", sqlOrderStatus, []uint32{int4OID}},
 		{&c.deleteLine, "delete_orderline", sqlDeleteOrderline, []uint32{int8OID}},
 	} {
-		sd, err := conn.Prepare(ctx, stmtPrefix+p.name, p.sql)
+		sd, err := workload.Prepare(ctx, conn, stmtPrefix+p.name, p.sql)
 		if err != nil {
 			return nil, fmt.Errorf("sales: prepare %q: %w", p.sql, err)
 		}
 		if err := p.s.init(sd, p.params); err != nil {
 			return nil, err
 		}
+		sds = append(sds, sd)
 	}
 	c.wire = workload.NewWire(c.pg)
+	if workload.Unnamed(conn) {
+		c.wire.Unnamed(sds...) // behind a pooler that cannot keep them
+	}
 	return c, nil
 }
+
+// RunsUnnamed: its statements go through workload.Prepare and Wire,
+// which send them unnamed behind a pooler that cannot keep named ones.
+func (w *Workload) RunsUnnamed() bool { return true }
 
 // newClient is a client without a connection: its choices only.
 func (w *Workload) newClient(seed uint64) *Client {

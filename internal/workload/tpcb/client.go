@@ -86,6 +86,7 @@ func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, ci workload.
 	}
 	c := w.newClient(ci.Seed)
 	c.pg = conn.PgConn()
+	var sds []*pgconn.StatementDescription
 	for _, p := range []struct {
 		s        *statement
 		name, sq string
@@ -98,17 +99,25 @@ func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, ci workload.
 		{&c.updateBranch, "update_branch", sqlUpdateBranch},
 		{&c.insertHistory, "insert_history", sqlInsertHistory},
 	} {
-		sd, err := conn.Prepare(ctx, stmtPrefix+p.name, p.sq)
+		sd, err := workload.Prepare(ctx, conn, stmtPrefix+p.name, p.sq)
 		if err != nil {
 			return nil, fmt.Errorf("tpcb: prepare %q: %w", p.sq, err)
 		}
 		if err := p.s.init(sd); err != nil {
 			return nil, err
 		}
+		sds = append(sds, sd)
 	}
 	c.wire = workload.NewWire(c.pg)
+	if workload.Unnamed(conn) {
+		c.wire.Unnamed(sds...) // behind a pooler that cannot keep them
+	}
 	return c, nil
 }
+
+// RunsUnnamed: its statements go through workload.Prepare and Wire,
+// which send them unnamed behind a pooler that cannot keep named ones.
+func (w *Workload) RunsUnnamed() bool { return true }
 
 // newClient is a client without a connection: its choices only.
 func (w *Workload) newClient(seed uint64) *Client {
