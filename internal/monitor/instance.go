@@ -191,6 +191,12 @@ func (s *sampler) setPlacements(ps []tenancy.Placement) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.tenants.set(s.inst.Name, ps)
+	// The tenants were placed since the names were read: a copied
+	// server's tenant was renamed in place, keeping its role's and
+	// database's ids, which a cache would still name as the template's.
+	if nc, ok := s.conn.(server.NameCache); ok {
+		nc.ForgetNames()
+	}
 	for len(s.catUser) < len(s.tenants.names) {
 		s.catUser = append(s.catUser, 0)
 		s.catSys = append(s.catSys, 0)

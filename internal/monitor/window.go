@@ -26,6 +26,10 @@ type Usage struct {
 	// CPU seconds of the processes that are no tenant's: background
 	// processes, the monitor's backend, client backends of other roles.
 	BackgroundCPU, MonitorCPU, OtherCPU float64
+	// ForegroundCPU is the CPU seconds of the tenants' own processes
+	// (client backends and parallel workers): Oracle's (2014, Table 5)
+	// foreground processes, beside BackgroundCPU.
+	ForegroundCPU float64
 }
 
 // Window is what the instances, tenants and tenantbench used between two
@@ -76,6 +80,7 @@ func (s *Samples) Window(from, to time.Time) Window {
 		w.Total.BackgroundCPU += u.BackgroundCPU
 		w.Total.MonitorCPU += u.MonitorCPU
 		w.Total.OtherCPU += u.OtherCPU
+		w.Total.ForegroundCPU += u.ForegroundCPU
 		w.Total.BackgroundAnonMB = knownSum(w.Total.BackgroundAnonMB, u.BackgroundAnonMB)
 		w.Total.SharedMB = knownSum(w.Total.SharedMB, u.SharedMB)
 	}
@@ -141,6 +146,7 @@ func (is *InstanceSeries) usage(f, t time.Duration, tenants map[string]float64) 
 			u.OtherCPU = c
 		default:
 			tenants[name] += c
+			u.ForegroundCPU += c
 		}
 	}
 	i0, i1 := bracket(n, ts, f, t)

@@ -102,6 +102,9 @@ func AggregateRuns(sums []*Summary) *Summary {
 	p.FScoreS = meanOpt(func(a Aggregate) *float64 { return a.FScoreS })
 	p.RScoreS = meanOpt(func(a Aggregate) *float64 { return a.RScoreS })
 	p.HostIdlePct = meanOpt(func(a Aggregate) *float64 { return a.HostIdlePct })
+	p.CPUBackgroundPct = meanOpt(func(a Aggregate) *float64 { return a.CPUBackgroundPct })
+	p.CPUForegroundPct = meanOpt(func(a Aggregate) *float64 { return a.CPUForegroundPct })
+	p.CPUServersPct = meanOpt(func(a Aggregate) *float64 { return a.CPUServersPct })
 	p.SLAMetTenants, p.SLAMet = slaOfRuns(ok)
 	return agg
 }

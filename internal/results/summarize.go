@@ -82,6 +82,11 @@ type Monitored struct {
 	// false when either is unknown (Aggregate.Marginal).
 	MemBaseMB, MemLoadedMB float64
 	MemoryKnown            bool
+	// CPUSplit is each instance's CPU split into background and
+	// foreground processes; HostCPUs the machine's CPUs its shares divide
+	// by (0: unknown, no shares).
+	CPUSplit []CPUSplit
+	HostCPUs int
 }
 
 // Summarize computes a run's summary from what it observed. It reads
@@ -146,6 +151,7 @@ func Summarize(o *Observations) *Summary {
 			}
 			sum.Provider.Marginal(m.MemLoadedMB, base, o.Tenants)
 		}
+		cpuShares(sum, m.CPUSplit, m.HostCPUs, w.Duration.Seconds())
 		for i := range sum.Tenant {
 			if c, ok := m.TenantCPU[sum.Tenant[i].Tenant]; ok {
 				sum.Tenant[i].CPUS = &c

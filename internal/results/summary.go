@@ -75,6 +75,13 @@ type Instance struct {
 	CPUs           float64  `json:"cpus"`
 	MemoryBytes    int64    `json:"memory_bytes"`
 	Tenants        []string `json:"tenants"`
+	// The instance's CPU over the measured workload as shares of the
+	// host's CPUs, in percent: its background processes, its tenants'
+	// backends (foreground), and all its processes (cpusplit.go); absent
+	// unmonitored.
+	CPUBackgroundPct *float64 `json:"cpu_background_pct,omitempty"`
+	CPUForegroundPct *float64 `json:"cpu_foreground_pct,omitempty"`
+	CPUPct           *float64 `json:"cpu_pct,omitempty"`
 }
 
 // Phase is one tenant's time in one phase.
@@ -200,6 +207,13 @@ type Aggregate struct {
 	FScoreS     *float64 `json:"f_score_s,omitempty"`
 	RScoreS     *float64 `json:"r_score_s,omitempty"`
 	HostIdlePct *float64 `json:"host_cpu_idle_pct,omitempty"`
+	// The servers' CPU over the measured workload as shares of the
+	// host's CPUs, in percent, split as Oracle 2014, Table 5 does:
+	// background processes, the tenants' backends (foreground), and every
+	// server process (cpusplit.go); absent unmonitored.
+	CPUBackgroundPct *float64 `json:"cpu_background_pct,omitempty"`
+	CPUForegroundPct *float64 `json:"cpu_foreground_pct,omitempty"`
+	CPUServersPct    *float64 `json:"cpu_servers_pct,omitempty"`
 	// SLAMetTenants are the tenants that met their SLA, SLAMet whether
 	// every tenant with one did (classes.go); absent when no tenant has
 	// an SLA.

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"runtime"
 	"time"
 
 	"github.com/tenantbench/tenantbench/internal/metrics"
@@ -57,7 +58,11 @@ func (e *execution) observations(end time.Time, err error) *results.Observations
 		win := e.samples.Window(from, to)
 		m := &results.Monitored{CPUS: win.Total.CPU, MemPeakMB: win.Total.MemPeakMB,
 			BackgroundAnonMB: win.Total.BackgroundAnonMB, SharedMB: win.Total.SharedMB, IOOps: win.Total.IOOps,
-			TenantCPU: win.TenantCPU}
+			TenantCPU: win.TenantCPU, HostCPUs: runtime.NumCPU()}
+		for _, u := range win.Instances {
+			m.CPUSplit = append(m.CPUSplit, results.CPUSplit{Instance: u.Instance, Background: u.BackgroundCPU,
+				Foreground: u.ForegroundCPU, Total: u.CPU})
+		}
 		m.MemBaseMB, m.MemLoadedMB, m.MemoryKnown = e.samples.MemoryBaseAndLoaded(from, to)
 		o.Monitor = m
 	}

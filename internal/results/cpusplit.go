@@ -1,0 +1,43 @@
+package results
+
+// The CPU of background and foreground processes as shares of the host,
+// as Oracle 2014, Table 5 splits it: background processes (checkpointer,
+// walwriter, autovacuum, ...) serve every tenant of their server, so a
+// model with fewer servers spends less on them and leaves more to the
+// tenants' own backends (the foreground).
+
+// CPUSplit is one instance's CPU seconds over the measured workload, split
+// by the monitor's attribution (docs/monitor.md, CPU per tenant).
+type CPUSplit struct {
+	Instance string
+	// Background: the server's own processes (postmaster, checkpointer,
+	// background writer, walwriter, autovacuum, logger, archiver...).
+	// Foreground: the tenants' client backends and parallel workers.
+	// Total: every process of the instance (the cgroup's, or the process
+	// tree's), which also holds the monitor's backend, client backends
+	// of no tenant and what exited between rounds.
+	Background, Foreground, Total float64
+}
+
+// cpuShares sets the shares of the host's CPU (percent of seconds x
+// hostCPUs) on the run and on each of its instances. Nothing is set when
+// the CPUs or the measured time are unknown.
+func cpuShares(sum *Summary, split []CPUSplit, hostCPUs int, seconds float64) {
+	if hostCPUs <= 0 || seconds <= 0 || len(split) == 0 {
+		return
+	}
+	capacity := seconds * float64(hostCPUs) / 100
+	var bg, fg, all float64
+	for _, s := range split {
+		bg, fg, all = bg+s.Background, fg+s.Foreground, all+s.Total
+		for i := range sum.Instances {
+			if sum.Instances[i].Name == s.Instance {
+				in := &sum.Instances[i]
+				in.CPUBackgroundPct, in.CPUForegroundPct, in.CPUPct = ptr(s.Background/capacity),
+					ptr(s.Foreground/capacity), ptr(s.Total/capacity)
+			}
+		}
+	}
+	a := &sum.Provider
+	a.CPUBackgroundPct, a.CPUForegroundPct, a.CPUServersPct = ptr(bg/capacity), ptr(fg/capacity), ptr(all/capacity)
+}
