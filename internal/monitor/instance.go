@@ -49,6 +49,10 @@ type sampler struct {
 	// slab holds the tenant CPU figures of the samples to come: one
 	// allocation for many rounds.
 	slab []float64
+	// catAnon sums a PSS round's Pss_Anon by category; anonSlab holds the
+	// tenants' figures of the PSS rounds to come.
+	catAnon  []int64
+	anonSlab []int64
 
 	// base is the first round's absolute counters; samples hold the
 	// difference.
@@ -252,6 +256,9 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 	var rss, pss, bgAnon int64
 	bgAnonMissing := false // a kernel before 5.10 has no Pss_Anon
 	var st procStat
+	if doPSS {
+		s.catAnon = append(s.catAnon[:0], make([]int64, len(s.catUser))...)
+	}
 	for _, pid := range s.pids {
 		p := s.procs[pid]
 		if p == nil {
@@ -325,6 +332,9 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 					}
 					bgAnon += anon
 				}
+				if p.cat >= firstTenant && anon > 0 {
+					s.catAnon[p.cat] += anon
+				}
 			} else if len(b) > 0 { // empty for a process that is exiting
 				s.errs.add(t, "%v", procErr("smaps_rollup", errUnparsable))
 			}
@@ -355,6 +365,15 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 	}
 	if !doPSS {
 		smp.PSS = -1
+	}
+	if doPSS && !bgAnonMissing { // without Pss_Anon in the background's, none has it
+		n := len(s.catAnon)
+		if len(s.anonSlab) < n {
+			s.anonSlab = make([]int64, n*16)
+		}
+		smp.TenantAnon = s.anonSlab[:n:n]
+		s.anonSlab = s.anonSlab[n:]
+		copy(smp.TenantAnon, s.catAnon)
 	}
 	if s.cg != nil {
 		var cr cgroupReading

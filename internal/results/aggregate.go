@@ -105,6 +105,7 @@ func AggregateRuns(sums []*Summary) *Summary {
 	p.CPUBackgroundPct = meanOpt(func(a Aggregate) *float64 { return a.CPUBackgroundPct })
 	p.CPUForegroundPct = meanOpt(func(a Aggregate) *float64 { return a.CPUForegroundPct })
 	p.CPUServersPct = meanOpt(func(a Aggregate) *float64 { return a.CPUServersPct })
+	p.MemTenantPrivateMB = meanOpt(func(a Aggregate) *float64 { return a.MemTenantPrivateMB })
 	p.SLAMetTenants, p.SLAMet = slaOfRuns(ok)
 	return agg
 }

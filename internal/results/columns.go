@@ -75,6 +75,7 @@ var resultColumns = []Column{
 	{"cpu_background_pct", "CPU of background processes", "%", lower, "Oracle 2014, Table 5: the servers' background processes' CPU over the measured workload, share of the host's CPUs"},
 	{"cpu_foreground_pct", "CPU of foreground processes", "%", 0, "Oracle 2014, Table 5: the tenants' backends' CPU over the measured workload, share of the host's CPUs"},
 	{"cpu_servers_pct", "CPU of the servers", "%", 0, "the monitor: every server process's CPU over the measured workload, share of the host's CPUs (Oracle 2014, Table 5, without the kernel's part)"},
+	{"mem_tenant_private_mb", "Private memory per tenant", "MB", lower, "the monitor: Pss_Anon of each tenant's own backends, the most over the measured workload, mean over the tenants"},
 	{"sla_met_tenants", "Tenants that met their SLA", "tenants", higher, "workload.sla judged per tenant (tenants.csv sla_met)"},
 	{"sla_met", "Every tenant met its SLA", "", 0, "workload.sla: true when every tenant with one met it"},
 	{"error", "Error", "", 0, "the run: why it failed or was cut"},

@@ -41,3 +41,20 @@ func cpuShares(sum *Summary, split []CPUSplit, hostCPUs int, seconds float64) {
 	a := &sum.Provider
 	a.CPUBackgroundPct, a.CPUForegroundPct, a.CPUServersPct = ptr(bg/capacity), ptr(fg/capacity), ptr(all/capacity)
 }
+
+// privateMemory sets each tenant's sessions' private memory and their
+// mean over the tenants that have it.
+func privateMemory(sum *Summary, anon map[string]float64) {
+	var total float64
+	var n int
+	for i := range sum.Tenant {
+		if v, ok := anon[sum.Tenant[i].Tenant]; ok {
+			sum.Tenant[i].MemPrivateMB = ptr(v)
+			total += v
+			n++
+		}
+	}
+	if n > 0 {
+		sum.Provider.MemTenantPrivateMB = ptr(total / float64(n))
+	}
+}

@@ -129,7 +129,7 @@ func (d *Dir) AppendResult(s *Summary) error {
 		optional(a.MemFootprintMB), optional(a.MemMarginalMB), usd(a.RUC), optional(a.PScore), optional(a.TScore),
 		optional(a.PowerAtSize), optional(a.ThroughputAtSize), optional(a.ECPU), optional(a.ERAM),
 		optional(s.HostSpeed), optional(a.FScoreS), optional(a.RScoreS), optional(a.HostIdlePct),
-		optional(a.CPUBackgroundPct), optional(a.CPUForegroundPct), optional(a.CPUServersPct))
+		optional(a.CPUBackgroundPct), optional(a.CPUForegroundPct), optional(a.CPUServersPct), optional(a.MemTenantPrivateMB))
 	row = append(append(row, slaCells(&a)...), s.Error)
 	_ = w.Write(row)
 	w.Flush()

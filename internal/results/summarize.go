@@ -87,6 +87,8 @@ type Monitored struct {
 	// by (0: unknown, no shares).
 	CPUSplit []CPUSplit
 	HostCPUs int
+	// TenantAnonMB is each tenant's sessions' private memory (MiB).
+	TenantAnonMB map[string]float64
 }
 
 // Summarize computes a run's summary from what it observed. It reads
@@ -157,6 +159,7 @@ func Summarize(o *Observations) *Summary {
 				sum.Tenant[i].CPUS = &c
 			}
 		}
+		privateMemory(sum, m.TenantAnonMB)
 	}
 	o.price(sum)
 	// After Monitored: E_CPU and E_RAM need its figures.

@@ -45,7 +45,7 @@ func observed() *Observations {
 func monitored(o *Observations) *Observations {
 	o.Monitor = &Monitored{CPUS: 20, MemPeakMB: 512, BackgroundAnonMB: 30, SharedMB: 10, IOOps: 500,
 		TenantCPU: map[string]float64{"t01": 5}, MemBaseMB: 200, MemLoadedMB: 260, MemoryKnown: true,
-		HostCPUs: 4, CPUSplit: []CPUSplit{{"a", 2, 5, 12}, {"b", 1, 4, 8}}}
+		HostCPUs: 4, CPUSplit: []CPUSplit{{"a", 2, 5, 12}, {"b", 1, 4, 8}}, TenantAnonMB: map[string]float64{"t01": 3, "t02": 5}}
 	return o
 }
 
@@ -144,6 +144,9 @@ func TestSummarizeMonitored(t *testing.T) {
 			}
 			if in := s.Instances[0]; !nearPtr(in.CPUBackgroundPct, 5) || !nearPtr(in.CPUForegroundPct, 12.5) || !nearPtr(in.CPUPct, 30) {
 				t.Errorf("instance a's CPU shares %v %v %v, want 5 12.5 30", in.CPUBackgroundPct, in.CPUForegroundPct, in.CPUPct)
+			}
+			if !nearPtr(s.Tenant[1].MemPrivateMB, 5) || !nearPtr(a.MemTenantPrivateMB, 4) {
+				t.Errorf("private memory t02 %v, mean %v; want 5 and 4", s.Tenant[1].MemPrivateMB, a.MemTenantPrivateMB)
 			}
 			if c := s.Tenant[0].CPUS; c == nil || *c != 5 {
 				t.Errorf("t01 CPU %v, want 5", c)

@@ -124,6 +124,10 @@ type TenantTotals struct {
 	// CPUS is the CPU seconds of the tenant's own backends during the
 	// measured workload (the monitor's attribution); absent unmonitored.
 	CPUS *float64 `json:"cpu_s,omitempty"`
+	// MemPrivateMB is the private memory of the tenant's own sessions
+	// (Pss_Anon of its backends, MiB), the most sampled over the measured
+	// workload; absent unmonitored or where the kernel lacks Pss_Anon.
+	MemPrivateMB *float64 `json:"mem_private_mb,omitempty"`
 	// Open is an open load's arrivals and service time; absent when closed.
 	Open *OpenTotals `json:"open,omitempty"`
 	// TS and PowerAtSize are the tenant's T_s and Power@Size over its
@@ -214,6 +218,11 @@ type Aggregate struct {
 	CPUBackgroundPct *float64 `json:"cpu_background_pct,omitempty"`
 	CPUForegroundPct *float64 `json:"cpu_foreground_pct,omitempty"`
 	CPUServersPct    *float64 `json:"cpu_servers_pct,omitempty"`
+	// MemTenantPrivateMB is the mean over the tenants of their sessions'
+	// private memory (TenantTotals.MemPrivateMB): the memory a tenant
+	// brings whatever the model, beside Oracle's (2014) footprint of the
+	// server's own; absent when no tenant's was measured.
+	MemTenantPrivateMB *float64 `json:"mem_tenant_private_mb,omitempty"`
 	// SLAMetTenants are the tenants that met their SLA, SLAMet whether
 	// every tenant with one did (classes.go); absent when no tenant has
 	// an SLA.

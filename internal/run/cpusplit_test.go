@@ -14,7 +14,8 @@ import (
 // tenants' backends did work, and background plus foreground is at most
 // the servers' total (the rest is the monitor's backend and what exited
 // between rounds); the instances' shares add up to the run's, and each
-// server's tenants have theirs.
+// server's tenants have theirs; each tenant's sessions' private memory is
+// measured.
 func TestCPUSplit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL and loads tenants")
@@ -23,7 +24,7 @@ func TestCPUSplit(t *testing.T) {
 		t.Run(model, func(t *testing.T) {
 			ex := newExecution(t, fmt.Sprintf(`name: t
 tenancy: {model: %s, tenants: 2}
-workload: {name: tpcb, scale: 1, clients: 2, duration: 4s}
+workload: {name: tpcb, scale: 1, clients: 2, duration: 11s}
 `, model))
 			ex.opts.Monitor = true
 			sum := ex.do(context.Background())
@@ -42,6 +43,15 @@ workload: {name: tpcb, scale: 1, clients: 2, duration: 4s}
 			const slack = 0.5
 			if fg <= 0 || bg < 0 || bg+fg > all+slack || all > 100 {
 				t.Errorf("background %.2f + foreground %.2f vs servers %.2f: want foreground > 0 and their sum at most the servers'", bg, fg, all)
+			}
+			// A PSS round (every 10 s) falls in the 11 s window: each
+			// tenant's sessions have their private memory.
+			for _, tt := range sum.Tenant {
+				if tt.MemPrivateMB == nil || *tt.MemPrivateMB <= 0 {
+					t.Errorf("tenant %s: private memory %v, want measured and above 0", tt.Tenant, tt.MemPrivateMB)
+				} else {
+					t.Logf("tenant %s: private memory %.2f MiB", tt.Tenant, *tt.MemPrivateMB)
+				}
 			}
 			var ibg, ifg, iall float64
 			for _, in := range sum.Instances {
