@@ -58,3 +58,32 @@ func privateMemory(sum *Summary, anon map[string]float64) {
 		sum.Provider.MemTenantPrivateMB = ptr(total / float64(n))
 	}
 }
+
+// tenantIOPS sets each instance's IO operations per second where counted,
+// and a tenant's where its server holds it alone (Oracle 2014, Table 10,
+// per tenant): a shared server's operations are its background
+// processes' flushes of every tenant's pages as much as the tenants' own,
+// and no per-process counter counts operations, so there a tenant has
+// none.
+func tenantIOPS(sum *Summary, ops map[string]int64, seconds float64) {
+	if seconds <= 0 {
+		return
+	}
+	for i := range sum.Instances {
+		in := &sum.Instances[i]
+		n, ok := ops[in.Name]
+		if !ok || n < 0 {
+			continue
+		}
+		iops := float64(n) / seconds
+		in.IOPS = ptr(iops)
+		if len(in.Tenants) != 1 {
+			continue
+		}
+		for k := range sum.Tenant {
+			if sum.Tenant[k].Tenant == in.Tenants[0] {
+				sum.Tenant[k].IOPS = ptr(iops)
+			}
+		}
+	}
+}

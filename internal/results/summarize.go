@@ -89,6 +89,9 @@ type Monitored struct {
 	HostCPUs int
 	// TenantAnonMB is each tenant's sessions' private memory (MiB).
 	TenantAnonMB map[string]float64
+	// InstanceIOOps is each instance's block IO operations, where counted
+	// (cgroup v2's io.stat); an instance absent was not.
+	InstanceIOOps map[string]int64
 }
 
 // Summarize computes a run's summary from what it observed. It reads
@@ -160,6 +163,7 @@ func Summarize(o *Observations) *Summary {
 			}
 		}
 		privateMemory(sum, m.TenantAnonMB)
+		tenantIOPS(sum, m.InstanceIOOps, w.Duration.Seconds())
 	}
 	o.price(sum)
 	// After Monitored: E_CPU and E_RAM need its figures.

@@ -45,7 +45,8 @@ func observed() *Observations {
 func monitored(o *Observations) *Observations {
 	o.Monitor = &Monitored{CPUS: 20, MemPeakMB: 512, BackgroundAnonMB: 30, SharedMB: 10, IOOps: 500,
 		TenantCPU: map[string]float64{"t01": 5}, MemBaseMB: 200, MemLoadedMB: 260, MemoryKnown: true,
-		HostCPUs: 4, CPUSplit: []CPUSplit{{"a", 2, 5, 12}, {"b", 1, 4, 8}}, TenantAnonMB: map[string]float64{"t01": 3, "t02": 5}}
+		HostCPUs: 4, CPUSplit: []CPUSplit{{"a", 2, 5, 12}, {"b", 1, 4, 8}}, TenantAnonMB: map[string]float64{"t01": 3, "t02": 5},
+		InstanceIOOps: map[string]int64{"a": 300}}
 	return o
 }
 
@@ -147,6 +148,12 @@ func TestSummarizeMonitored(t *testing.T) {
 			}
 			if !nearPtr(s.Tenant[1].MemPrivateMB, 5) || !nearPtr(a.MemTenantPrivateMB, 4) {
 				t.Errorf("private memory t02 %v, mean %v; want 5 and 4", s.Tenant[1].MemPrivateMB, a.MemTenantPrivateMB)
+			}
+			// Table 10 per tenant: a holds t01 alone and counted 300
+			// operations in 10 s; b counted none (cgroup v1).
+			if !nearPtr(s.Instances[0].IOPS, 30) || !nearPtr(s.Tenant[0].IOPS, 30) || s.Instances[1].IOPS != nil || s.Tenant[1].IOPS != nil {
+				t.Errorf("IOPS: a %v, t01 %v, b %v, t02 %v; want 30, 30, none, none", s.Instances[0].IOPS, s.Tenant[0].IOPS,
+					s.Instances[1].IOPS, s.Tenant[1].IOPS)
 			}
 			if c := s.Tenant[0].CPUS; c == nil || *c != 5 {
 				t.Errorf("t01 CPU %v, want 5", c)

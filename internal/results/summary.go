@@ -82,6 +82,9 @@ type Instance struct {
 	CPUBackgroundPct *float64 `json:"cpu_background_pct,omitempty"`
 	CPUForegroundPct *float64 `json:"cpu_foreground_pct,omitempty"`
 	CPUPct           *float64 `json:"cpu_pct,omitempty"`
+	// IOPS is its block IO operations per second over the measured
+	// workload; absent where not counted (only cgroup v2 counts them).
+	IOPS *float64 `json:"iops,omitempty"`
 }
 
 // Phase is one tenant's time in one phase.
@@ -128,6 +131,9 @@ type TenantTotals struct {
 	// (Pss_Anon of its backends, MiB), the most sampled over the measured
 	// workload; absent unmonitored or where the kernel lacks Pss_Anon.
 	MemPrivateMB *float64 `json:"mem_private_mb,omitempty"`
+	// IOPS is the tenant's block IO operations per second: its server's,
+	// where the server holds it alone and counts them (tenantIOPS).
+	IOPS *float64 `json:"iops,omitempty"`
 	// Open is an open load's arrivals and service time; absent when closed.
 	Open *OpenTotals `json:"open,omitempty"`
 	// TS and PowerAtSize are the tenant's T_s and Power@Size over its

@@ -62,6 +62,12 @@ func (e *execution) observations(end time.Time, err error) *results.Observations
 		for _, u := range win.Instances {
 			m.CPUSplit = append(m.CPUSplit, results.CPUSplit{Instance: u.Instance, Background: u.BackgroundCPU,
 				Foreground: u.ForegroundCPU, Total: u.CPU})
+			if u.IOOps >= 0 {
+				if m.InstanceIOOps == nil {
+					m.InstanceIOOps = map[string]int64{}
+				}
+				m.InstanceIOOps[u.Instance] = u.IOOps
+			}
 		}
 		m.MemBaseMB, m.MemLoadedMB, m.MemoryKnown = e.samples.MemoryBaseAndLoaded(from, to)
 		o.Monitor = m
