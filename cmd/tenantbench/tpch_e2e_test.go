@@ -14,7 +14,8 @@ import (
 )
 
 // TestExamplesPlan plans every example and every benchmark's spec: each
-// is a valid spec.
+// is a valid spec. examples/external.yaml needs the servers it names:
+// TestExternalExample plans it with servers the test starts.
 func TestExamplesPlan(t *testing.T) {
 	files, _ := filepath.Glob("../../examples/*.yaml")
 	bench, _ := filepath.Glob("../../bench/*/*.yaml")
@@ -23,6 +24,9 @@ func TestExamplesPlan(t *testing.T) {
 		t.Fatal("no examples found")
 	}
 	for _, f := range files {
+		if filepath.Base(f) == "external.yaml" {
+			continue
+		}
 		if b, err := exec.Command(binary, "plan", f).CombinedOutput(); err != nil {
 			t.Errorf("plan %s: %v\n%s", f, err, b)
 		}

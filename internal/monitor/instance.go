@@ -49,6 +49,10 @@ type sampler struct {
 	// slab holds the tenant CPU figures of the samples to come: one
 	// allocation for many rounds.
 	slab []float64
+	// catAnon sums a PSS round's Pss_Anon by category; anonSlab holds the
+	// tenants' figures of the PSS rounds to come.
+	catAnon  []int64
+	anonSlab []int64
 
 	// base is the first round's absolute counters; samples hold the
 	// difference.
@@ -191,6 +195,12 @@ func (s *sampler) setPlacements(ps []tenancy.Placement) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.tenants.set(s.inst.Name, ps)
+	// The tenants were placed since the names were read: a copied
+	// server's tenant was renamed in place, keeping its role's and
+	// database's ids, which a cache would still name as the template's.
+	if nc, ok := s.conn.(server.NameCache); ok {
+		nc.ForgetNames()
+	}
 	for len(s.catUser) < len(s.tenants.names) {
 		s.catUser = append(s.catUser, 0)
 		s.catSys = append(s.catSys, 0)
@@ -246,6 +256,9 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 	var rss, pss, bgAnon int64
 	bgAnonMissing := false // a kernel before 5.10 has no Pss_Anon
 	var st procStat
+	if doPSS {
+		s.catAnon = append(s.catAnon[:0], make([]int64, len(s.catUser))...)
+	}
 	for _, pid := range s.pids {
 		p := s.procs[pid]
 		if p == nil {
@@ -319,6 +332,9 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 					}
 					bgAnon += anon
 				}
+				if p.cat >= firstTenant && anon > 0 {
+					s.catAnon[p.cat] += anon
+				}
 			} else if len(b) > 0 { // empty for a process that is exiting
 				s.errs.add(t, "%v", procErr("smaps_rollup", errUnparsable))
 			}
@@ -349,6 +365,15 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 	}
 	if !doPSS {
 		smp.PSS = -1
+	}
+	if doPSS && !bgAnonMissing { // without Pss_Anon in the background's, none has it
+		n := len(s.catAnon)
+		if len(s.anonSlab) < n {
+			s.anonSlab = make([]int64, n*16)
+		}
+		smp.TenantAnon = s.anonSlab[:n:n]
+		s.anonSlab = s.anonSlab[n:]
+		copy(smp.TenantAnon, s.catAnon)
 	}
 	if s.cg != nil {
 		var cr cgroupReading

@@ -150,6 +150,15 @@ func TestMonitor(t *testing.T) {
 	if cgMode != "none" && whole.Total.MemPeakMB < 0.9*64 {
 		t.Errorf("peak memory %.1f MiB < 90 %% of 64 MiB shared_buffers", whole.Total.MemPeakMB)
 	}
+	// t02's idle session has private memory of its own (its catalog
+	// caches at least), measured apart from the background's.
+	if a, ok := whole.TenantAnonMB["t02"]; !ok || a <= 0 || a > whole.Total.MemPeakMB && cgMode != "none" {
+		t.Errorf("t02's private memory %v MiB (measured %v), want above 0 and within the peak %.1f MiB", a, ok, whole.Total.MemPeakMB)
+	}
+	if _, ok := whole.TenantAnonMB["(background)"]; ok {
+		t.Error("the background processes' memory counted as a tenant's")
+	}
+	t.Logf("tenants' private memory (MiB): %v", whole.TenantAnonMB)
 	var maxPSS, maxShmem int64
 	for _, x := range is.Samples {
 		maxPSS, maxShmem = max(maxPSS, x.PSS), max(maxShmem, x.MemShmem)

@@ -154,6 +154,11 @@ func TestWindow(t *testing.T) {
 	if math.Abs(w.TenantCPU["t01"]-1.5) > 1e-9 || w.TenantCPU["t02"] != 0 || math.Abs(u.BackgroundCPU-0.3) > 1e-9 {
 		t.Errorf("tenants %v, background %v", w.TenantCPU, u.BackgroundCPU)
 	}
+	// Foreground is the tenants' processes: t01's 1.5 s, not the
+	// monitor's 0.03 s nor the background's 0.3 s.
+	if math.Abs(u.ForegroundCPU-1.5) > 1e-9 || math.Abs(w.Instances[0].ForegroundCPU-1.5) > 1e-9 {
+		t.Errorf("foreground %v (instance %v), want 1.5", u.ForegroundCPU, w.Instances[0].ForegroundCPU)
+	}
 	if math.Abs(w.SelfCPU-0.45) > 1e-9 || math.Abs(w.HostBusyPct-70) > 1e-9 {
 		t.Errorf("self %v, host busy %v", w.SelfCPU, w.HostBusyPct)
 	}

@@ -89,6 +89,13 @@ type ResourceSample struct {
 	// TenantUser and TenantSys are CPU seconds since Start by entry of
 	// InstanceSeries.Tenants (shorter when tenants were added later).
 	TenantUser, TenantSys []float64
+	// TenantAnon is, in a PSS round, the Pss_Anon of smaps_rollup summed
+	// over each entry's processes (bytes; the tenants' client backends
+	// and parallel workers): the private memory of a tenant's sessions
+	// (work_mem, caches of the catalog and of plans), the part of a
+	// server's memory a tenant owns whatever the model. nil between PSS
+	// rounds and where the kernel lacks Pss_Anon.
+	TenantAnon []int64
 }
 
 // HostSample is the machine and tenantbench's own process at one round.

@@ -26,6 +26,10 @@ type Usage struct {
 	// CPU seconds of the processes that are no tenant's: background
 	// processes, the monitor's backend, client backends of other roles.
 	BackgroundCPU, MonitorCPU, OtherCPU float64
+	// ForegroundCPU is the CPU seconds of the tenants' own processes
+	// (client backends and parallel workers): Oracle's (2014, Table 5)
+	// foreground processes, beside BackgroundCPU.
+	ForegroundCPU float64
 }
 
 // Window is what the instances, tenants and tenantbench used between two
@@ -37,6 +41,10 @@ type Window struct {
 	// TenantCPU is each tenant's CPU seconds (its backends' and parallel
 	// workers').
 	TenantCPU map[string]float64
+	// TenantAnonMB is each tenant's sessions' private memory (MiB): the
+	// largest TenantAnon sampled in the window (with the rounds that
+	// bracket it); absent when no PSS round fell there.
+	TenantAnonMB map[string]float64
 	// SelfCPU is tenantbench's own CPU seconds: the driver's cost, apart.
 	SelfCPU float64
 	// HostBusyPct is the machine's mean busy CPU percentage.
@@ -49,7 +57,7 @@ type Window struct {
 // the window, the peak was reached in it and is that counter; else it is
 // the largest current usage sampled in the window (a lower bound).
 func (s *Samples) Window(from, to time.Time) Window {
-	w := Window{TenantCPU: map[string]float64{}}
+	w := Window{TenantCPU: map[string]float64{}, TenantAnonMB: map[string]float64{}}
 	w.Total.BackgroundAnonMB, w.Total.SharedMB, w.Total.IOOps = -1, -1, -1
 	if s == nil { // no monitor: no figures
 		return w
@@ -61,6 +69,7 @@ func (s *Samples) Window(from, to time.Time) Window {
 	}
 	for _, is := range s.Instances {
 		u := is.usage(f, t, w.TenantCPU)
+		is.tenantAnon(f, t, w.TenantAnonMB)
 		w.Instances = append(w.Instances, u)
 		w.Total.CPUUser += u.CPUUser
 		w.Total.CPUSys += u.CPUSys
@@ -76,6 +85,7 @@ func (s *Samples) Window(from, to time.Time) Window {
 		w.Total.BackgroundCPU += u.BackgroundCPU
 		w.Total.MonitorCPU += u.MonitorCPU
 		w.Total.OtherCPU += u.OtherCPU
+		w.Total.ForegroundCPU += u.ForegroundCPU
 		w.Total.BackgroundAnonMB = knownSum(w.Total.BackgroundAnonMB, u.BackgroundAnonMB)
 		w.Total.SharedMB = knownSum(w.Total.SharedMB, u.SharedMB)
 	}
@@ -141,6 +151,7 @@ func (is *InstanceSeries) usage(f, t time.Duration, tenants map[string]float64) 
 			u.OtherCPU = c
 		default:
 			tenants[name] += c
+			u.ForegroundCPU += c
 		}
 	}
 	i0, i1 := bracket(n, ts, f, t)
@@ -211,4 +222,29 @@ func at(n int, ts func(int) time.Duration, v func(int) float64, x time.Duration)
 	}
 	r := float64(x-a) / float64(b-a)
 	return v(i-1) + r*(v(i)-v(i-1))
+}
+
+// tenantAnon adds each tenant's largest private memory sampled around
+// [f, t] (the samples that bracket it) to out, in MiB.
+func (is *InstanceSeries) tenantAnon(f, t time.Duration, out map[string]float64) {
+	sm := is.Samples
+	n := len(sm)
+	if n == 0 {
+		return
+	}
+	i0, i1 := bracket(n, func(i int) time.Duration { return sm[i].T }, f, t)
+	// No fallback to a round long before the window, unlike the
+	// background's: a tenant's sessions then (its loading) are not those
+	// of the workload.
+	for k := firstTenant; k < len(is.Tenants); k++ {
+		var most int64 = -1
+		for i := i0; i <= i1; i++ {
+			if k < len(sm[i].TenantAnon) {
+				most = max(most, sm[i].TenantAnon[k])
+			}
+		}
+		if most >= 0 {
+			out[is.Tenants[k]] = max(out[is.Tenants[k]], float64(most)/(1<<20))
+		}
+	}
 }

@@ -24,6 +24,7 @@ type page struct {
 	Isolation *table // nil when no run audited isolation
 	Drift     *driftPart
 	Classes   *table // nil without tenant classes
+	CPUSplit  *table // nil when no run has background and foreground CPU
 	Sections  []section
 	Warnings  []string
 	Generated string
@@ -120,6 +121,7 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 {{if .Drift}}<li><a href="#drift">Drift and paired comparisons</a></li>{{end}}
 <li><a href="#failed">Failed runs</a></li>
 {{if .Classes}}<li><a href="#classes">Tenant classes</a></li>{{end}}
+{{if .CPUSplit}}<li><a href="#cpu-split">Background and foreground CPU</a></li>{{end}}
 {{if .Isolation}}<li><a href="#isolation">Isolation audit</a></li>{{end}}
 {{if .Events}}<li><a href="#interference">Interference</a></li>{{end}}
 <li><a href="#env">Environment</a></li>
@@ -169,6 +171,11 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 </section>
 {{with .Classes}}<section id="classes">
 <h2>Tenant classes</h2>
+<p class="note">{{.Note}}</p>
+{{template "table" .}}
+</section>{{end}}
+{{with .CPUSplit}}<section id="cpu-split">
+<h2>Background and foreground CPU</h2>
 <p class="note">{{.Note}}</p>
 {{template "table" .}}
 </section>{{end}}

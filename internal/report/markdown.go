@@ -102,6 +102,10 @@ func renderMarkdown(p *page) []byte {
 		fmt.Fprintf(&b, "## Tenant classes\n\n%s\n\n", p.Classes.Note)
 		writeMDTable(&b, p.Classes)
 	}
+	if p.CPUSplit != nil {
+		fmt.Fprintf(&b, "## Background and foreground CPU\n\n%s\n\n", p.CPUSplit.Note)
+		writeMDTable(&b, p.CPUSplit)
+	}
 	if p.Events != nil {
 		fmt.Fprintf(&b, "## Interference\n\n%s\n\n", p.Events.Note)
 		writeMDTable(&b, p.Events)

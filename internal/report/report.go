@@ -43,6 +43,7 @@ func Write(dir string) error {
 		Drift:     e.driftPart(),
 		Events:    e.eventsTable(),
 		Classes:   e.classesTable(),
+		CPUSplit:  e.cpuSplitTable(),
 		Sections:  sections,
 		Warnings:  e.warnings,
 		Generated: "Generated " + time.Now().UTC().Format("2006-01-02 15:04:05 MST") + ".",

@@ -92,6 +92,16 @@ type Monitored struct {
 	// measured ("not measured (external server)": tenantbench does not
 	// see the processes of a server it did not start); "" when they were.
 	NotMeasured string
+	// CPUSplit is each instance's CPU split into background and
+	// foreground processes; HostCPUs the machine's CPUs its shares divide
+	// by (0: unknown, no shares).
+	CPUSplit []CPUSplit
+	HostCPUs int
+	// TenantAnonMB is each tenant's sessions' private memory (MiB).
+	TenantAnonMB map[string]float64
+	// InstanceIOOps is each instance's block IO operations, where counted
+	// (cgroup v2's io.stat); an instance absent was not.
+	InstanceIOOps map[string]int64
 }
 
 // Summarize computes a run's summary from what it observed. It reads
@@ -167,11 +177,14 @@ func Summarize(o *Observations) *Summary {
 			}
 			sum.Provider.Marginal(m.MemLoadedMB, base, o.Tenants)
 		}
+		cpuShares(sum, m.CPUSplit, m.HostCPUs, w.Duration.Seconds())
 		for i := range sum.Tenant {
 			if c, ok := m.TenantCPU[sum.Tenant[i].Tenant]; ok {
 				sum.Tenant[i].CPUS = &c
 			}
 		}
+		privateMemory(sum, m.TenantAnonMB)
+		tenantIOPS(sum, m.InstanceIOOps, w.Duration.Seconds())
 	}
 	o.price(sum)
 	// After Monitored: E_CPU and E_RAM need its figures.

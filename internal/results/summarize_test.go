@@ -44,7 +44,9 @@ func observed() *Observations {
 // on average with them.
 func monitored(o *Observations) *Observations {
 	o.Monitor = &Monitored{CPUS: 20, MemPeakMB: 512, BackgroundAnonMB: 30, SharedMB: 10, IOOps: 500,
-		TenantCPU: map[string]float64{"t01": 5}, MemBaseMB: 200, MemLoadedMB: 260, MemoryKnown: true}
+		TenantCPU: map[string]float64{"t01": 5}, MemBaseMB: 200, MemLoadedMB: 260, MemoryKnown: true,
+		HostCPUs: 4, CPUSplit: []CPUSplit{{"a", 2, 5, 12}, {"b", 1, 4, 8}}, TenantAnonMB: map[string]float64{"t01": 3, "t02": 5},
+		InstanceIOOps: map[string]int64{"a": 300}}
 	return o
 }
 
@@ -135,6 +137,23 @@ func TestSummarizeMonitored(t *testing.T) {
 			if a.CPUS == nil || *a.CPUS != 20 || *a.MemPeakMB != 512 || !near(*a.ETpX, 200) ||
 				a.MemFootprintMB == nil || *a.MemFootprintMB != 20 {
 				t.Errorf("monitored: %+v", a)
+			}
+			// Oracle 2014, Table 5: of 10 s x 4 CPUs = 40 CPU-s, the
+			// background used 3, the foreground 9, the servers 20.
+			if !nearPtr(a.CPUBackgroundPct, 7.5) || !nearPtr(a.CPUForegroundPct, 22.5) || !nearPtr(a.CPUServersPct, 50) {
+				t.Errorf("CPU shares %v %v %v, want 7.5 22.5 50", a.CPUBackgroundPct, a.CPUForegroundPct, a.CPUServersPct)
+			}
+			if in := s.Instances[0]; !nearPtr(in.CPUBackgroundPct, 5) || !nearPtr(in.CPUForegroundPct, 12.5) || !nearPtr(in.CPUPct, 30) {
+				t.Errorf("instance a's CPU shares %v %v %v, want 5 12.5 30", in.CPUBackgroundPct, in.CPUForegroundPct, in.CPUPct)
+			}
+			if !nearPtr(s.Tenant[1].MemPrivateMB, 5) || !nearPtr(a.MemTenantPrivateMB, 4) {
+				t.Errorf("private memory t02 %v, mean %v; want 5 and 4", s.Tenant[1].MemPrivateMB, a.MemTenantPrivateMB)
+			}
+			// Table 10 per tenant: a holds t01 alone and counted 300
+			// operations in 10 s; b counted none (cgroup v1).
+			if !nearPtr(s.Instances[0].IOPS, 30) || !nearPtr(s.Tenant[0].IOPS, 30) || s.Instances[1].IOPS != nil || s.Tenant[1].IOPS != nil {
+				t.Errorf("IOPS: a %v, t01 %v, b %v, t02 %v; want 30, 30, none, none", s.Instances[0].IOPS, s.Tenant[0].IOPS,
+					s.Instances[1].IOPS, s.Tenant[1].IOPS)
 			}
 			if c := s.Tenant[0].CPUS; c == nil || *c != 5 {
 				t.Errorf("t01 CPU %v, want 5", c)
@@ -317,3 +336,5 @@ func TestSummarizeDriverCPU(t *testing.T) {
 		t.Errorf("driver cost: %v per 1000, share %v; want 1 and 0.1015", a.DriverCPUPer1000, a.DriverCPUShare)
 	}
 }
+
+func nearPtr(v *float64, want float64) bool { return v != nil && near(*v, want) }

@@ -83,6 +83,16 @@ type Instance struct {
 	CPUs           float64  `json:"cpus"`
 	MemoryBytes    int64    `json:"memory_bytes"`
 	Tenants        []string `json:"tenants"`
+	// The instance's CPU over the measured workload as shares of the
+	// host's CPUs, in percent: its background processes, its tenants'
+	// backends (foreground), and all its processes (cpusplit.go); absent
+	// unmonitored.
+	CPUBackgroundPct *float64 `json:"cpu_background_pct,omitempty"`
+	CPUForegroundPct *float64 `json:"cpu_foreground_pct,omitempty"`
+	CPUPct           *float64 `json:"cpu_pct,omitempty"`
+	// IOPS is its block IO operations per second over the measured
+	// workload; absent where not counted (only cgroup v2 counts them).
+	IOPS *float64 `json:"iops,omitempty"`
 	// Pooler is the connection pooler in front of the server, nil for
 	// none.
 	Pooler *Pooler `json:"pooler,omitempty"`
@@ -148,6 +158,13 @@ type TenantTotals struct {
 	// CPUS is the CPU seconds of the tenant's own backends during the
 	// measured workload (the monitor's attribution); absent unmonitored.
 	CPUS *float64 `json:"cpu_s,omitempty"`
+	// MemPrivateMB is the private memory of the tenant's own sessions
+	// (Pss_Anon of its backends, MiB), the most sampled over the measured
+	// workload; absent unmonitored or where the kernel lacks Pss_Anon.
+	MemPrivateMB *float64 `json:"mem_private_mb,omitempty"`
+	// IOPS is the tenant's block IO operations per second: its server's,
+	// where the server holds it alone and counts them (tenantIOPS).
+	IOPS *float64 `json:"iops,omitempty"`
 	// Open is an open load's arrivals and service time; absent when closed.
 	Open *OpenTotals `json:"open,omitempty"`
 	// TS and PowerAtSize are the tenant's T_s and Power@Size over its
@@ -231,6 +248,18 @@ type Aggregate struct {
 	FScoreS     *float64 `json:"f_score_s,omitempty"`
 	RScoreS     *float64 `json:"r_score_s,omitempty"`
 	HostIdlePct *float64 `json:"host_cpu_idle_pct,omitempty"`
+	// The servers' CPU over the measured workload as shares of the
+	// host's CPUs, in percent, split as Oracle 2014, Table 5 does:
+	// background processes, the tenants' backends (foreground), and every
+	// server process (cpusplit.go); absent unmonitored.
+	CPUBackgroundPct *float64 `json:"cpu_background_pct,omitempty"`
+	CPUForegroundPct *float64 `json:"cpu_foreground_pct,omitempty"`
+	CPUServersPct    *float64 `json:"cpu_servers_pct,omitempty"`
+	// MemTenantPrivateMB is the mean over the tenants of their sessions'
+	// private memory (TenantTotals.MemPrivateMB): the memory a tenant
+	// brings whatever the model, beside Oracle's (2014) footprint of the
+	// server's own; absent when no tenant's was measured.
+	MemTenantPrivateMB *float64 `json:"mem_tenant_private_mb,omitempty"`
 	// SLAMetTenants are the tenants that met their SLA, SLAMet whether
 	// every tenant with one did (classes.go); absent when no tenant has
 	// an SLA.

@@ -59,7 +59,17 @@ func (e *execution) observations(end time.Time, err error) *results.Observations
 		win := e.samples.Window(from, to)
 		m := &results.Monitored{CPUS: win.Total.CPU, MemPeakMB: win.Total.MemPeakMB,
 			BackgroundAnonMB: win.Total.BackgroundAnonMB, SharedMB: win.Total.SharedMB, IOOps: win.Total.IOOps,
-			TenantCPU: win.TenantCPU}
+			TenantCPU: win.TenantCPU, HostCPUs: runtime.NumCPU(), TenantAnonMB: win.TenantAnonMB}
+		for _, u := range win.Instances {
+			m.CPUSplit = append(m.CPUSplit, results.CPUSplit{Instance: u.Instance, Background: u.BackgroundCPU,
+				Foreground: u.ForegroundCPU, Total: u.CPU})
+			if u.IOOps >= 0 {
+				if m.InstanceIOOps == nil {
+					m.InstanceIOOps = map[string]int64{}
+				}
+				m.InstanceIOOps[u.Instance] = u.IOOps
+			}
+		}
 		m.MemBaseMB, m.MemLoadedMB, m.MemoryKnown = e.samples.MemoryBaseAndLoaded(from, to)
 		m.NotMeasured = e.notMeasured()
 		o.Monitor = m

@@ -235,6 +235,12 @@ func (s *stats) Activity(ctx context.Context, fn func(a *dbserver.Activity)) err
 	return err
 }
 
+// ForgetNames empties the name cache: the next Activity reads the names
+// again (server.NameCache).
+func (s *stats) ForgetNames() { s.names = oidNames{} }
+
+var _ dbserver.NameCache = (*stats)(nil)
+
 // pendingRow is a session whose role or database oid was not in the cache
 // when its row was read.
 type pendingRow struct {

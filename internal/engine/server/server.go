@@ -148,3 +148,12 @@ type AdminLogin struct {
 	User     string
 	Password string
 }
+
+// NameCache is a Stats session that names sessions' roles and databases
+// from a cache of their ids, read again only when an id it lacks appears.
+// A role or database renamed in place keeps its id (a copied server's
+// tenant is renamed so): ForgetNames makes the next Activity read every
+// name again.
+type NameCache interface {
+	ForgetNames()
+}
