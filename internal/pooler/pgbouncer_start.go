@@ -68,7 +68,7 @@ func (k PgBouncer) Start(ctx context.Context, o Options) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", o.Bin, err)
 	}
-	p := &Process{Pid: cmd.Process.Pid, Start: startTime(cmd.Process.Pid), LogFile: logFile, exited: make(chan struct{})}
+	p := &Process{Pid: cmd.Process.Pid, LogFile: logFile, exited: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		close(p.exited)

@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/prometheus/procfs"
-
 	"github.com/tenantbench/tenantbench/internal/cgroup"
 )
 
@@ -52,7 +50,6 @@ type Options struct {
 // Process is a running pooler.
 type Process struct {
 	Pid     int
-	Start   uint64 // its start time (clock ticks since boot), 0 if not known
 	LogFile string
 	exited  chan struct{}
 }
@@ -123,20 +120,6 @@ func logTail(path string) string {
 		lines = lines[len(lines)-15:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// startTime is pid's start time in clock ticks since boot, 0 when it
-// cannot be read: with the pid it names one process.
-func startTime(pid int) uint64 {
-	p, err := procfs.NewProc(pid)
-	if err != nil {
-		return 0
-	}
-	st, err := p.Stat()
-	if err != nil {
-		return 0
-	}
-	return st.Starttime
 }
 
 // writeFile writes a file of dir the pooler reads, for its user only.

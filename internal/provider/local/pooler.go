@@ -133,7 +133,7 @@ func (p *Provider) startPooler(ctx context.Context, srv *server, c pooler.Config
 func (srv *server) notePooler() {
 	r := &provider.PoolerRecord{}
 	if srv.pool.proc != nil {
-		r.Pid, r.PidStart = srv.pool.proc.Pid, srv.pool.proc.Start
+		r.Pid, r.PidStart = srv.pool.proc.Pid, provider.StartTime(srv.pool.proc.Pid)
 	}
 	if g := srv.pool.group; g != nil {
 		r.Cgroup, r.CgroupMode = g.Path(), string(g.Mode())
