@@ -3,10 +3,12 @@ package plan
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tenantbench/tenantbench/internal/metrics"
 	"github.com/tenantbench/tenantbench/internal/workload"
 	"github.com/tenantbench/tenantbench/internal/workload/tpcc"
 )
@@ -26,9 +28,9 @@ func TestOrderInPlan(t *testing.T) {
 		order, want string // want: point/round of each run
 	}{
 		{"blocked", "1/1 1/2 2/1 2/2"},
-		{"interleaved", "1/1 2/1 1/2 2/2"},
-		{"", "1/1 2/1 1/2 2/2"}, // the default with repeat 2
-		{"shuffled", ""},        // checked below
+		{"interleaved", "1/1 2/1 2/2 1/2"}, // the second round reversed
+		{"", "1/1 2/1 2/2 1/2"},            // the default with repeat 2
+		{"shuffled", ""},                   // checked below
 	} {
 		src := orderSpec
 		if c.order != "" {
@@ -111,5 +113,43 @@ func TestProbeNeedsTPCB(t *testing.T) {
 	}
 	if want := "probe.what (line 2): tpcb: needs the tpcb workload, which this tenantbench does not have; use cpu"; !slices.Contains(got, want) {
 		t.Errorf("problems %q, want %q", got, want)
+	}
+}
+
+// TestInterleavedCancelsDriftWithinRounds: two identical points on a
+// machine that speeds up 2 % per run slot, steadily, so that the drift
+// within a round is as large as between rounds. Compared round by round
+// in the plan's interleaved order (every second round reversed), the
+// paired interval holds 1; had every round run in matrix order, the later
+// point would gain one slot's drift in every round, a false 2 % effect
+// with no spread to widen the interval.
+func TestInterleavedCancelsDriftWithinRounds(t *testing.T) {
+	src := strings.Replace(orderSpec, "repeat: 2", "repeat: 4", 1) + "order: interleaved\n"
+	p := mustBuild(t, src)
+	speed := func(slot int) float64 { return 1000 * (1 + 0.02*float64(slot)) }
+	a, b := make([]float64, 4), make([]float64, 4)
+	var forwardA, forwardB []float64
+	for i, r := range p.Runs {
+		tps := speed(i)
+		if r.Point == 1 {
+			a[r.Round-1] = tps
+		} else {
+			b[r.Round-1] = tps
+		}
+	}
+	for round := range 4 {
+		forwardA = append(forwardA, speed(2*round))
+		forwardB = append(forwardB, speed(2*round+1))
+	}
+	c, err := metrics.Paired(a, b, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Differs() || math.Abs(c.Ratio-1) > 0.005 {
+		t.Errorf("interleaved: paired B/A %.4f [%.4f, %.4f], want no difference", c.Ratio, c.Low, c.High)
+	}
+	f, _ := metrics.Paired(forwardA, forwardB, 0.95)
+	if !f.Differs() {
+		t.Errorf("rounds all in matrix order: paired B/A %.4f [%.4f, %.4f]; the test no longer shows the bias it guards against", f.Ratio, f.Low, f.High)
 	}
 }

@@ -19,18 +19,18 @@ workload: {name: tpcb, clients: 8, duration: 30s, warmup: 5s}
 		t.Fatal(err)
 	}
 	// With repeat the runs are interleaved by default: a round of every
-	// point, then the next.
+	// point, then the next in the reverse order.
 	want := `experiment demo: 8 runs, workload time 4m40s (8 x (warmup 5s + duration 30s), without provisioning and loading)
-order: interleaved (the default with repeat 2): 2 rounds, each runs every one of the 4 points once, in matrix order; the rep column is the round
+order: interleaved (the default with repeat 2): 2 rounds, each runs every one of the 4 points once, in matrix order, every second round reversed; the rep column is the round
 run  model     tenants  scale  clients  provision  shared_buffers  rep
 001  schema    4        1      8        load       128MB           1
 002  schema    4        1      8        load       1GB             1
 003  instance  4        1      8        clone      128MB           1
 004  instance  4        1      8        clone      1GB             1
-005  schema    4        1      8        load       128MB           2
-006  schema    4        1      8        load       1GB             2
-007  instance  4        1      8        clone      128MB           2
-008  instance  4        1      8        clone      1GB             2
+005  instance  4        1      8        clone      1GB             2
+006  instance  4        1      8        clone      128MB           2
+007  schema    4        1      8        load       1GB             2
+008  schema    4        1      8        load       128MB           2
 data: every run starts its own servers and loads its data (20 tenant loads in 8 runs, 12 by copy); the interleaved order forces 0 reload(s)
 `
 	if b.String() != want {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -19,7 +20,10 @@ const (
 	// OrderBlocked runs a point's repetitions back to back.
 	OrderBlocked = "blocked"
 	// OrderInterleaved runs round 1 (the first repetition of every point
-	// in matrix order), then round 2, and so on.
+	// in matrix order), then round 2 in the reverse order, and so on,
+	// alternating: a steady drift within a round favours the later points
+	// of a forward round and the earlier points of a reversed one, so
+	// over a pair of rounds it cancels (a counterbalanced, ABBA design).
 	OrderInterleaved = "interleaved"
 	// OrderShuffled is interleaved with the points of each round in an
 	// order drawn from the spec's seed.
@@ -86,7 +90,7 @@ func (d *Decoder) probe(n *yaml.Node, path string, dst **Probe) {
 func (v *validator) order(s *Spec) {
 	if s.Order != "" && !orders().has(s.Order) {
 		v.add("order", shown(s.Order), orders().allowed(s.Order)+
-			" (blocked: a point's repetitions back to back; interleaved: one repetition of every point per round; "+
+			" (blocked: a point's repetitions back to back; interleaved: one repetition of every point per round, every second round reversed; "+
 			"shuffled: rounds in an order drawn from seed)")
 	}
 	if p := s.Probe; p != nil {
@@ -113,8 +117,11 @@ func (s *Spec) arrange(runs []Run) []Run {
 			rounds[r.Round-1] = append(rounds[r.Round-1], r)
 		}
 		for i, round := range rounds {
-			if s.RunOrder() == OrderShuffled {
+			switch {
+			case s.RunOrder() == OrderShuffled:
 				shuffle(s.Seed, i+1, round)
+			case i%2 == 1:
+				slices.Reverse(round)
 			}
 			out = append(out, round...)
 		}

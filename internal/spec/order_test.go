@@ -40,9 +40,15 @@ func TestOrderInterleavedIsTheDefaultWithRepeat(t *testing.T) {
 		if got := p.Spec.RunOrder(); got != OrderInterleaved {
 			t.Fatalf("order %s, want interleaved", got)
 		}
+		// Rounds alternate: matrix order, then reversed, then matrix
+		// order again, so that a steady drift within rounds cancels.
 		var want []string
 		for round := 1; round <= 3; round++ {
-			for point := 1; point <= 6; point++ {
+			for k := 1; k <= 6; k++ {
+				point := k
+				if round == 2 {
+					point = 7 - k
+				}
 				want = append(want, fmt.Sprintf("p%d/r%d", point, round))
 			}
 		}

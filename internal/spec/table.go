@@ -114,7 +114,7 @@ func (p *Plan) orderLine() string {
 	points := len(p.Runs) / s.Repeat
 	switch o {
 	case OrderInterleaved:
-		return fmt.Sprintf("%s: %d rounds, each runs every one of the %d points once, in matrix order; the rep column is the round",
+		return fmt.Sprintf("%s: %d rounds, each runs every one of the %d points once, in matrix order, every second round reversed; the rep column is the round",
 			head, s.Repeat, points)
 	case OrderShuffled:
 		return fmt.Sprintf("%s: %d rounds, each runs every one of the %d points once, in an order drawn from seed %d; the rep column is the round",
