@@ -139,7 +139,7 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Pl
 		Pooler:    poolerOf(s),
 		Dimensions: Dimensions{Models: s.Tenancy.Model, Tenants: s.Tenancy.Tenants, Scales: s.Workload.Scale,
 			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases)},
-		Order: s.RunOrder(), OrderDefault: s.OrderDefaulted(), Servers: servers(s, regs)}
+		Order: s.RunOrder(), OrderDefault: s.OrderDefaulted(), Servers: servers(s, regs), models: regs.Models}
 	if s.Probe != nil {
 		p.Probe = &Probe{Every: s.Probe.Every, What: s.Probe.What}
 	}

@@ -87,6 +87,10 @@ type Plan struct {
 	// Spec is the spec the plan was built from; nil for a plan read back
 	// from a results directory.
 	Spec *spec.Spec `json:"-"`
+	// models are the tenancy models the plan was built with, which the
+	// table asks what each run creates on the user's servers; nil for a
+	// plan read back.
+	models tenancy.Models
 }
 
 // Resources are sut.resources.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/interfere"
 	"github.com/tenantbench/tenantbench/internal/spec"
-	"github.com/tenantbench/tenantbench/internal/tenancy"
 )
 
 // WriteTable prints the plan for people: the experiment, one row per run
@@ -40,7 +39,7 @@ func (p *Plan) WriteTable(w io.Writer) error {
 	if err := p.writeInteractions(w); err != nil {
 		return err
 	}
-	if err := p.writeServers(w, tenancy.Builtin()); err != nil {
+	if err := p.writeServers(w, p.models); err != nil {
 		return err
 	}
 	return p.writeTargets(w)
