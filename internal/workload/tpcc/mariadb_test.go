@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	dbserver "github.com/tenantbench/tenantbench/internal/engine/server"
 	"github.com/tenantbench/tenantbench/internal/pgtest"
@@ -176,6 +178,59 @@ func TestMariaDB(t *testing.T) {
 			if c.Counts().Rollbacks != 1 {
 				t.Errorf("%s: %d rollbacks counted", mode, c.Counts().Rollbacks)
 			}
+		}
+	})
+
+	t.Run("lock wait retried", func(t *testing.T) {
+		// Another session holds district 1's row: the New-Order's lock
+		// wait times out (1205), is rolled back and run again with the
+		// same input once the row is free, and the retry is counted; in a
+		// procedure, its handler rolls back and raises the error again.
+		for _, mode := range []string{InteractionStatements, InteractionProcedures} {
+			w.opts.Interaction = mode
+			cc, err := connect(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cc.Close(ctx)
+			wc, err := w.NewClient(ctx, cc, clientInfo(0, 1, 11))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := wc.(*Client)
+			if _, err := c.maria.c.ExecContext(ctx, "set session innodb_lock_wait_timeout = 1"); err != nil {
+				t.Fatal(err)
+			}
+			holder, err := connect(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer holder.Close(ctx)
+			hc, _ := mariadb.Of(holder)
+			if err := hc.Exec(ctx, "begin"); err != nil {
+				t.Fatal(err)
+			}
+			if err := hc.Exec(ctx, "select d_next_o_id from district where d_w_id = 1 and d_id = 1 for update"); err != nil {
+				t.Fatal(err)
+			}
+			release := time.AfterFunc(1500*time.Millisecond, func() { _ = hc.Exec(context.Background(), "rollback") })
+			defer release.Stop()
+			for {
+				c.newOrder.draw(c, 1)
+				if c.newOrder.d == 1 && !c.newOrder.rollback {
+					break
+				}
+			}
+			if err := c.runDrawn(ctx, NewOrder); err != nil {
+				t.Fatalf("%s: a New-Order behind a held district: %v", mode, err)
+			}
+			if r := c.Retries()[NewOrder]; r < 1 {
+				t.Errorf("%s: %d retries counted, want at least 1", mode, r)
+			}
+			release.Stop()
+		}
+		if !retryable(&mysql.MySQLError{Number: 1213, Message: "Deadlock found"}) || retryable(&mysql.MySQLError{Number: 1062}) {
+			t.Error("a deadlock must be retryable, a duplicate key not")
 		}
 	})
 
