@@ -125,6 +125,8 @@ func checkEngineForms(s *spec.Spec, regs Registries, eng engine.Engine) []spec.P
 		}
 		out = append(out, spec.Problem{Path: "workload.name", Value: s.Workload.Name, Allowed: fmt.Sprintf(
 			"has no form for %s (sut.engine); workloads that run on %s: %s", eng.Name(), eng.Name(), strings.Join(on, ", "))})
+	} else if err == nil {
+		out = append(out, regs.Workloads.CheckEngineOptions(&s.Workload, eng)...)
 	}
 	if s.Tenancy.Isolation == spec.IsolationAudit && !isolation.RunsOn(eng) {
 		out = append(out, spec.Problem{Path: "tenancy.isolation", Value: s.Tenancy.Isolation, Allowed: fmt.Sprintf(

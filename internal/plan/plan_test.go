@@ -92,7 +92,13 @@ func TestBuildProblems(t *testing.T) {
 		{"shared-table on mariadb", "name: t\nworkload: {name: tpcb}\nsut: {engine: mariadb}\ntenancy: {model: shared-table}\n", "tenancy.model", "shared-table",
 			"the shared-table model needs row-level security to keep tenants' rows apart, which mariadb has not", 4},
 		{"workload without a mariadb form", "name: t\nworkload: {name: tpch}\nsut: {engine: mariadb}\ntenancy: {model: database}\n", "workload.name", "tpch",
-			"has no form for mariadb (sut.engine); workloads that run on mariadb: tpcb", 2},
+			"has no form for mariadb (sut.engine); workloads that run on mariadb: tpcb, tpcc", 2},
+		{"tpcc batched on mariadb", "name: t\nworkload: {name: tpcc, options: {interaction: batched}}\nsut: {engine: mariadb}\ntenancy: {model: database}\n",
+			"workload.options.interaction", "batched", "has no MariaDB form (it batches with PostgreSQL's arrays and CTEs); with mariadb (sut.engine) set workload.options.interaction to statements or procedures", 2},
+		{"tpcc on mariadb, batched by default", "name: t\nworkload: {name: tpcc}\nsut: {engine: mariadb}\ntenancy: {model: database}\n",
+			"workload.options.interaction", "batched", "set workload.options.interaction to statements or procedures", 0},
+		{"tpcc batched in a case on mariadb", "name: t\nworkload:\n  name: tpcc\n  options: {interaction: statements}\n  cases:\n  - name: a\n    options: {interaction: batched}\n" +
+			"sut: {engine: mariadb}\ntenancy: {model: database}\n", "workload.cases[0].options.interaction", "batched", "has no MariaDB form", 7},
 		{"isolation audit on mariadb", minimal + "sut: {engine: mariadb}\ntenancy: {model: database, tenants: 2, isolation: audit}\n", "tenancy.isolation", "audit",
 			"the isolation audit's probes are written for PostgreSQL", 4},
 		{"mariadb setting owned", minimal + "sut: {engine: mariadb, settings: {bind-address: 0.0.0.0}}\ntenancy: {model: database}\n", "sut.settings.bind-address", "",
@@ -405,5 +411,15 @@ workload:
 	}
 	if p := mustBuild(t, minimal); p.Runs[0].Interaction != "" {
 		t.Errorf("tpcb has interaction %q", p.Runs[0].Interaction)
+	}
+}
+
+// tpcc runs on MariaDB in interactions statements and procedures.
+func TestTPCCOnMariaDB(t *testing.T) {
+	for _, mode := range []string{"statements", "procedures"} {
+		src := "name: t\nworkload: {name: tpcc, options: {interaction: " + mode + "}}\nsut: {engine: mariadb}\ntenancy: {model: database}\n"
+		if _, problems := buildSrc(t, src, big); len(problems) > 0 {
+			t.Errorf("%s: %v", mode, problems)
+		}
 	}
 }

@@ -131,6 +131,64 @@ func RunsOn(w Workload, e engine.Engine) bool {
 	return true
 }
 
+// EngineOptions is implemented by workloads with an option whose value
+// has a form on some engines only (tpcc's interaction batched is
+// PostgreSQL's). The plan asks it of the workload built with each case's
+// options, after RunsOn.
+type EngineOptions interface {
+	// CheckEngine names the option (its key below workload.options) and
+	// value that have no form on e, and says what is allowed; key is ""
+	// when every option has one.
+	CheckEngine(e engine.Engine) (key, value, allowed string)
+}
+
+// CheckEngineOptions checks, for a workload of reg that has a form for e,
+// the options of w and of each of its cases (merged with w's, as the runs
+// use them) against e (EngineOptions). A problem names the option's path
+// below workload.options or the case's options.
+func (r Registry) CheckEngineOptions(w *spec.Workload, e engine.Engine) []spec.Problem {
+	f, ok := r[w.Name]
+	if !ok || e == nil {
+		return nil
+	}
+	check := func(node *yaml.Node, path string) []spec.Problem {
+		opts, problems := f.Parse(node)
+		if len(problems) > 0 {
+			return nil // the options' own check reports them
+		}
+		built, err := f.New(1, opts)
+		if err != nil {
+			return nil
+		}
+		eo, ok := built.(EngineOptions)
+		if !ok {
+			return nil
+		}
+		if key, value, allowed := eo.CheckEngine(e); key != "" {
+			return []spec.Problem{{Path: path + "." + key, Value: value, Allowed: allowed}}
+		}
+		return nil
+	}
+	if len(w.Cases) == 0 {
+		return check(&w.Options, "workload.options")
+	}
+	// With cases, the runs are the cases: a case without options runs
+	// workload.options (reported once), one with options the merge.
+	var out []spec.Problem
+	base := false
+	for i, c := range w.Cases {
+		if c.Options.Kind == 0 {
+			if !base {
+				out = append(out, check(&w.Options, "workload.options")...)
+				base = true
+			}
+			continue
+		}
+		out = append(out, check(spec.MergeOptions(&w.Options, &c.Options), fmt.Sprintf("workload.cases[%d].options", i))...)
+	}
+	return out
+}
+
 // Interactor is implemented by workloads that can send their transactions
 // to the server in more than one way (tpcc's interaction modes: batched,
 // statements, procedures). The modes do the same work but load the server

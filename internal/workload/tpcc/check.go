@@ -6,6 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
+
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -92,13 +94,16 @@ const basicConditions = 4
 // 3.3.2.12 with the option check: full. It returns one line per violated
 // condition with the number of rows that violate it.
 func (w *Workload) Check(ctx context.Context, wc workload.Conn) ([]string, error) {
-	conn, ok := workload.PG(wc)
-	if !ok {
-		return nil, workload.NoForm(Name, wc)
-	}
 	conds := conditions[:basicConditions]
 	if w.opts.Check == CheckFull {
 		conds = conditions
+	}
+	if mc, ok := mariadb.Of(wc); ok {
+		return mariaCheck(ctx, mc, conds)
+	}
+	conn, ok := workload.PG(wc)
+	if !ok {
+		return nil, workload.NoForm(Name, wc)
 	}
 	return checkConditions(ctx, conn, conds)
 }

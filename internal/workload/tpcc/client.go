@@ -9,6 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
+
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -18,8 +20,11 @@ import (
 type Client struct {
 	pg *pgconn.PgConn
 	p  pipe
-	r  rng
-	k  constants
+	// maria is the MariaDB session of a terminal of the MariaDB form
+	// (mariadb_client.go); nil on PostgreSQL.
+	maria *mariaConn
+	r     rng
+	k     constants
 
 	warehouses int
 	// first is the offset of the tenant's warehouse numbers: its
@@ -85,6 +90,9 @@ func Terminal(index, clients, warehouses int) (warehouse, district int) {
 // level, its home warehouse and district from c (see Terminal) and its
 // random stream from c.Seed.
 func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, c workload.ClientInfo) (workload.Client, error) {
+	if mc, ok := mariadb.Of(wc); ok {
+		return w.mariaClient(ctx, mc, c)
+	}
 	conn, ok := workload.PG(wc)
 	if !ok {
 		return nil, workload.NoForm(Name, wc)
@@ -192,7 +200,11 @@ func (c *Client) Pick() int {
 // purpose returns workload.ErrRollback; any other error is returned as it
 // came, after a rollback if the connection is still usable.
 func (c *Client) Run(ctx context.Context, typ int) error {
-	if err := c.watch.watch(ctx, c.pg); err != nil {
+	if c.maria == nil {
+		if err := c.watch.watch(ctx, c.pg); err != nil {
+			return err
+		}
+	} else if err := ctx.Err(); err != nil {
 		return err
 	}
 	w := c.home
@@ -221,13 +233,18 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 // counting it the same way in every interaction.
 func (c *Client) runDrawn(ctx context.Context, typ int) error {
 	for attempt := 0; ; attempt++ {
-		err := c.execute(typ)
+		var err error
+		if c.maria != nil {
+			err = c.mariaExecute(ctx, typ)
+		} else {
+			err = c.execute(typ)
+		}
 		if err == nil || err == workload.ErrRollback {
 			c.counted(typ)
 			return err
 		}
 		c.abort(ctx)
-		if attempt < c.maxRetries && retryable(err) && !c.pg.IsClosed() && ctx.Err() == nil {
+		if attempt < c.maxRetries && retryable(err) && !c.closed() && ctx.Err() == nil {
 			c.retries[typ]++
 			continue
 		}
@@ -299,15 +316,27 @@ func (c *Client) counted(typ int) {
 }
 
 // retryable says whether err is a serialization failure (40001) or a
-// deadlock (40P01).
+// deadlock (40P01), or MariaDB's deadlock or lock wait timeout.
 func retryable(err error) bool {
 	var pe *pgconn.PgError
-	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01") || mariaRetryable(err)
+}
+
+// closed says whether the terminal's connection is gone.
+func (c *Client) closed() bool {
+	if c.maria != nil {
+		return c.maria.mc.IsClosed()
+	}
+	return c.pg.IsClosed()
 }
 
 // abort rolls back a transaction a failure left open, if the connection is
 // still usable.
 func (c *Client) abort(ctx context.Context) {
+	if c.maria != nil {
+		c.mariaAbort(ctx)
+		return
+	}
 	if c.pg.IsClosed() || c.p.txStatus() == 'I' {
 		return
 	}

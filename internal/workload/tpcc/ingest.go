@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
+
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -87,6 +89,19 @@ func (w *Workload) loadConnections(units int) int {
 // option, through row-level security (loadStaged), and not ITEM. progress
 // is called with the rows loaded so far.
 func (w *Workload) Ingest(ctx context.Context, connect workload.Connect, progress func(rows int64)) error {
+	// The first connection says the engine: MariaDB's form loads on it
+	// and more; PostgreSQL's opens its own (one per unit taker).
+	first, err := connect(ctx)
+	if err != nil {
+		return fmt.Errorf("tpcc: ingest: connect: %w", err)
+	}
+	if mc, ok := mariadb.Of(first); ok {
+		defer mc.Close(context.WithoutCancel(ctx))
+		return w.mariaIngest(ctx, mc, connect, progress)
+	}
+	if err := first.Close(ctx); err != nil {
+		return fmt.Errorf("tpcc: ingest: %w", err)
+	}
 	// The "current date and time" of clause 4.3.3.1, one for the load.
 	gen := newGenerator(w.seed, w.k, time.Now().UTC())
 	gen.first = w.first

@@ -38,8 +38,10 @@ func (c *Client) callOne(s *stmt, dst func(v [][]byte)) (rows int, err error) {
 	return rows, p.end()
 }
 
-func (t *newOrderTxn) callRun(c *Client) error {
-	// The lines sorted by (supply, item), the unused item last.
+// callLines fills the arrays of the lines of a call (nums, ids, supplies,
+// qtys) in the order the procedures take them: sorted by (supply, item),
+// the unused item last.
+func (t *newOrderTxn) callLines() {
 	for i := range t.n {
 		t.line[i].found = t.line[i].item != unusedItem
 	}
@@ -55,6 +57,10 @@ func (t *newOrderTxn) callRun(c *Client) error {
 		l := &t.line[i]
 		t.nums[k], t.ids[k], t.supplies[k], t.qtys[k] = int32(i+1), int32(l.item), int32(l.supply), int32(l.quantity)
 	}
+}
+
+func (t *newOrderTxn) callRun(c *Client) error {
+	t.callLines()
 	allLocal := 0
 	if t.allLocal {
 		allLocal = 1

@@ -6,6 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
+
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -148,6 +150,9 @@ var createIndexes = []string{
 // the five functions too. A tenant of shared tables (ForTenant) has nothing to
 // set up: their owner created them.
 func (w *Workload) Setup(ctx context.Context, wc workload.Conn) error {
+	if mc, ok := mariadb.Of(wc); ok {
+		return w.mariaSetup(ctx, mc)
+	}
 	conn, ok := workload.PG(wc)
 	if !ok {
 		return workload.NoForm(Name, wc)
@@ -170,6 +175,9 @@ func (w *Workload) Setup(ctx context.Context, wc workload.Conn) error {
 // A tenant of shared tables (ForTenant) has nothing to do: their owner does
 // it once for all.
 func (w *Workload) PostIngest(ctx context.Context, wc workload.Conn) error {
+	if mc, ok := mariadb.Of(wc); ok {
+		return w.mariaPostIngest(ctx, mc)
+	}
 	conn, ok := workload.PG(wc)
 	if !ok {
 		return workload.NoForm(Name, wc)

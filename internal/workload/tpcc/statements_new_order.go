@@ -186,12 +186,7 @@ func (t *newOrderTxn) runEach(c *Client) error {
 			}
 			// S_QUANTITY less the quantity if 10 or more remain, else
 			// less the quantity plus 91 (clause 2.4.2.2).
-			q := getInt4(p.values[2])
-			if q >= l.quantity+10 {
-				l.stock = q - l.quantity
-			} else {
-				l.stock = q - l.quantity + 91
-			}
+			l.stock = newStock(getInt4(p.values[2]), l.quantity)
 			l.brand = 'G'
 			if l.original && bytes.Contains(p.values[3], []byte(original)) {
 				l.brand = 'B'

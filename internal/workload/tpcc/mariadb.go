@@ -1,0 +1,250 @@
+package tpcc
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+// tpcc's MariaDB form: the same nine tables (InnoDB, their keys and
+// indexes those of createIndexes, declared at create: InnoDB clusters rows
+// by their primary key, so loading rows in key order into keyed tables
+// costs less than adding the key after), the same generated rows streamed
+// with LOAD DATA LOCAL INFILE, ANALYZE TABLE after the load, and the same
+// terminals (mariadb_client.go) and consistency conditions
+// (mariadb_check.go).
+
+// mariaCreates are createTables in MariaDB's dialect: datetime(6) for
+// timestamp (MariaDB's timestamp is a 1970-2038 type with automatic
+// updates), each table's keys of createIndexes in its definition, InnoDB.
+func mariaCreates() []string {
+	keys := map[string][]string{}
+	for _, s := range createIndexes {
+		var table, name, cols string
+		if _, err := fmt.Sscanf(s, "alter table %s add primary key %s", &table, &cols); err == nil {
+			keys[table] = append(keys[table], "primary key "+s[strings.Index(s, "("):])
+			continue
+		}
+		if _, err := fmt.Sscanf(s, "create index %s on %s", &name, &table); err == nil {
+			keys[table] = append(keys[table], "key "+name+" "+s[strings.Index(s, "("):])
+			continue
+		}
+		panic("tpcc: no MariaDB form of " + s)
+	}
+	out := make([]string, len(createTables))
+	for i, s := range createTables {
+		name := tableOf(s)
+		s = strings.ReplaceAll(s, " timestamp", " datetime(6)")
+		s = strings.TrimSuffix(s, ")")
+		for _, k := range keys[name] {
+			s += ",\n\t" + k
+		}
+		out[i] = s + ") engine=InnoDB"
+	}
+	return out
+}
+
+// tableOf is the name of the table a create statement makes.
+func tableOf(create string) string {
+	f := strings.Fields(create)
+	return f[2]
+}
+
+// fieldKinds are, per table, the kind of each column of createTables:
+// 'i' int, 'n' numeric, 'T' timestamp, 't' text. LOAD DATA's text form
+// of a generated row needs them: the binary row does not say.
+var fieldKinds = func() map[string]string {
+	out := map[string]string{}
+	for _, s := range createTables {
+		var kinds []byte
+		for _, line := range strings.Split(s, "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) < 2 {
+				continue
+			}
+			switch typ := f[1]; {
+			case typ == "int":
+				kinds = append(kinds, 'i')
+			case strings.HasPrefix(typ, "numeric"):
+				kinds = append(kinds, 'n')
+			case typ == "timestamp":
+				kinds = append(kinds, 'T')
+			default:
+				kinds = append(kinds, 't')
+			}
+		}
+		out[tableOf(s)] = string(kinds)
+	}
+	return out
+}()
+
+func mariaExec(ctx context.Context, c *sql.Conn, stmts []string) error {
+	for _, s := range stmts {
+		if _, err := c.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("tpcc: %s: %w", firstLine(s), err)
+		}
+	}
+	return nil
+}
+
+// mariaSetup drops and creates the tables (and, with interaction
+// procedures, the procedures).
+func (w *Workload) mariaSetup(ctx context.Context, mc *mariadb.Conn) error {
+	if w.keyed {
+		return fmt.Errorf("tpcc: shared tables have no MariaDB form")
+	}
+	stmts := []string{"drop table if exists " + strings.Join(tableNames, ", ")}
+	stmts = append(stmts, mariaCreates()...)
+	if w.opts.Interaction == InteractionProcedures {
+		stmts = append(stmts, mariaProcedures()...)
+	}
+	return mariaExec(ctx, mc.SQL(), stmts)
+}
+
+// mariaPostIngest refreshes the statistics of every table (ANALYZE
+// TABLE, the VACUUM ANALYZE of the PostgreSQL form; the keys came with
+// the tables).
+func (w *Workload) mariaPostIngest(ctx context.Context, mc *mariadb.Conn) error {
+	s := "analyze table " + strings.Join(tableNames, ", ")
+	// ANALYZE TABLE returns a result set: read it to the end.
+	rows, err := mc.SQL().QueryContext(ctx, s)
+	if err != nil {
+		return fmt.Errorf("tpcc: %s: %w", s, err)
+	}
+	for rows.Next() {
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("tpcc: %s: %w", s, err)
+	}
+	return nil
+}
+
+// readerSeq names each LOAD DATA's reader: the driver's reader registry
+// is process-wide, and tenants load at once.
+var readerSeq atomic.Int64
+
+// mariaIngest truncates the tables on first, then loads the units of the
+// load (units) over several connections, as the PostgreSQL form does:
+// each unit is one LOAD DATA LOCAL INFILE streamed from the generator, in
+// a transaction of its own, with the unique and foreign key checks off
+// (the rows are generated unique), as MariaDB's bulk load advice has it.
+func (w *Workload) mariaIngest(ctx context.Context, first *mariadb.Conn, connect workload.Connect, progress func(rows int64)) error {
+	if w.keyed {
+		return fmt.Errorf("tpcc: shared tables have no MariaDB form")
+	}
+	var truncate []string
+	for _, t := range tableNames {
+		truncate = append(truncate, "truncate table "+t)
+	}
+	if err := mariaExec(ctx, first.SQL(), truncate); err != nil {
+		return err
+	}
+	gen := newGenerator(w.seed, w.k, time.Now().UTC())
+	us := w.units()
+	next := make(chan unit, len(us))
+	for _, u := range us {
+		next <- u
+	}
+	close(next)
+	var loaded atomic.Int64
+	report := func(n int64) {
+		if progress != nil {
+			progress(loaded.Add(n))
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for i := range w.loadConnections(len(us)) {
+		g.Go(func() error {
+			mc := first
+			if i > 0 {
+				wc, err := connect(gctx)
+				if err != nil {
+					return fmt.Errorf("tpcc: ingest: connect: %w", err)
+				}
+				defer wc.Close(context.WithoutCancel(ctx))
+				var ok bool
+				if mc, ok = mariadb.Of(wc); !ok {
+					return workload.NoForm(Name, wc)
+				}
+			}
+			c := mc.SQL()
+			if err := mariaExec(gctx, c, []string{"set unique_checks = 0", "set foreign_key_checks = 0"}); err != nil {
+				return err
+			}
+			defer mariaExec(context.WithoutCancel(ctx), c, []string{"set unique_checks = 1", "set foreign_key_checks = 1"})
+			for u := range next {
+				if err := mariaLoad(gctx, c, gen, u, w.warehouses, report); err != nil {
+					return fmt.Errorf("tpcc: ingest %s: %w", u, err)
+				}
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// mariaLoad streams the rows of unit u into its table with one LOAD DATA.
+func mariaLoad(ctx context.Context, c *sql.Conn, gen *generator, u unit, warehouses int, report func(int64)) error {
+	name := fmt.Sprintf("tpcc_%d", readerSeq.Add(1))
+	pr, pw := io.Pipe()
+	first, last := u.span(warehouses)
+	go func() {
+		var err error
+		for wid := first; wid <= last && err == nil; wid++ {
+			err = writeText(pw, u.t, gen.source(u.t, wid), report)
+		}
+		pw.CloseWithError(err)
+	}()
+	mysql.RegisterReaderHandler(name, func() io.Reader { return pr })
+	_, err := c.ExecContext(ctx, "LOAD DATA LOCAL INFILE 'Reader::"+name+"' INTO TABLE "+u.t.String()+
+		" FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n'")
+	mysql.DeregisterReaderHandler(name)
+	pr.CloseWithError(io.ErrClosedPipe) // ends the writer if the load failed
+	return err
+}
+
+// writeText writes the rows of src, of table t, as LOAD DATA's
+// tab-separated text: the very rows the PostgreSQL form copies, read back
+// field by field.
+func writeText(w io.Writer, t table, src workload.RowSource, report func(int64)) error {
+	kinds := fieldKinds[t.String()]
+	buf := make([]byte, 0, maxRow)
+	line := make([]byte, 0, 2*maxRow)
+	out := make([]byte, 0, 64<<10)
+	var n int64
+	for {
+		var ok bool
+		if buf, ok = src.AppendRow(buf[:0]); !ok {
+			break
+		}
+		var err error
+		if line, err = textRow(line[:0], buf, kinds); err != nil {
+			return fmt.Errorf("%s: %w", t, err)
+		}
+		out = append(out, line...)
+		n++
+		if len(out) > 60<<10 {
+			if _, err := w.Write(out); err != nil {
+				return err
+			}
+			out = out[:0]
+			report(n)
+			n = 0
+		}
+	}
+	if _, err := w.Write(out); err != nil {
+		return err
+	}
+	report(n)
+	return nil
+}
