@@ -64,7 +64,21 @@ func main() {
 	}
 }
 
-type measure struct{ tps, cpuPer1000 float64 }
+type measure struct {
+	tps, cpuPer1000 float64
+	txns            float64
+	use             benchutil.Usage
+}
+
+// detail is m's CPU split and context switches per transaction.
+func (m measure) detail() string {
+	if m.txns == 0 {
+		return ""
+	}
+	us := func(s float64) float64 { return s / m.txns * 1e6 }
+	return fmt.Sprintf(" (per txn: user %.2f us, sys %.2f us, %.2f voluntary + %.2f involuntary context switches)",
+		us(m.use.User), us(m.use.Sys), m.use.Vcsw/m.txns, m.use.Ivcsw/m.txns)
+}
 
 func run(scale, clients, threads int, d time.Duration, rounds int, script, transport string, withMonitor, abba bool) error {
 	ctx := context.Background()
@@ -148,7 +162,7 @@ func run(scale, clients, threads int, d time.Duration, rounds int, script, trans
 				} else {
 					off = m
 				}
-				fmt.Printf("round %d %s: %.0f tps, %.3f CPU s / 1000 txn (load average before: %s)\n", r+1, which, m.tps, m.cpuPer1000, load)
+				fmt.Printf("round %d %s: %.0f tps, %.4f CPU s / 1000 txn (load average before: %s)\n", r+1, which, m.tps, m.cpuPer1000, load)
 			}
 			tb, pg = append(tb, off), append(pg, on)
 			costs = append(costs, (1-on.tps/off.tps)*100)
@@ -166,7 +180,7 @@ func run(scale, clients, threads int, d time.Duration, rounds int, script, trans
 			return err
 		}
 		tb = append(tb, m)
-		fmt.Printf("round %d tenantbench: %.0f tps, %.3f CPU s / 1000 txn\n", r+1, m.tps, m.cpuPer1000)
+		fmt.Printf("round %d tenantbench: %.0f tps, %.4f CPU s / 1000 txn%s\n", r+1, m.tps, m.cpuPer1000, m.detail())
 		args := []string{"-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(threads),
 			"-T", strconv.Itoa(int(d.Seconds())), "-h", host, "-p", strconv.Itoa(inst.Port), "-U", p.Role}
 		if f := flagFor[script]; f != "" {
@@ -176,9 +190,9 @@ func run(scale, clients, threads int, d time.Duration, rounds int, script, trans
 		if err != nil {
 			return err
 		}
-		m = measure{tps: pb.TPS, cpuPer1000: pb.CPU / pb.Txns * 1000}
+		m = measure{tps: pb.TPS, cpuPer1000: pb.CPU / pb.Txns * 1000, txns: pb.Txns, use: pb.Usage}
 		pg = append(pg, m)
-		fmt.Printf("round %d pgbench: %.0f tps, %.3f CPU s / 1000 txn\n", r+1, m.tps, m.cpuPer1000)
+		fmt.Printf("round %d pgbench: %.0f tps, %.4f CPU s / 1000 txn%s\n", r+1, m.tps, m.cpuPer1000, m.detail())
 	}
 	mt, mp := median(tb), median(pg)
 	fmt.Printf("\n| tool | median TPS | median client CPU s / 1000 txn |\n|---|---|---|\n")
@@ -215,15 +229,15 @@ func other(which string) string {
 // loadavg is the machine's 1, 5 and 15 minute load averages.
 
 func tenantbench(ctx context.Context, w workload.Workload, connect workload.Connect, clients int, d time.Duration) (measure, error) {
-	before := benchutil.CPUSeconds()
+	before, use := benchutil.CPUSeconds(), benchutil.SelfUsage()
 	res, err := driver.Run(ctx, []driver.Tenant{{Name: "t01", Connect: connect, Workload: w, Clients: clients, Seed: uint64(time.Now().UnixNano())}},
 		driver.Options{Duration: d})
 	if err != nil {
 		return measure{}, err
 	}
-	cpu := benchutil.CPUSeconds() - before
+	cpu, use := benchutil.CPUSeconds()-before, benchutil.SelfUsage().Sub(use)
 	n := float64(res.Tenants[0].All.Committed)
-	return measure{tps: n / d.Seconds(), cpuPer1000: cpu / n * 1000}, nil
+	return measure{tps: n / d.Seconds(), cpuPer1000: cpu / n * 1000, txns: n, use: use}, nil
 }
 
 func median(ms []measure) measure {
