@@ -16,6 +16,7 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -43,9 +44,15 @@ func main() {
 	profile := flag.String("cpuprofile", "", "write tenantbench's CPU profile here")
 	withMonitor := flag.Bool("monitor", false, "alternate unmonitored and monitored tenantbench rounds instead of pgbench")
 	order := flag.String("order", "fixed", "with -monitor: fixed (unmonitored first in every pair) or abba (monitored first in every other pair, so that drift cancels)")
-	procs := flag.Int("procs", driver.DefaultProcs(), "GOMAXPROCS of tenantbench's driver (tenantbench run --procs)")
+	procsFlag := flag.String("procs", strconv.Itoa(driver.DefaultProcs()),
+		"GOMAXPROCS of tenantbench's driver (tenantbench run --procs); a list (1,2) runs tenantbench at each in turn every round")
 	flag.Parse()
-	runtime.GOMAXPROCS(*procs)
+	procs, err := procsList(*procsFlag)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tpcbcmp:", err)
+		os.Exit(2)
+	}
+	runtime.GOMAXPROCS(procs[0])
 	if *profile != "" {
 		f, err := os.Create(*profile)
 		if err == nil {
@@ -57,16 +64,43 @@ func main() {
 		fmt.Fprintln(os.Stderr, "tpcbcmp: -order is fixed or abba")
 		os.Exit(2)
 	}
-	if err := run(*scale, *clients, *threads, *duration, *rounds, *script, *transport, *withMonitor, *order == "abba"); err != nil {
+	if err := run(*scale, *clients, *threads, *duration, *rounds, *script, *transport, *withMonitor, *order == "abba", procs); err != nil {
 		fmt.Fprintln(os.Stderr, "tpcbcmp:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
 
-type measure struct{ tps, cpuPer1000 float64 }
+type measure struct {
+	tps, cpuPer1000 float64
+	txns            float64
+	use             benchutil.Usage
+}
 
-func run(scale, clients, threads int, d time.Duration, rounds int, script, transport string, withMonitor, abba bool) error {
+// detail is m's CPU split and context switches per transaction.
+func (m measure) detail() string {
+	if m.txns == 0 {
+		return ""
+	}
+	us := func(s float64) float64 { return s / m.txns * 1e6 }
+	return fmt.Sprintf(" (per txn: user %.2f us, sys %.2f us, %.2f voluntary + %.2f involuntary context switches)",
+		us(m.use.User), us(m.use.Sys), m.use.Vcsw/m.txns, m.use.Ivcsw/m.txns)
+}
+
+// procsList reads -procs: one GOMAXPROCS or a comma-separated list.
+func procsList(s string) ([]int, error) {
+	var ps []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-procs %q: want a count of at least 1, or a list of them (1,2)", s)
+		}
+		ps = append(ps, n)
+	}
+	return ps, nil
+}
+
+func run(scale, clients, threads int, d time.Duration, rounds int, script, transport string, withMonitor, abba bool, procs []int) error {
 	ctx := context.Background()
 	work, err := os.MkdirTemp("", "tpcbcmp-")
 	if err != nil {
@@ -126,6 +160,9 @@ func run(scale, clients, threads int, d time.Duration, rounds int, script, trans
 	}
 	flagFor := map[string]string{"select-only": "-S", "simple-update": "-N", "tpcb-like": ""}
 	var tb, pg []measure
+	if withMonitor || len(procs) > 1 {
+		runtime.GOMAXPROCS(procs[0])
+	}
 	if withMonitor {
 		// tenantbench against itself with the monitor sampling the
 		// instance and its tenant, as a monitored run does
@@ -148,7 +185,7 @@ func run(scale, clients, threads int, d time.Duration, rounds int, script, trans
 				} else {
 					off = m
 				}
-				fmt.Printf("round %d %s: %.0f tps, %.3f CPU s / 1000 txn (load average before: %s)\n", r+1, which, m.tps, m.cpuPer1000, load)
+				fmt.Printf("round %d %s: %.0f tps, %.4f CPU s / 1000 txn (load average before: %s)\n", r+1, which, m.tps, m.cpuPer1000, load)
 			}
 			tb, pg = append(tb, off), append(pg, on)
 			costs = append(costs, (1-on.tps/off.tps)*100)
@@ -160,13 +197,25 @@ func run(scale, clients, threads int, d time.Duration, rounds int, script, trans
 		fmt.Printf("per-round costs, sorted: %.2f; median %.2f %%\n", costs, costs[len(costs)/2])
 		return nil
 	}
+	// Each -procs value's rounds, in the order given, every round: on a
+	// shared machine only rounds this close together compare.
+	byProcs := make([][]measure, len(procs))
 	for r := 0; r < rounds; r++ {
-		m, err := tenantbench(ctx, w, connect, clients, d)
-		if err != nil {
-			return err
+		var m measure
+		for i, n := range procs {
+			runtime.GOMAXPROCS(n)
+			m, err = tenantbench(ctx, w, connect, clients, d)
+			if err != nil {
+				return err
+			}
+			byProcs[i] = append(byProcs[i], m)
+			label := "tenantbench"
+			if len(procs) > 1 {
+				label = fmt.Sprintf("tenantbench -procs %d", n)
+			}
+			fmt.Printf("round %d %s: %.0f tps, %.4f CPU s / 1000 txn%s (load average: %s)\n", r+1, label, m.tps, m.cpuPer1000, m.detail(), benchutil.Loadavg())
 		}
-		tb = append(tb, m)
-		fmt.Printf("round %d tenantbench: %.0f tps, %.3f CPU s / 1000 txn\n", r+1, m.tps, m.cpuPer1000)
+		tb = byProcs[0]
 		args := []string{"-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(threads),
 			"-T", strconv.Itoa(int(d.Seconds())), "-h", host, "-p", strconv.Itoa(inst.Port), "-U", p.Role}
 		if f := flagFor[script]; f != "" {
@@ -176,13 +225,21 @@ func run(scale, clients, threads int, d time.Duration, rounds int, script, trans
 		if err != nil {
 			return err
 		}
-		m = measure{tps: pb.TPS, cpuPer1000: pb.CPU / pb.Txns * 1000}
+		m = measure{tps: pb.TPS, cpuPer1000: pb.CPU / pb.Txns * 1000, txns: pb.Txns, use: pb.Usage}
 		pg = append(pg, m)
-		fmt.Printf("round %d pgbench: %.0f tps, %.3f CPU s / 1000 txn\n", r+1, m.tps, m.cpuPer1000)
+		fmt.Printf("round %d pgbench: %.0f tps, %.4f CPU s / 1000 txn%s (load average: %s)\n", r+1, m.tps, m.cpuPer1000, m.detail(), benchutil.Loadavg())
 	}
-	mt, mp := median(tb), median(pg)
+	mp := median(pg)
+	if len(procs) > 1 {
+		fmt.Printf("\n| driver GOMAXPROCS | median TPS | median CPU s / 1000 txn | TPS ratio to pgbench | CPU ratio to pgbench |\n|---|---|---|---|---|\n")
+		for i, n := range procs {
+			m := median(byProcs[i])
+			fmt.Printf("| %d | %.0f | %.4f | %.3f | %.3f |\n", n, m.tps, m.cpuPer1000, m.tps/mp.tps, m.cpuPer1000/mp.cpuPer1000)
+		}
+	}
+	mt := median(tb)
 	fmt.Printf("\n| tool | median TPS | median client CPU s / 1000 txn |\n|---|---|---|\n")
-	fmt.Printf("| tenantbench | %.0f | %.3f |\n| pgbench | %.0f | %.3f |\n", mt.tps, mt.cpuPer1000, mp.tps, mp.cpuPer1000)
+	fmt.Printf("| tenantbench (GOMAXPROCS %d) | %.0f | %.4f |\n| pgbench | %.0f | %.4f |\n", procs[0], mt.tps, mt.cpuPer1000, mp.tps, mp.cpuPer1000)
 	fmt.Printf("\nTPS ratio tenantbench/pgbench: %.3f; CPU per transaction ratio: %.3f\n", mt.tps/mp.tps, mt.cpuPer1000/mp.cpuPer1000)
 	return nil
 }
@@ -215,15 +272,15 @@ func other(which string) string {
 // loadavg is the machine's 1, 5 and 15 minute load averages.
 
 func tenantbench(ctx context.Context, w workload.Workload, connect workload.Connect, clients int, d time.Duration) (measure, error) {
-	before := benchutil.CPUSeconds()
+	before, use := benchutil.CPUSeconds(), benchutil.SelfUsage()
 	res, err := driver.Run(ctx, []driver.Tenant{{Name: "t01", Connect: connect, Workload: w, Clients: clients, Seed: uint64(time.Now().UnixNano())}},
 		driver.Options{Duration: d})
 	if err != nil {
 		return measure{}, err
 	}
-	cpu := benchutil.CPUSeconds() - before
+	cpu, use := benchutil.CPUSeconds()-before, benchutil.SelfUsage().Sub(use)
 	n := float64(res.Tenants[0].All.Committed)
-	return measure{tps: n / d.Seconds(), cpuPer1000: cpu / n * 1000}, nil
+	return measure{tps: n / d.Seconds(), cpuPer1000: cpu / n * 1000, txns: n, use: use}, nil
 }
 
 func median(ms []measure) measure {

@@ -22,6 +22,33 @@ func CPUSeconds() float64 {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
+// Usage is a process's CPU time split into user and system seconds, and
+// its context switches (voluntary: it waited; involuntary: it was
+// preempted). A client on loopback spends most of its time in the kernel,
+// so the split tells whether a difference is the client's code or its
+// system calls and wake-ups.
+type Usage struct {
+	User, Sys   float64
+	Vcsw, Ivcsw float64
+}
+
+// Sub is u minus an earlier reading.
+func (u Usage) Sub(v Usage) Usage {
+	return Usage{User: u.User - v.User, Sys: u.Sys - v.Sys, Vcsw: u.Vcsw - v.Vcsw, Ivcsw: u.Ivcsw - v.Ivcsw}
+}
+
+// SelfUsage is this process's Usage so far.
+func SelfUsage() Usage {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return usageOf(&ru)
+}
+
+func usageOf(ru *syscall.Rusage) Usage {
+	return Usage{User: time.Duration(ru.Utime.Nano()).Seconds(), Sys: time.Duration(ru.Stime.Nano()).Seconds(),
+		Vcsw: float64(ru.Nvcsw), Ivcsw: float64(ru.Nivcsw)}
+}
+
 // Median of v (the mean of the middle two for an even count); v is not
 // changed.
 func Median(v []float64) float64 {
@@ -62,6 +89,7 @@ func Loadavg() string {
 type Pgbench struct {
 	TPS, Txns, CPU float64 // CPU: pgbench's user+system seconds
 	LagMs          float64 // with --rate: the average schedule lag
+	Usage          Usage   // CPU split and context switches
 	Out            []byte
 }
 
@@ -117,6 +145,9 @@ func RunPgbench(args []string, password string) (Pgbench, error) {
 		return Pgbench{}, fmt.Errorf("pgbench output not understood:\n%s", out)
 	}
 	p := Pgbench{Out: out, CPU: (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		p.Usage = usageOf(ru)
+	}
 	p.TPS, _ = strconv.ParseFloat(string(tps[1]), 64)
 	p.Txns, _ = strconv.ParseFloat(string(tx[1]), 64)
 	if lag := lagLine.FindSubmatch(out); lag != nil {
