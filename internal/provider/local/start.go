@@ -80,10 +80,14 @@ func (p *Provider) Start(ctx context.Context, s provider.InstanceSpec) (inst *pr
 		return nil, err
 	}
 
+	host := "127.0.0.1"
+	if s.Network != nil {
+		host = s.Network.NSAddr // the clients cross the link to reach it
+	}
 	inst = &provider.Instance{
 		Name:    s.Name,
 		Engine:  eng,
-		Host:    "127.0.0.1",
+		Host:    host,
 		User:    superuser,
 		LogFile: filepath.Join(srv.instDir, es.LogName()),
 	}
@@ -271,6 +275,9 @@ func (p *Provider) launch(ctx context.Context, srv *server, s provider.InstanceS
 		MaxConnections: s.MaxConnections,
 		Name:           s.Name,
 		Settings:       s.Settings,
+	}
+	if n := s.Network; n != nil {
+		conf.Listen, conf.Clients = n.NSAddr, n.Subnet
 	}
 	if err := srv.eng.WriteConfig(srv.progs, conf); err != nil {
 		return err
