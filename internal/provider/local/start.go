@@ -80,14 +80,10 @@ func (p *Provider) Start(ctx context.Context, s provider.InstanceSpec) (inst *pr
 		return nil, err
 	}
 
-	host := "127.0.0.1"
-	if s.Network != nil {
-		host = s.Network.NSAddr // the clients cross the link to reach it
-	}
 	inst = &provider.Instance{
 		Name:    s.Name,
 		Engine:  eng,
-		Host:    host,
+		Host:    hostOf(s),
 		User:    superuser,
 		LogFile: filepath.Join(srv.instDir, es.LogName()),
 	}
@@ -405,4 +401,13 @@ func errorLines(out []byte, lines int) string {
 		return t
 	}
 	return strings.Join(errs, "\n") + "\n...\n" + t
+}
+
+// hostOf is the address the server of s listens on: loopback, or the
+// namespace's end of the link (sut.network), which the clients cross.
+func hostOf(s provider.InstanceSpec) string {
+	if s.Network != nil {
+		return s.Network.NSAddr
+	}
+	return "127.0.0.1"
 }
