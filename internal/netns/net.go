@@ -180,8 +180,17 @@ func run(ctx context.Context, name string, args ...string) error {
 // TEST-NET-2: never routed, so no real host is shadowed).
 var Pool = netip.MustParsePrefix("198.51.100.0/24")
 
-// lockFile serialises the choice of a free /30 between processes.
-func lockFile() string { return filepath.Join(os.TempDir(), "tenantbench-netns.lock") }
+// lockFile serialises the choice of a free /30 between processes: one
+// path for the whole machine (/run/lock, root's), never below TMPDIR,
+// which two runs may set apart.
+func lockFile() string {
+	for _, d := range []string{"/run/lock", "/run"} {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			return filepath.Join(d, "tenantbench-netns.lock")
+		}
+	}
+	return filepath.Join(os.TempDir(), "tenantbench-netns.lock")
+}
 
 // address gives the veth pair a /30 of Pool that no interface of the
 // host has an address in, under a lock held until the host end has its

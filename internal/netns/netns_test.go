@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -155,4 +156,33 @@ func contains(as []netip.Addr, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestCreateAtOnce: Nets made at the same time get /30s of their own.
+func TestCreateAtOnce(t *testing.T) {
+	needRoot(t)
+	const n = 4
+	nets := make([]*Net, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			nets[i], errs[i] = Create(context.Background(), "test-at-once", Link{}, nil)
+		}()
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for i, nt := range nets {
+		if errs[i] != nil {
+			t.Error(errs[i])
+			continue
+		}
+		defer nt.Remove()
+		if seen[nt.Subnet] {
+			t.Errorf("subnet %s given twice", nt.Subnet)
+		}
+		seen[nt.Subnet] = true
+	}
 }
