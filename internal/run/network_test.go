@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tenantbench/tenantbench/internal/netns"
+	"github.com/tenantbench/tenantbench/internal/pooler"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
 )
 
@@ -61,16 +62,30 @@ func withLedger(t *testing.T, ex *execution) string {
 }
 
 // TestRunThroughNetwork: a tpcb run with sut.network's plain link places
-// both servers in the run's namespace, their clients commit across the
-// veth pair, the ledger lists the namespace while it exists, and after
-// teardown no namespace or veth of the run is left, nor in the ledger.
+// its servers (and, with sut.pooler, their pgbouncer) in the run's
+// namespace, their clients commit across the veth pair, the ledger lists
+// the namespace while it exists, and after teardown no namespace or veth
+// of the run is left, nor in the ledger.
 func TestRunThroughNetwork(t *testing.T) {
 	needNetwork(t, netns.Link{})
-	ex := newExecution(t, `name: t
-sut: {network: {}}
-tenancy: {model: instance, tenants: 2}
-workload: {name: tpcb, scale: 1, clients: 2, duration: 2s}
-`)
+	for name, sut := range map[string]string{
+		"instance": "{network: {}}\ntenancy: {model: instance, tenants: 2}",
+		"pooler":   "{network: {}, pooler: {kind: pgbouncer, mode: session, pool_size: 2}}\ntenancy: {model: database, tenants: 2}",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if name == "pooler" {
+				if _, err := (pooler.PgBouncer{}).Find(); err != nil {
+					t.Skip(err)
+				}
+			}
+			ex := newExecution(t, "name: t\nsut: "+sut+"\nworkload: {name: tpcb, scale: 1, clients: 2, duration: 2s}\n")
+			checkThroughNetwork(t, ex)
+		})
+	}
+}
+
+func checkThroughNetwork(t *testing.T, ex *execution) {
+	t.Helper()
 	res := withLedger(t, ex)
 	ex.steps(t, "provision", "setup", "ingest", "post-ingest", "workload", "check")
 	n := ex.net
@@ -84,6 +99,9 @@ workload: {name: tpcb, scale: 1, clients: 2, duration: 2s}
 	for _, inst := range ex.instances {
 		if inst.Host != n.NSAddr {
 			t.Errorf("instance %s at %s, not the namespace's %s", inst.Name, inst.Host, n.NSAddr)
+		}
+		if inst.Pool != nil && inst.Pool.Host != n.NSAddr {
+			t.Errorf("pooler of %s at %s, not the namespace's %s", inst.Name, inst.Pool.Host, n.NSAddr)
 		}
 	}
 	obs := ex.observations(time.Now(), nil)
