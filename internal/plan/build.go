@@ -108,6 +108,8 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, [
 	more = append(more, checkClasses(s, regs)...)
 	_, bad = checkPooler(s, regs, eng)
 	more = append(more, bad...)
+	_, bad = checkNetwork(s, regs, m)
+	more = append(more, bad...)
 	return eng, append(more, checkMemory(s, regs, m)...)
 }
 
@@ -137,6 +139,7 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Pl
 		Resources: Resources{CPUs: s.SUT.Resources.CPUs, MemoryBytes: int64(s.SUT.Resources.Memory), Divide: s.SUT.Resources.Divide},
 		Load:      loadOf(w),
 		Pooler:    poolerOf(s),
+		Network:   networkOf(s),
 		Dimensions: Dimensions{Models: s.Tenancy.Model, Tenants: s.Tenancy.Tenants, Scales: s.Workload.Scale,
 			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases)},
 		Order: s.RunOrder(), OrderDefault: s.OrderDefaulted(), Servers: servers(s, regs), models: regs.Models}

@@ -27,6 +27,8 @@ type Machine struct {
 	// less the processes running now. Every connection is a server
 	// process.
 	Processes int
+	// Root says tenantbench runs as root, which sut.network needs.
+	Root bool
 }
 
 // What tenantbench itself and the rest of the machine need beside the
@@ -38,7 +40,7 @@ const (
 
 // Here is this machine. A figure that cannot be read is left unknown.
 func Here() Machine {
-	var m Machine
+	m := Machine{Root: os.Geteuid() == 0}
 	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {

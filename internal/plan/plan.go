@@ -9,6 +9,7 @@ package plan
 
 import (
 	"fmt"
+	"github.com/tenantbench/tenantbench/internal/netns"
 	"github.com/tenantbench/tenantbench/internal/pooler"
 
 	"gopkg.in/yaml.v3"
@@ -60,7 +61,10 @@ type Plan struct {
 	// Pooler is sut.pooler: the connection pooler in front of each
 	// server, nil for none.
 	Pooler *pooler.Config `json:"pooler,omitempty"`
-	Load   Load           `json:"load"`
+	// Network is sut.network: the emulated link every run's servers sit
+	// behind, in a network namespace of the run; nil for loopback.
+	Network *netns.Link `json:"network,omitempty"`
+	Load    Load        `json:"load"`
 	// Dimensions are the values of the matrix's main dimensions, as the
 	// spec lists them.
 	Dimensions Dimensions `json:"dimensions"`

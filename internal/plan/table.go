@@ -30,6 +30,11 @@ func (p *Plan) WriteTable(w io.Writer) error {
 			return err
 		}
 	}
+	if l := p.Network; l != nil {
+		if _, err := fmt.Fprintf(w, "network: the servers sit in a network namespace of each run, behind a link of %s; the clients cross it over TCP\n", l); err != nil {
+			return err
+		}
+	}
 	if err := p.writeInterference(w); err != nil {
 		return err
 	}

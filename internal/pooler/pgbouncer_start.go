@@ -63,7 +63,11 @@ func (k PgBouncer) Start(ctx context.Context, o Options) (*Process, error) {
 		// Nothing of a pooler is worth keeping: it dies with tenantbench.
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	}
-	err = cmd.Start()
+	if o.Start != nil {
+		err = o.Start(cmd)
+	} else {
+		err = cmd.Start()
+	}
 	done()
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", o.Bin, err)
@@ -73,7 +77,7 @@ func (k PgBouncer) Start(ctx context.Context, o Options) (*Process, error) {
 		_ = cmd.Wait()
 		close(p.exited)
 	}()
-	if err := p.waitReady(ctx, o.Port, startTimeout); err != nil {
+	if err := p.waitReady(ctx, o.listen(), o.Port, startTimeout); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -87,7 +91,7 @@ func (PgBouncer) config(o Options, authFile string) string {
 	line := func(k string, v any) { fmt.Fprintf(&b, "%s = %v\n", k, v) }
 	b.WriteString("[databases]\n")
 	fmt.Fprintf(&b, "* = host=%s port=%d\n\n[pgbouncer]\n", o.ServerHost, o.ServerPort)
-	line("listen_addr", "127.0.0.1")
+	line("listen_addr", o.listen())
 	line("listen_port", o.Port)
 	line("unix_socket_dir", o.SocketDir) // "" is none
 	line("auth_type", "scram-sha-256")

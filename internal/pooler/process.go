@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -34,10 +35,14 @@ type Options struct {
 	// are where the server listens.
 	ServerHost string
 	ServerPort int
-	// Port is the loopback port to listen on; SocketDir, when not "",
-	// a directory for its unix socket too.
+	// Port is the TCP port to listen on, on Listen ("" for 127.0.0.1);
+	// SocketDir, when not "", a directory for its unix socket too.
 	Port      int
+	Listen    string
 	SocketDir string
+	// Start starts the pooler's command, nil for cmd.Start: the local
+	// provider's starts it in the server's network namespace.
+	Start func(cmd *exec.Cmd) error
 	// MaxClients bounds the client connections it takes at once.
 	MaxClients int
 	// Secrets are "role verifier" lines (engine.Pooled's SecretsQuery):
@@ -79,11 +84,11 @@ func (p *Process) Stop(wait time.Duration) error {
 	}
 }
 
-// waitReady waits until the pooler accepts TCP connections on port, or
-// fails with the end of its log if it exits first.
-func (p *Process) waitReady(ctx context.Context, port int, timeout time.Duration) error {
+// waitReady waits until the pooler accepts TCP connections on host and
+// port, or fails with the end of its log if it exits first.
+func (p *Process) waitReady(ctx context.Context, host string, port int, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	addr := net.JoinHostPort(host, fmt.Sprint(port))
 	for {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
@@ -134,4 +139,12 @@ func writeFile(o Options, name, text string) (string, error) {
 		}
 	}
 	return path, nil
+}
+
+// listen is the address o's pooler listens on.
+func (o Options) listen() string {
+	if o.Listen == "" {
+		return "127.0.0.1"
+	}
+	return o.Listen
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/netns"
 	"github.com/tenantbench/tenantbench/internal/pooler"
 )
 
@@ -144,4 +145,13 @@ type Pool struct {
 	// NamedStatements says a client's named prepared statements survive
 	// between its transactions; else its statements run unnamed.
 	NamedStatements bool
+}
+
+// Networker is a provider that can place a run's servers behind an
+// emulated network link (sut.network): Network makes the namespace and
+// its link, telling note of each part before making it (the run's
+// ledger); the run gives it to each InstanceSpec and removes it once
+// its servers have stopped.
+type Networker interface {
+	Network(ctx context.Context, runID string, link netns.Link, note func(netns.Record)) (*netns.Net, error)
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/netns"
 )
 
 // InstanceSpec is what a run asks of one server.
@@ -42,6 +43,11 @@ type InstanceSpec struct {
 	// provider that places tenants on the user's servers (Borrowed)
 	// begins every name it creates with it.
 	RunID string
+	// Network, when not nil, is the network namespace the server (and
+	// its pooler) runs in, behind the run's emulated link (sut.network,
+	// made by the provider's Networker): it listens on the namespace's
+	// address, which is the instance's Host.
+	Network *netns.Net
 }
 
 // Server is a server the user runs, named in sut.servers: its name and

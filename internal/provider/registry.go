@@ -33,6 +33,9 @@ type Factory struct {
 	// each server (its instances are provider.Pooler): sut.pooler needs
 	// it.
 	Pools bool
+	// Networks says the provider can place its servers behind an
+	// emulated link (it is a Networker): sut.network needs it.
+	Networks bool
 }
 
 // Registry is the set of known providers, by name. An explicit value, not

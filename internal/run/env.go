@@ -31,6 +31,9 @@ type Env struct {
 	// Pooler is the pooler in front of the first instance, nil for none:
 	// its version and whether the clients' statements ran unnamed.
 	Pooler *results.Pooler `json:"pooler,omitempty"`
+	// Network is sut.network's link and the first run's namespace and
+	// addresses, nil for loopback.
+	Network *NetworkEnv `json:"network,omitempty"`
 }
 
 // CollectEnv reads what it can of the machine; a missing piece stays empty.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/driver"
 	"github.com/tenantbench/tenantbench/internal/monitor"
+	"github.com/tenantbench/tenantbench/internal/netns"
 	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/results"
@@ -68,7 +69,10 @@ type execution struct {
 	// interf is the run's interference (interference.go); events what
 	// it did, nil without any; hostIdle the host's idle CPU in percent
 	// over the workload phase.
-	interf   *interference
+	interf *interference
+	// net is the run's network namespace and link (sut.network), nil
+	// for none (network.go).
+	net      *netns.Net
 	events   []results.Event
 	hostIdle *float64
 	// pools are the poolers in front of the servers, by instance
@@ -318,7 +322,8 @@ func (e *execution) healthAfterWorkload() error {
 	return errors.Join(errs...)
 }
 
-// teardown stops the run's servers and removes its work directory. It
+// teardown stops the run's servers, removes its network namespace and
+// its work directory. It
 // runs with its own deadline, also after Ctrl-C.
 func (e *execution) teardown() error {
 	ctx, cancel := context.WithTimeout(context.Background(), teardownTimeout)
@@ -338,6 +343,13 @@ func (e *execution) teardown() error {
 		}()
 	}
 	wg.Wait()
+	if len(errs) == 0 {
+		// Only once no server is left in it: a namespace with a
+		// process in it outlives its name.
+		if err := e.closeNetwork(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if e.workDir != "" {
 		if err := os.RemoveAll(e.workDir); err != nil {
 			errs = append(errs, err)

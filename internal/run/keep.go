@@ -23,6 +23,10 @@ type Kept struct {
 	Engine   string       `json:"engine"`
 	Provider string       `json:"provider"`
 	Tenants  []KeptTenant `json:"tenants"`
+	// Host is where clients reach the server: the namespace's address
+	// behind sut.network's link; "" (files written before it) is
+	// loopback.
+	Host string `json:"host,omitempty"`
 	// password is the superuser's; it goes to pgpass only.
 	password string
 	user     string
@@ -43,7 +47,7 @@ func keptOf(insts []*provider.Instance, ps []tenancy.Placement, workDir, engineN
 		// The run's work directory, not the instance's: down removes it
 		// once the last of its instances is gone.
 		rec.WorkDir = workDir
-		k := &Kept{Record: rec, Engine: engineName, Provider: providerName, password: i.Password, user: i.User}
+		k := &Kept{Record: rec, Engine: engineName, Provider: providerName, Host: i.Host, password: i.Password, user: i.User}
 		for _, p := range ps {
 			if p.Instance == i {
 				k.Tenants = append(k.Tenants, KeptTenant{Tenant: p.Tenant, Database: p.Database, Role: p.Role, password: p.Password})
@@ -65,9 +69,9 @@ func WriteKept(d *results.Dir, kept []*Kept, w io.Writer) error {
 	}
 	var pg strings.Builder
 	for _, k := range kept {
-		fmt.Fprintf(&pg, "127.0.0.1:%d:*:%s:%s\n", k.Port, pgpassEscape(k.user), pgpassEscape(k.password))
+		fmt.Fprintf(&pg, "%s:%d:*:%s:%s\n", k.host(), k.Port, pgpassEscape(k.user), pgpassEscape(k.password))
 		for _, t := range k.Tenants {
-			fmt.Fprintf(&pg, "127.0.0.1:%d:%s:%s:%s\n", k.Port, pgpassEscape(t.Database), pgpassEscape(t.Role), pgpassEscape(t.password))
+			fmt.Fprintf(&pg, "%s:%d:%s:%s:%s\n", k.host(), k.Port, pgpassEscape(t.Database), pgpassEscape(t.Role), pgpassEscape(t.password))
 		}
 	}
 	if err := d.WriteFile("pgpass", []byte(pg.String()), 0o600); err != nil {
@@ -77,9 +81,9 @@ func WriteKept(d *results.Dir, kept []*Kept, w io.Writer) error {
 	fmt.Fprintf(w, "\nThe last run's instances are still up (--keep). Passwords are in %s.\n", pgpass)
 	for _, k := range kept {
 		fmt.Fprintf(w, "instance %s (port %d):\n", k.Name, k.Port)
-		fmt.Fprintf(w, "  superuser: PGPASSFILE=%s psql \"host=127.0.0.1 port=%d dbname=postgres user=%s\"\n", pgpass, k.Port, k.user)
+		fmt.Fprintf(w, "  superuser: PGPASSFILE=%s psql \"host=%s port=%d dbname=postgres user=%s\"\n", pgpass, k.host(), k.Port, k.user)
 		for _, t := range k.Tenants {
-			fmt.Fprintf(w, "  %s: PGPASSFILE=%s psql \"host=127.0.0.1 port=%d dbname=%s user=%s\"\n", t.Tenant, pgpass, k.Port, t.Database, t.Role)
+			fmt.Fprintf(w, "  %s: PGPASSFILE=%s psql \"host=%s port=%d dbname=%s user=%s\"\n", t.Tenant, pgpass, k.host(), k.Port, t.Database, t.Role)
 		}
 	}
 	fmt.Fprintf(w, "Stop them with: tenantbench down %s\n", d.Path)
@@ -119,14 +123,22 @@ func TenantDSN(dir string, k *Kept, t KeptTenant, eng engine.Engine) (string, er
 	if err != nil {
 		return "", err
 	}
-	want := fmt.Sprintf("127.0.0.1:%d:%s:%s:", k.Port, pgpassEscape(t.Database), pgpassEscape(t.Role))
+	want := fmt.Sprintf("%s:%d:%s:%s:", k.host(), k.Port, pgpassEscape(t.Database), pgpassEscape(t.Role))
 	for _, line := range strings.Split(string(b), "\n") {
 		if pw, ok := strings.CutPrefix(line, want); ok {
-			inst := provider.Instance{Engine: eng, Host: "127.0.0.1", Port: k.Port, SocketDir: k.SocketDir}
+			inst := provider.Instance{Engine: eng, Host: k.host(), Port: k.Port, SocketDir: k.SocketDir}
 			return inst.DSN("tcp", t.Database, t.Role, strings.NewReplacer(`\:`, ":", `\\`, `\`).Replace(pw)), nil
 		}
 	}
 	return "", fmt.Errorf("no password for %s in %s", t.Tenant, filepath.Join(dir, "pgpass"))
+}
+
+// host is where clients reach k's server.
+func (k *Kept) host() string {
+	if k.Host == "" {
+		return "127.0.0.1"
+	}
+	return k.Host
 }
 
 // pgpassEscape escapes ':' and '\' as the pgpass format requires.

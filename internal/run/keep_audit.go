@@ -38,7 +38,7 @@ func KeptPlacements(dir string, kept []*Kept, eng engine.Engine, tenants []strin
 	var out []tenancy.Placement
 	for _, k := range kept {
 		port := strconv.Itoa(k.Port)
-		inst := &provider.Instance{Name: k.Name, Engine: eng, Host: "127.0.0.1", Port: k.Port, SocketDir: k.SocketDir}
+		inst := &provider.Instance{Name: k.Name, Engine: eng, Host: k.host(), Port: k.Port, SocketDir: k.SocketDir}
 		for key, p := range pw {
 			if key[0] == port && key[1] == "*" {
 				inst.User, inst.Password = key[2], p

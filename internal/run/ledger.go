@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/tenantbench/tenantbench/internal/interfere"
+	"github.com/tenantbench/tenantbench/internal/netns"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -50,6 +51,9 @@ type LiveBook struct {
 	// Stressors are the noise processes of the run's interference that
 	// may be running (stressors.go).
 	Stressors []interfere.Process `json:"stressors,omitempty"`
+	// Networks are the runs' network namespaces (sut.network) that may
+	// exist, each with its veth pair (network.go).
+	Networks []netns.Record `json:"networks,omitempty"`
 }
 
 // Owner names a process: its pid and its start time, so that a later
@@ -64,7 +68,7 @@ func (o Owner) Alive() bool { return o.Pid > 0 && o.Start != 0 && provider.Start
 
 // Empty reports whether the book lists nothing to clean up.
 func (b *LiveBook) Empty() bool {
-	return len(b.Instances) == 0 && len(b.WorkDirs) == 0 && len(b.Stressors) == 0
+	return len(b.Instances) == 0 && len(b.WorkDirs) == 0 && len(b.Stressors) == 0 && len(b.Networks) == 0
 }
 
 // RegistryDir is the machine-wide registry of ledgers: /run/tenantbench

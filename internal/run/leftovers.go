@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tenantbench/tenantbench/internal/netns"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -71,7 +72,7 @@ type StopFunc func(context.Context, provider.Record) error
 
 // CleanUp stops every server b lists with stop (which checks that the
 // recorded process still is that server: pid, start time, data directory),
-// removes b's run work directories, and then forgets b: its live.json, if
+// removes b's network namespaces and run work directories, and then forgets b: its live.json, if
 // it still is b's, and its registry copy. It goes on after a failure and
 // forgets b only when all went well, so that it can be run again.
 func CleanUp(ctx context.Context, b *LiveBook, stop StopFunc, say func(string)) error {
@@ -89,6 +90,14 @@ func CleanUp(ctx context.Context, b *LiveBook, stop StopFunc, say func(string)) 
 			continue
 		}
 		say(fmt.Sprintf("stopped and removed instance %s (port %d, %s)", r.Name, r.Port, filepath.Dir(r.DataDir)))
+	}
+	// After the servers: a namespace goes only once no process is in it.
+	for _, n := range b.Networks {
+		if err := netns.Remove(n); err != nil {
+			errs = append(errs, fmt.Errorf("network namespace %s: %w", n.Name, err))
+			continue
+		}
+		say(fmt.Sprintf("removed network namespace %s and veth %s (%s)", n.Name, n.HostIf, n.Subnet))
 	}
 	for _, w := range b.WorkDirs {
 		if !isWorkDir(w) {

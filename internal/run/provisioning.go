@@ -85,6 +85,9 @@ func (e *execution) provisionPhase(ctx context.Context, phase func(provision.Str
 }
 
 func (e *execution) provision(ctx context.Context) error {
+	if err := e.openNetwork(ctx); err != nil {
+		return err
+	}
 	return e.provisionPhase(ctx, provision.Strategy.Provision)
 }
 
@@ -141,7 +144,8 @@ func (e *execution) instanceSpecs() ([]provider.InstanceSpec, error) {
 		specs[i] = provider.InstanceSpec{Name: in.Name, WorkDir: e.workDir, Version: e.plan.Version,
 			Engine: e.engine(), Settings: e.run.Settings, MaxConnections: in.MaxConnections, CPUs: in.CPUs, MemoryBytes: in.MemoryBytes,
 			Detached: e.keep, // a kept server outlives tenantbench
-			KeepLog:  e.keepLogOf}
+			KeepLog:  e.keepLogOf,
+			Network:  e.net}
 		if e.opts.Ledger != nil { // not a non-nil interface holding nil
 			specs[i].Ledger = e.opts.Ledger
 		}

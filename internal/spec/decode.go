@@ -284,6 +284,7 @@ func (d *Decoder) sut(n *yaml.Node, path string, s *SUT) {
 		{"settings", func(n *yaml.Node, p string) { d.settings(n, p, &s.Settings) }},
 		{"servers", func(n *yaml.Node, p string) { d.servers(n, p, &s.Servers) }},
 		{"pooler", func(n *yaml.Node, p string) { d.pooler(n, p, &s.Pooler) }},
+		{"network", func(n *yaml.Node, p string) { d.network(n, p, &s.Network) }},
 		{"resources", func(n *yaml.Node, p string) {
 			d.Mapping(n, p, []Field{
 				{"cpus", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadFloat, &s.Resources.CPUs) }},

@@ -61,6 +61,8 @@ type SUT struct {
 	// Pooler is a connection pooler in front of each server, through
 	// which the tenants' clients run the workload; nil for none.
 	Pooler *Pooler `yaml:"pooler,omitempty"`
+	// Network puts the servers behind an emulated link; nil: loopback.
+	Network *Network `yaml:"network,omitempty"`
 	// Servers are the servers the user already runs, for a provider that
 	// places tenants on them (external): each named, its admin connection
 	// string in an environment variable, never in the spec.

@@ -216,7 +216,12 @@ func render(c dbserver.Config) (string, error) {
 	line("datadir", c.DataDir)
 	line("socket", SocketPath(c.SocketDir, c.Port))
 	line("port", fmt.Sprint(c.Port))
-	line("bind-address", "127.0.0.1")
+	bind := c.Listen
+	if bind == "" {
+		bind = "127.0.0.1"
+	}
+	// Its accounts are 'name'@'%': whoever reaches the address may try.
+	line("bind-address", bind)
 	b.WriteString("skip-name-resolve\n")
 	line("pid-file", pidFile(c.DataDir))
 	// No log-error: the messages go to stderr, which tenantbench keeps

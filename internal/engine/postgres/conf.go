@@ -184,9 +184,18 @@ local   all       all                 scram-sha-256
 host    all       all   127.0.0.1/32  scram-sha-256
 `
 
-// WriteHBA replaces dataDir/pg_hba.conf with tenantbench's rules.
-func WriteHBA(dataDir string) error {
-	return rewrite(filepath.Join(dataDir, "pg_hba.conf"), hba)
+// WriteHBA replaces dataDir/pg_hba.conf with tenantbench's rules, and
+// lets in the clients of the subnet clients too when it is not "" (the
+// host's end of a network namespace's link: sut.network).
+func WriteHBA(dataDir, clients string) error {
+	text := hba
+	if clients != "" {
+		if strings.ContainsAny(clients, " \t\n#\"") {
+			return fmt.Errorf("client subnet %q is not an address", clients)
+		}
+		text += fmt.Sprintf("host    all       all   %s  scram-sha-256\n", clients)
+	}
+	return rewrite(filepath.Join(dataDir, "pg_hba.conf"), text)
 }
 
 // rewrite replaces the contents of an existing file in place, keeping its

@@ -100,18 +100,29 @@ func TestWriteHBA(t *testing.T) {
 	if err := os.WriteFile(path, []byte("host all all 0.0.0.0/0 trust\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteHBA(dir); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(path)
-	var rules []string
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) > 0 && !strings.HasPrefix(f[0], "#") {
-			rules = append(rules, strings.Join(f, " "))
+	rules := func(clients string) string {
+		t.Helper()
+		if err := WriteHBA(dir, clients); err != nil {
+			t.Fatal(err)
 		}
+		b, _ := os.ReadFile(path)
+		var rules []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(l); len(f) > 0 && !strings.HasPrefix(f[0], "#") {
+				rules = append(rules, strings.Join(f, " "))
+			}
+		}
+		return strings.Join(rules, "|")
 	}
-	want := []string{"local all all scram-sha-256", "host all all 127.0.0.1/32 scram-sha-256"}
-	if strings.Join(rules, "|") != strings.Join(want, "|") {
-		t.Errorf("rules %q, want %q", rules, want)
+	want := "local all all scram-sha-256|host all all 127.0.0.1/32 scram-sha-256"
+	if got := rules(""); got != want {
+		t.Errorf("rules %q, want %q", got, want)
+	}
+	// The host's end of a network namespace's link (sut.network).
+	if got := rules("198.51.100.0/30"); got != want+"|host all all 198.51.100.0/30 scram-sha-256" {
+		t.Errorf("rules with a client subnet %q", got)
+	}
+	if err := WriteHBA(dir, "0.0.0.0/0 trust\nhost"); err == nil {
+		t.Error("a subnet with a newline was written")
 	}
 }

@@ -54,10 +54,10 @@ func (Engine) InitCommand(p dbserver.Programs, dir, dataDir, user, password stri
 // WriteConfig writes tenantbench's block of postgresql.conf and its
 // pg_hba.conf.
 func (Engine) WriteConfig(_ dbserver.Programs, c dbserver.Config) error {
-	if err := WriteHBA(c.DataDir); err != nil {
+	if err := WriteHBA(c.DataDir, c.Clients); err != nil {
 		return err
 	}
-	return WriteConfig(c.DataDir, Config{Port: c.Port, SocketDir: c.SocketDir, MaxConnections: c.MaxConnections,
+	return WriteConfig(c.DataDir, Config{Port: c.Port, SocketDir: c.SocketDir, ListenAddresses: c.Listen, MaxConnections: c.MaxConnections,
 		ClusterName: c.Name, Settings: c.Settings})
 }
 

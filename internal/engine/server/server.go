@@ -16,7 +16,14 @@ import (
 type Config struct {
 	DataDir   string // made by the engine's initialisation
 	SocketDir string // the server's unix socket lives here
-	Port      int    // the loopback TCP port
+	Port      int    // the TCP port
+	// Listen is the address the server listens on, "" for 127.0.0.1;
+	// Clients is the subnet its TCP clients come from ("198.51.100.0/30"),
+	// "" for loopback only. A server in a network namespace of its own
+	// (sut.network) listens on the namespace's address and lets in the
+	// host's end of the link.
+	Listen  string
+	Clients string
 	// MaxConnections is used unless Settings sets the engine's own
 	// connection limit; 0 keeps the engine's default.
 	MaxConnections int

@@ -106,7 +106,7 @@ func (p *Provider) Clone(ctx context.Context, src *provider.Instance, s provider
 	inst = &provider.Instance{
 		Name:     s.Name,
 		Engine:   eng,
-		Host:     "127.0.0.1",
+		Host:     hostOf(s),
 		User:     superuser,
 		Password: src.Password, // the copy's, until replaced below
 		LogFile:  filepath.Join(srv.instDir, es.LogName()),

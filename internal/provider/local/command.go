@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/cgroup"
 	dbserver "github.com/tenantbench/tenantbench/internal/engine/server"
+	"github.com/tenantbench/tenantbench/internal/netns"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
@@ -41,7 +42,8 @@ func (p *Provider) startProcess(srv *server, conf dbserver.Config) error {
 		// Go sets it after switching to the server user, so the switch
 		// does not clear it, and exec (of the sh below, then of postgres)
 		// keeps it: the postmaster itself gets it. Go's threads end only
-		// with the process (tenantbench locks none to a goroutine).
+		// with the process (the one netns.Start locks goes back to the
+		// pool unless it could not leave the namespace).
 		attr.Pdeathsig = deathSignal(srv.eng)
 	}
 	var cmd *exec.Cmd
@@ -68,7 +70,7 @@ func (p *Provider) startProcess(srv *server, conf dbserver.Config) error {
 	cmd.Stdout = log
 	cmd.Stderr = log
 	cmd.SysProcAttr = attr
-	if err := cmd.Start(); err != nil {
+	if err := startIn(srv.spec.Network, cmd); err != nil {
 		return fmt.Errorf("start %s: %w", args[0], err)
 	}
 	exited := make(chan struct{})
@@ -101,4 +103,13 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// startIn starts cmd in the network namespace n, or where tenantbench
+// runs when n is nil.
+func startIn(n *netns.Net, cmd *exec.Cmd) error {
+	if n == nil {
+		return cmd.Start()
+	}
+	return n.Start(cmd)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -45,7 +46,8 @@ func (p *Process) PoolerCgroup() (path, mode string) {
 
 // startPooler runs the pooler c asks for as the server user, in a cgroup
 // of its own beside the server's (/tenantbench/<run>/<name>-pooler), on
-// a free loopback port and a unix socket in the server's socket
+// a free port of the server's address (loopback, or the namespace's
+// behind sut.network's link) and a unix socket in the server's socket
 // directory; it forwards to the server's socket. The pooler's files are
 // in the instance's directory, removed with it.
 func (p *Provider) startPooler(ctx context.Context, srv *server, c pooler.Config, secrets []string) (pool *provider.Pool, err error) {
@@ -103,7 +105,10 @@ func (p *Provider) startPooler(ctx context.Context, srv *server, c pooler.Config
 		Credential: p.account.credential(), Chown: p.account.chown,
 		ServerHost: srv.inst.SocketDir, ServerPort: srv.inst.Port, SocketDir: srv.inst.SocketDir,
 		// Every client the server was sized for, and the admin's.
-		MaxClients: srv.spec.MaxConnections + 100, Secrets: secrets, Detached: srv.spec.Detached}
+		MaxClients: srv.spec.MaxConnections + 100, Secrets: secrets, Detached: srv.spec.Detached,
+		// Beside the server, behind the same link: the clients cross it
+		// to the pooler, which reaches the server over its socket.
+		Listen: srv.inst.Host, Start: func(cmd *exec.Cmd) error { return startIn(srv.spec.Network, cmd) }}
 	if o.ServerHost == "" {
 		o.ServerHost = srv.inst.Host
 	}
@@ -122,7 +127,7 @@ func (p *Provider) startPooler(ctx context.Context, srv *server, c pooler.Config
 		}
 	}
 	srv.notePooler()
-	pool = &provider.Pool{Endpoint: provider.Endpoint{Host: "127.0.0.1", Port: o.Port, SocketDir: o.SocketDir},
+	pool = &provider.Pool{Endpoint: provider.Endpoint{Host: srv.inst.Host, Port: o.Port, SocketDir: o.SocketDir},
 		Config: c, Version: version, NamedStatements: kind.NamedStatements(version, c.Mode)}
 	srv.inst.Pool = pool
 	return pool, nil

@@ -83,7 +83,7 @@ func (p *Provider) Start(ctx context.Context, s provider.InstanceSpec) (inst *pr
 	inst = &provider.Instance{
 		Name:    s.Name,
 		Engine:  eng,
-		Host:    "127.0.0.1",
+		Host:    hostOf(s),
 		User:    superuser,
 		LogFile: filepath.Join(srv.instDir, es.LogName()),
 	}
@@ -272,6 +272,9 @@ func (p *Provider) launch(ctx context.Context, srv *server, s provider.InstanceS
 		Name:           s.Name,
 		Settings:       s.Settings,
 	}
+	if n := s.Network; n != nil {
+		conf.Listen, conf.Clients = n.NSAddr, n.Subnet
+	}
 	if err := srv.eng.WriteConfig(srv.progs, conf); err != nil {
 		return err
 	}
@@ -398,4 +401,13 @@ func errorLines(out []byte, lines int) string {
 		return t
 	}
 	return strings.Join(errs, "\n") + "\n...\n" + t
+}
+
+// hostOf is the address the server of s listens on: loopback, or the
+// namespace's end of the link (sut.network), which the clients cross.
+func hostOf(s provider.InstanceSpec) string {
+	if s.Network != nil {
+		return s.Network.NSAddr
+	}
+	return "127.0.0.1"
 }

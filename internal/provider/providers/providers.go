@@ -19,6 +19,7 @@ func Builtin() provider.Registry {
 		StopRecord: local.StopRecord,
 		Clones:     true,
 		Pools:      true,
+		Networks:   true,
 	})
 	r.Add(external.Factory())
 	return r

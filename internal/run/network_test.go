@@ -1,0 +1,201 @@
+package run
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tenantbench/tenantbench/internal/netns"
+	"github.com/tenantbench/tenantbench/internal/pooler"
+	"github.com/tenantbench/tenantbench/internal/provider/local"
+)
+
+// needNetwork skips, saying why, where sut.network with link cannot run.
+func needNetwork(t *testing.T, link netns.Link) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts PostgreSQL in a network namespace")
+	}
+	if why := netns.Usable(context.Background(), link); why != "" {
+		t.Skip("sut.network " + link.String() + ": " + why)
+	}
+}
+
+// netnsNames are the network namespaces `ip netns list` shows whose name
+// begins with prefix.
+func netnsNames(t *testing.T, prefix string) []string {
+	t.Helper()
+	out, err := exec.Command("ip", "netns", "list").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], prefix) {
+			names = append(names, f[0])
+		}
+	}
+	return names
+}
+
+// withLedger gives ex a ledger in a results directory of its own and a
+// registry of the test's.
+func withLedger(t *testing.T, ex *execution) string {
+	t.Helper()
+	tmp := t.TempDir()
+	t.Setenv(RegistryEnv, filepath.Join(tmp, "registry"))
+	res := filepath.Join(tmp, "results")
+	if err := os.Mkdir(res, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l, err := OpenLedger(res, "local", "postgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex.opts.Ledger = l
+	return res
+}
+
+// TestRunThroughNetwork: a tpcb run with sut.network's plain link places
+// its servers (and, with sut.pooler, their pgbouncer) in the run's
+// namespace, their clients commit across the veth pair, the ledger lists
+// the namespace while it exists, and after teardown no namespace or veth
+// of the run is left, nor in the ledger.
+func TestRunThroughNetwork(t *testing.T) {
+	needNetwork(t, netns.Link{})
+	for name, sut := range map[string]string{
+		"instance": "{network: {}}\ntenancy: {model: instance, tenants: 2}",
+		"pooler":   "{network: {}, pooler: {kind: pgbouncer, mode: session, pool_size: 2}}\ntenancy: {model: database, tenants: 2}",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if name == "pooler" {
+				if _, err := (pooler.PgBouncer{}).Find(); err != nil {
+					t.Skip(err)
+				}
+			}
+			ex := newExecution(t, "name: t\nsut: "+sut+"\nworkload: {name: tpcb, scale: 1, clients: 2, duration: 2s}\n")
+			checkThroughNetwork(t, ex)
+		})
+	}
+}
+
+func checkThroughNetwork(t *testing.T, ex *execution) {
+	t.Helper()
+	res := withLedger(t, ex)
+	ex.steps(t, "provision", "setup", "ingest", "post-ingest", "workload", "check")
+	n := ex.net
+	if n == nil {
+		t.Fatal("the run has no network")
+	}
+	prefix := "tb-" + ex.run.ID + "-"
+	if !strings.HasPrefix(n.Name, prefix) {
+		t.Errorf("namespace %s does not carry the run id %s", n.Name, ex.run.ID)
+	}
+	for _, inst := range ex.instances {
+		if inst.Host != n.NSAddr {
+			t.Errorf("instance %s at %s, not the namespace's %s", inst.Name, inst.Host, n.NSAddr)
+		}
+		if inst.Pool != nil && inst.Pool.Host != n.NSAddr {
+			t.Errorf("pooler of %s at %s, not the namespace's %s", inst.Name, inst.Pool.Host, n.NSAddr)
+		}
+	}
+	obs := ex.observations(time.Now(), nil)
+	for _, tw := range obs.Workload.Tenants {
+		if tw.All.Committed == 0 || tw.All.FailedTotal() != 0 {
+			t.Errorf("%s: %d committed, failed %v", tw.Name, tw.All.Committed, tw.All.Failed)
+		}
+	}
+	if b, err := ReadLive(res); err != nil || b == nil || len(b.Networks) != 1 || b.Networks[0].Name != n.Name || b.Networks[0].Subnet != n.Subnet {
+		t.Errorf("the ledger lists networks %+v (%v), want %s", b, err, n.Name)
+	}
+	if err := ex.teardown(); err != nil {
+		t.Fatal(err)
+	}
+	if netns.Exists(n.Record) {
+		t.Errorf("namespace %s or veth %s is left", n.Name, n.HostIf)
+	}
+	if left := netnsNames(t, prefix); len(left) > 0 {
+		t.Errorf("namespaces of the run left: %v", left)
+	}
+	if b, _ := ReadLive(res); b != nil && len(b.Networks) > 0 {
+		t.Errorf("the ledger still lists %+v", b.Networks)
+	}
+}
+
+// TestDownRemovesNetwork: the ledger of a run that ended without its
+// teardown (as after SIGKILL: its servers up in the namespace) lets down
+// stop the servers and remove the namespace and veth pair.
+func TestDownRemovesNetwork(t *testing.T) {
+	needNetwork(t, netns.Link{})
+	ex := newExecution(t, `name: t
+sut: {network: {}}
+tenancy: {model: database, tenants: 1}
+workload: {name: tpcb, scale: 1, clients: 1, duration: 1s}
+`)
+	res := withLedger(t, ex)
+	ex.steps(t, "provision")
+	n := ex.net
+	if n == nil || !netns.Exists(n.Record) {
+		t.Fatal("no network")
+	}
+	// The ledger as a killed tenantbench leaves it: its owner gone.
+	l := ex.opts.Ledger
+	l.mu.Lock()
+	l.book.Owner = Owner{Pid: 1, Start: 1}
+	l.save()
+	l.mu.Unlock()
+	b, err := ReadLive(res)
+	if err != nil || b == nil {
+		t.Fatal(b, err)
+	}
+	var said []string
+	if err := CleanUp(context.Background(), b, local.StopRecord, func(s string) { said = append(said, s) }); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(strings.Join(said, "\n"))
+	if netns.Exists(n.Record) {
+		t.Errorf("down left namespace %s or veth %s", n.Name, n.HostIf)
+	}
+	for _, inst := range ex.instances {
+		if pid := local.Of(inst).Pid; pid > 0 {
+			if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid))); err == nil {
+				t.Errorf("server %s (pid %d) still runs", inst.Name, pid)
+			}
+		}
+	}
+	if got, _ := ReadLive(res); got != nil {
+		t.Error("live.json is still there")
+	}
+	ex.instances = nil // down stopped them; the test's teardown has nothing left
+	ex.net = nil
+}
+
+// TestRunDelay: a tpcb run through a link of 2 ms each way has a mean
+// latency at least 4 ms above the same run's on loopback.
+func TestRunDelay(t *testing.T) {
+	needNetwork(t, netns.Link{Delay: 2 * time.Millisecond})
+	mean := func(network string) float64 {
+		ex := newExecution(t, `name: t
+sut: {network: `+network+`}
+tenancy: {model: database, tenants: 1}
+workload: {name: tpcb, scale: 1, clients: 1, duration: 3s}
+`)
+		ex.steps(t, "provision", "setup", "ingest", "post-ingest", "workload")
+		obs := ex.observations(time.Now(), nil)
+		w := obs.Workload.Tenants[0]
+		if w.All.Committed == 0 {
+			t.Fatal("nothing committed")
+		}
+		return w.All.MeanMs
+	}
+	near, far := mean("~"), mean("{delay: 2ms}")
+	t.Logf("mean latency %.3f ms on loopback, %.3f ms through 2 ms each way", near, far)
+	if far-near < 4 {
+		t.Errorf("the link added %.3f ms, want at least 4", far-near)
+	}
+}
