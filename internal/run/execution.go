@@ -249,6 +249,10 @@ func (e *execution) workload(ctx context.Context) error {
 		Progress: time.Duration(e.spec.Progress), Out: e.opts.Log, Label: e.label()}
 	opts.Shape = lp.Shape
 	opts.Started = e.startsWith(ctx, time.Duration(w.Warmup)+time.Duration(w.Duration))
+	// Faults make failed attempts by design and the run goes on through
+	// them; --fail-fast stops it at the first (the experiment then stops,
+	// its results so far written).
+	opts.StopAtFail = e.opts.FailFast && e.faults()
 	if err := e.setTenants(); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,4 +123,37 @@ func show(f *float64) any {
 		return "-"
 	}
 	return *f
+}
+
+// TestFailFastStopsAtFault restarts a real server during a real tpcb
+// workload with --fail-fast: the workload phase stops at the first failed
+// attempt the restart caused, long before its planned end, and fails.
+func TestFailFastStopsAtFault(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	ex := newExecution(t, `name: t
+tenancy: {model: schema, tenants: 1}
+workload: {name: tpcb, scale: 1, clients: 2, duration: 20s}
+interference:
+  - {kind: restart, at: 2s, target: shared}
+`)
+	ex.opts.FailFast = true
+	ex.steps(t, "provision", "setup", "ingest", "post-ingest")
+	start := time.Now()
+	err := ex.workload(context.Background())
+	took := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), "first failed attempt") {
+		t.Fatalf("workload with --fail-fast and a restart: %v, want it stopped at the first failed attempt", err)
+	}
+	t.Logf("stopped after %.1f s: %v", took.Seconds(), err)
+	if took > 12*time.Second {
+		t.Errorf("the phase ran %.1f s of its 20 s: not stopped at the first failure", took.Seconds())
+	}
+	if ex.result == nil || ex.result.Result.Duration >= 20*time.Second {
+		t.Errorf("the result measured the whole phase: %+v", ex.result)
+	}
+	if len(ex.events) != 1 || ex.events[0].Kind != "restart" {
+		t.Errorf("events %+v, want the restart", ex.events)
+	}
 }
