@@ -256,6 +256,10 @@ func (e *execution) workload(ctx context.Context) error {
 	if err := e.setTenants(); err != nil {
 		return err
 	}
+	leave, err := e.enterDriverGroup()
+	if err != nil {
+		return err
+	}
 	e.mark(ctx, "workload")
 	e.poolersBefore()
 	start := time.Now()
@@ -263,6 +267,8 @@ func (e *execution) workload(ctx context.Context) error {
 	end := time.Now()
 	e.poolersAfter()
 	e.stopInterference()
+	// After the noise beside it has stopped: its group is then empty.
+	err = errors.Join(err, leave())
 	e.collectStreams(end)
 	e.mark(ctx, "after-workload")
 	if res != nil {

@@ -1,0 +1,105 @@
+package run
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tenantbench/tenantbench/internal/cgroup"
+)
+
+// TestNoiseBesideDriver runs a real tpcb workload with cpu noise beside
+// the driver, then inside its cgroup: during the phase this process is in
+// the driver's group (its CPU hierarchy), the noise ran and its load was
+// measured, the tenants' load too; after it, the process is back where it
+// was and the group is gone.
+func TestNoiseBesideDriver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	if sys := cgroup.Detect(); sys.Mode == cgroup.None {
+		t.Skip(sys.Reason)
+	}
+	ex := newExecution(t, `name: t
+tenancy: {model: schema, tenants: 1}
+workload: {name: tpcb, scale: 1, clients: 2, duration: 8s}
+interference:
+  - {kind: cpu, at: 1s, duration: 3s, target: driver, params: {load: 30}}
+  - {kind: cpu, at: 5s, duration: 2s, target: driver, params: {load: 20, share: true}}
+`)
+	ex.steps(t, "provision", "setup", "ingest", "post-ingest")
+	before, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Watch where this process is while the phase runs.
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			b, _ := os.ReadFile("/proc/self/cgroup")
+			for _, line := range strings.Split(string(b), "\n") {
+				if strings.HasSuffix(line, "/driver") {
+					mu.Lock()
+					seen[line] = true
+					mu.Unlock()
+				}
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	err = ex.workload(context.Background())
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) == 0 {
+		t.Error("this process was never in a driver cgroup during the workload phase")
+	}
+	var group string
+	for line := range seen {
+		t.Logf("during the phase: %s", line)
+		group = line[strings.LastIndex(line, ":")+1:]
+		if !strings.HasPrefix(group, cgroup.Root+"/") {
+			t.Errorf("driver group %s is not below %s", group, cgroup.Root)
+		}
+	}
+	after, _ := os.ReadFile("/proc/self/cgroup")
+	if string(after) != string(before) {
+		t.Errorf("not moved back:\nbefore %s\nafter %s", before, after)
+	}
+	if group != "" {
+		for _, dir := range cgroup.Detect().Open(group).Dirs() {
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Errorf("the driver's cgroup %s is still there (%v)", dir, err)
+			}
+		}
+	}
+	if len(ex.events) != 2 {
+		t.Fatalf("events %+v", ex.events)
+	}
+	for _, ev := range ex.events {
+		t.Logf("%s %s %s: requested %v achieved %v; %s %s", ev.Kind, ev.Target, ev.Params, show(ev.Requested), show(ev.Achieved), ev.Observed, ev.Error)
+		if ev.Error != "" || ev.Target != "driver" || ev.Achieved == nil || *ev.Achieved <= 0 {
+			t.Errorf("noise on the driver: %+v", ev)
+		}
+	}
+	if !strings.Contains(ex.events[0].Observed, "cgroup "+cgroup.Root) || !strings.Contains(ex.events[1].Observed, "driver's own cgroup") {
+		t.Errorf("where the noise ran: %q, %q", ex.events[0].Observed, ex.events[1].Observed)
+	}
+	if ex.result == nil || ex.result.Result.Tenants[0].All.Committed == 0 {
+		t.Error("the driver's load was not measured")
+	}
+}
