@@ -50,6 +50,7 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return badInput{err}
 			}
+			dir.SetInterferenceKeys(p.InterferenceKeys)
 			if err := dir.WriteFile("spec.yaml", resolved, 0o644); err != nil {
 				return err
 			}

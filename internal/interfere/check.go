@@ -131,7 +131,7 @@ func Check(events []Event, phase time.Duration, servers []Server, run string) []
 		if sh, ok := ev.Params.(sharer); ok && sh.shared() && (ev.Target == "" || ev.Target == HostTarget) {
 			bad(ev.Path+".params.share", "true", "needs a server or the driver as target: the noise joins the target's cgroup")
 		}
-		if noise {
+		if noise && !ev.Off() {
 			if _, err := exec.LookPath(stressNG); err != nil {
 				bad(ev.Path+".kind", ev.Kind.Name(), "needs stress-ng, which is not installed (Debian package stress-ng: apt-get install stress-ng)")
 			}

@@ -1,6 +1,7 @@
 package interfere
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -166,5 +167,22 @@ func TestDriverTarget(t *testing.T) {
 	events, _ = parse(t, "- {kind: freeze, at: 1s, duration: 1s, target: driver}")
 	if ps := Check(events, 20*time.Second, servers, "run 001"); len(ps) != 1 || !strings.Contains(ps[0].Allowed, "cannot target the driver") {
 		t.Errorf("freeze on the driver: %s", problemsText(ps))
+	}
+}
+
+// TestLoadZeroIsOff: a cpu load of 0 is no noise: the event is off, the
+// runner injects and records nothing, and it needs no stress-ng.
+func TestLoadZeroIsOff(t *testing.T) {
+	events, problems := parse(t, "- {kind: cpu, at: 0s, duration: 1s, params: {load: 0}}\n- {kind: cpu, at: 0s, duration: 1s, params: {load: 1}}")
+	if problems != nil {
+		t.Fatal(problemsText(problems))
+	}
+	if !events[0].Off() || events[1].Off() {
+		t.Fatalf("off: %v, %v", events[0].Off(), events[1].Off())
+	}
+	r := Start(context.Background(), events[:1], 2*time.Second, &Env{}, time.Now())
+	time.Sleep(50 * time.Millisecond)
+	if recs := r.Stop(); len(recs) != 0 {
+		t.Errorf("an event that is off ran: %+v", recs)
 	}
 }

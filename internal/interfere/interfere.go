@@ -99,6 +99,16 @@ type Event struct {
 	Params Params
 }
 
+// Off says the event does not run: its params ask for nothing (a cpu
+// load of 0). Its occurrences are neither injected nor recorded.
+func (ev *Event) Off() bool {
+	o, ok := ev.Params.(offable)
+	return ok && o.off()
+}
+
+// offable is the params of a kind that a value can turn off.
+type offable interface{ off() bool }
+
 // HostTarget targets the machine rather than a server.
 const HostTarget = "host"
 

@@ -112,6 +112,9 @@ func Start(ctx context.Context, events []Event, phase time.Duration, env *Env, s
 	r := &Runner{cancel: cancel}
 	for i := range events {
 		ev := &events[i]
+		if ev.Off() {
+			continue
+		}
 		for n, at := range ev.Occurrences(phase) {
 			o := &Occurrence{Event: ev, N: n, At: at, env: env}
 			r.wg.Add(1)

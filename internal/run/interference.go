@@ -30,7 +30,7 @@ type interference struct {
 // startsWith returns the driver's Started hook: it starts the run's
 // events with the phase's clock and notes the host's CPU times.
 func (e *execution) startsWith(ctx context.Context, phase time.Duration) func(time.Time, *driver.Watch) {
-	events, _ := interfere.Parse(&e.spec.Interference) // checked by plan
+	events, _ := interfere.Parse(e.spec.InterferenceOf(&e.run.Run)) // checked by plan
 	e.interf = &interference{events: events}
 	return func(start time.Time, w *driver.Watch) {
 		in := e.interf
