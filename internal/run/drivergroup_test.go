@@ -15,7 +15,7 @@ import (
 // the driver, then inside its cgroup: during the phase this process is in
 // the driver's group (its CPU hierarchy), the noise ran and its load was
 // measured, the tenants' load too; after it, the process is back where it
-// was and the group is gone.
+// was and the group is gone, also when the phase is cut (Ctrl-C).
 func TestNoiseBesideDriver(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL")
@@ -101,5 +101,21 @@ interference:
 	}
 	if ex.result == nil || ex.result.Result.Tenants[0].All.Committed == 0 {
 		t.Error("the driver's load was not measured")
+	}
+
+	// Ctrl-C in the middle of the noise: the process is moved back and
+	// the group removed all the same.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := ex.workload(ctx); err == nil {
+		t.Error("a cancelled workload phase did not say so")
+	}
+	if after, _ := os.ReadFile("/proc/self/cgroup"); string(after) != string(before) {
+		t.Errorf("not moved back after Ctrl-C:\nbefore %s\nafter %s", before, after)
+	}
+	for _, dir := range cgroup.Detect().Open(group).Dirs() {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("after Ctrl-C the driver's cgroup %s is still there (%v)", dir, err)
+		}
 	}
 }
