@@ -2,11 +2,19 @@ package run
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/pgtest"
+	"github.com/tenantbench/tenantbench/internal/plan"
+	"github.com/tenantbench/tenantbench/internal/provider/local"
 	"github.com/tenantbench/tenantbench/internal/results"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
 )
 
 // TestFaultsDuringWorkload restarts, crashes, freezes a real server and
@@ -155,5 +163,59 @@ interference:
 	}
 	if len(ex.events) != 1 || ex.events[0].Kind != "restart" {
 		t.Errorf("events %+v, want the restart", ex.events)
+	}
+}
+
+// TestFailFastStopsExperiment: an experiment of two runs (a list-valued
+// fault param) with --fail-fast stops after the first, which failed at its
+// first failed attempt; its row is written, with its value of the param.
+func TestFailFastStopsExperiment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	reg := workload.Registry{}
+	reg.Add(tpcb.Factory())
+	p, problems := plan.BuildBytes([]byte(`name: ff
+tenancy: {model: schema, tenants: 1}
+workload: {name: tpcb, scale: 1, clients: 2, duration: 20s}
+interference:
+  - {kind: restart, at: 2s, target: shared, params: {fraction: [0.9, 0.5]}}
+`), plan.Builtin(reg))
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	if len(p.Runs) != 2 {
+		t.Fatalf("%d runs, want 2", len(p.Runs))
+	}
+	prov, err := local.New(local.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := results.Create(filepath.Join(pgtest.TempDir(t), "out"), p.SettingKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.SetInterferenceKeys(p.InterferenceKeys)
+	root := pgtest.TempDir(t)
+	start := time.Now()
+	o, err := Experiment(context.Background(), p, Options{Out: out, Log: testLog{t}, Provider: prov, Workloads: reg,
+		Models: tenancy.Builtin(), WorkRoot: root, FailFast: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("experiment %+v in %.1f s", o, time.Since(start).Seconds())
+	if o.Runs != 1 || o.Failed != 1 {
+		t.Errorf("outcome %+v: want one run, failed, and the experiment stopped", o)
+	}
+	rows, err := out.ReadResults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Status != results.StatusFailed || !strings.Contains(rows[0].Error, "first failed attempt") ||
+		rows[0].Interference["interference[0].fraction"] != "0.9" {
+		t.Errorf("results.csv: %+v", rows)
+	}
+	if left, _ := os.ReadDir(root); len(left) > 0 {
+		t.Errorf("left in the work root: %v", left)
 	}
 }
