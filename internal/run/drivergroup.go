@@ -34,9 +34,17 @@ func (e *execution) enterDriverGroup() (leave func() error, err error) {
 	if err != nil {
 		return leave, fmt.Errorf("the driver's cgroup: %w", err)
 	}
+	// In the ledger as a stressor without a process: a tenantbench
+	// killed meanwhile leaves the group for `down` to remove.
+	rec := interfere.Process{Name: "the driver's cgroup", Cgroup: g.Path(), CgroupMode: string(g.Mode())}
+	e.opts.Ledger.Started(rec)
 	back, err := g.Join(os.Getpid())
 	if err != nil {
-		return leave, errors.Join(fmt.Errorf("moving the driver into its cgroup: %w", err), g.Remove(5*time.Second))
+		rerr := g.Remove(5 * time.Second)
+		if rerr == nil {
+			e.opts.Ledger.Ended(rec)
+		}
+		return leave, errors.Join(fmt.Errorf("moving the driver into its cgroup: %w", err), rerr)
 	}
 	e.interf.driver = g
 	e.logf("driver in cgroup %s", g.Path())
@@ -47,7 +55,11 @@ func (e *execution) enterDriverGroup() (leave func() error, err error) {
 			// this process.
 			return fmt.Errorf("moving the driver back out of cgroup %s (left in place): %w", g.Path(), err)
 		}
-		return g.Remove(5 * time.Second)
+		if err := g.Remove(5 * time.Second); err != nil {
+			return err
+		}
+		e.opts.Ledger.Ended(rec)
+		return nil
 	}, nil
 }
 

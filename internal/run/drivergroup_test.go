@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -31,6 +32,16 @@ interference:
   - {kind: cpu, at: 5s, duration: 2s, target: driver, params: {load: 20, share: true}}
 `)
 	ex.steps(t, "provision", "setup", "ingest", "post-ingest")
+	// A ledger of its own (its registry too), to see the driver's group
+	// in live.json while it exists.
+	tmp := t.TempDir()
+	t.Setenv(RegistryEnv, filepath.Join(tmp, "registry"))
+	l, err := OpenLedger(tmp, "local", "postgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex.opts.Ledger = l
+	inLedger := false
 	before, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +55,15 @@ interference:
 	go func() {
 		defer wg.Done()
 		for {
+			if book, err := ReadLive(tmp); err == nil {
+				for _, p := range book.Stressors {
+					if strings.HasSuffix(p.Cgroup, "/driver") {
+						mu.Lock()
+						inLedger = true
+						mu.Unlock()
+					}
+				}
+			}
 			b, _ := os.ReadFile("/proc/self/cgroup")
 			for _, line := range strings.Split(string(b), "\n") {
 				if strings.HasSuffix(line, "/driver") {
@@ -67,6 +87,12 @@ interference:
 	}
 	if len(seen) == 0 {
 		t.Error("this process was never in a driver cgroup during the workload phase")
+	}
+	if !inLedger {
+		t.Error("the driver's cgroup was never in live.json")
+	}
+	if book, err := ReadLive(tmp); err != nil || len(book.Stressors) != 0 {
+		t.Errorf("live.json after the phase: %+v, %v", book.Stressors, err)
 	}
 	var group string
 	for line := range seen {
