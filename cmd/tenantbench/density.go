@@ -126,6 +126,7 @@ func (p *prober) probe(ctx context.Context, n int) (density.Probe, error) {
 	if err != nil {
 		return pr, err
 	}
+	dir.SetInterferenceKeys(pl.InterferenceKeys)
 	if err := dir.WriteFile("spec.yaml", resolved, 0o644); err != nil {
 		return pr, err
 	}

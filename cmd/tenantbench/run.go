@@ -50,6 +50,7 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return badInput{err}
 			}
+			dir.SetInterferenceKeys(p.InterferenceKeys)
 			if err := dir.WriteFile("spec.yaml", resolved, 0o644); err != nil {
 				return err
 			}
@@ -106,7 +107,7 @@ func runCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "results directory (default results/<name>-<timestamp>)")
-	cmd.Flags().BoolVar(&failFast, "fail-fast", false, "stop at the first failed run")
+	cmd.Flags().BoolVar(&failFast, "fail-fast", false, "stop at the first failed run (a run with faults fails at its first failed attempt)")
 	cmd.Flags().BoolVar(&keep, "keep", false, "leave the last run's instances up; stop them with `tenantbench down`")
 	cmd.Flags().BoolVar(&monitorOn, "monitor", true, "sample resources, DBMS statistics and wait events (--monitor=false to measure without)")
 	cmd.Flags().IntVar(&procs, "procs", 0, "OS threads for the driver (GOMAXPROCS); default half the CPUs, at least 1")

@@ -129,6 +129,9 @@ type Group struct {
 	path string   // Root/<run>/<name>, relative to each hierarchy's root
 	dirs []string // the group's directory in each hierarchy
 	tops []string // each hierarchy's root directory, where removal stops
+	// ctrls name each dir's hierarchy as /proc/<pid>/cgroup does: a v1
+	// controller ("cpu"), "" for v2's unified hierarchy.
+	ctrls []string
 	// enforced: CPU and memory limits would be in force.
 	enforced bool
 }
@@ -181,16 +184,16 @@ func (s System) Open(path string) *Group {
 	case V1:
 		for _, n := range v1Controllers() {
 			if m, ok := s.v1[n]; ok {
-				g.add(m, path)
+				g.add(m, path, string(n))
 			}
 		}
 	case V2:
-		g.add(s.v2, path)
+		g.add(s.v2, path, "")
 	}
 	return g
 }
 
-func (g *Group) add(top, path string) {
+func (g *Group) add(top, path, ctrl string) {
 	dir := filepath.Join(top, path)
 	for _, d := range g.dirs {
 		if d == dir { // co-mounted controllers (cpu,cpuacct) share one directory
@@ -199,6 +202,7 @@ func (g *Group) add(top, path string) {
 	}
 	g.dirs = append(g.dirs, dir)
 	g.tops = append(g.tops, top)
+	g.ctrls = append(g.ctrls, ctrl)
 }
 
 // Path is the group's path below each hierarchy root.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -49,6 +50,28 @@ type Collector struct {
 	// nothing completed in it (a stalled server). 0 (NewCollector without
 	// a phase) writes rows only for seconds that saw something.
 	last atomic.Int64
+	// firstFail is told of every failed attempt when the phase stops at
+	// the first (Options.StopAtFail); nil otherwise.
+	firstFail *firstFail
+}
+
+// firstFail closes at when the first failed attempt is noted, err naming
+// it. Clients note failures from their own goroutines.
+type firstFail struct {
+	once sync.Once
+	at   chan struct{}
+	err  error
+}
+
+func (f *firstFail) note(tenant, class string, since time.Duration, err error) {
+	if f == nil {
+		return
+	}
+	f.once.Do(func() {
+		f.err = fmt.Errorf("stopped at the first failed attempt (--fail-fast): tenant %s at %.2f s, %s: %w",
+			tenant, since.Seconds(), class, err)
+		close(f.at)
+	})
 }
 
 type tenantAgg struct {

@@ -55,6 +55,11 @@ type Options struct {
 	// its Loop says which loop runs the clients. nil is a closed loop
 	// without think time.
 	Shape load.Shape
+	// StopAtFail ends the phase at the first failed attempt of any client
+	// (connection failures included), as a cancel would, and Run returns
+	// an error naming it: --fail-fast in a run with faults, whose failed
+	// attempts would otherwise only be counted.
+	StopAtFail bool
 }
 
 // connectTxn marks failures to (re)connect, which belong to no
@@ -123,6 +128,11 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	cpu := startCPU(o.Warmup)
 	end := start.Add(o.Warmup + o.Duration)
 	col := newCollector(start, o.Warmup, names, txns, len(workers), o.Out, o.Progress, o.Label, slots, phase)
+	var failed <-chan struct{} // nil, never ready, unless StopAtFail
+	if o.StopAtFail {
+		col.firstFail = &firstFail{at: make(chan struct{})}
+		failed = col.firstFail.at
+	}
 	if o.Started != nil {
 		col.watch = newWatch(len(tenants))
 		o.Started(start, col.watch)
@@ -160,6 +170,16 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	case <-finished:
 	case <-ctx.Done():
 		runErr = ctx.Err()
+		if now := time.Now(); now.Before(end) {
+			cut = now
+		}
+		col.cutAt(cut)
+		stopped.Store(true)
+		close(stop)
+		closeSockets(workers)
+		<-finished
+	case <-failed:
+		runErr = col.firstFail.err
 		if now := time.Now(); now.Before(end) {
 			cut = now
 		}

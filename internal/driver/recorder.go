@@ -121,6 +121,7 @@ func (r *Recorder) Fail(typ int, end time.Time, class string, err error) {
 	typ = r.global(typ)
 	b := r.at(end)
 	since := end.Sub(r.c.start)
+	r.c.firstFail.note(r.c.tenants[r.tenant].name, class, since, err)
 	for i := range b.fails {
 		f := &b.fails[i]
 		if f.typ == typ && f.class == class {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/cgroup"
 	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
@@ -94,7 +95,16 @@ func Check(events []Event, phase time.Duration, servers []Server, run string) []
 			}
 		}
 		srv, ok := resolveServer(ev.Target, servers)
+		_, noise := ev.Kind.(stressKind)
 		switch {
+		case ev.Target == DriverTarget && !noise:
+			bad(ev.Path+".target", ev.Target, ev.Kind.Name()+" is a fault of a server and cannot target the driver; only noise (cpu, memory, io) may: "+targetWords(servers))
+		case ev.Target == DriverTarget:
+			// Noise beside (or inside) the driver's own cgroup, which
+			// the run makes for the phase.
+			if sys := cgroup.Detect(); sys.Mode == cgroup.None {
+				bad(ev.Path+".target", ev.Target, "needs cgroups, to put the driver in a group of its own: "+sys.Reason)
+			}
 		case ev.Target == "" && ev.Kind.Host():
 			// noise on the host by default
 		case ev.Target == "":
@@ -119,9 +129,9 @@ func Check(events []Event, phase time.Duration, servers []Server, run string) []
 			}
 		}
 		if sh, ok := ev.Params.(sharer); ok && sh.shared() && (ev.Target == "" || ev.Target == HostTarget) {
-			bad(ev.Path+".params.share", "true", "needs a server as target: the noise joins the target's cgroup")
+			bad(ev.Path+".params.share", "true", "needs a server or the driver as target: the noise joins the target's cgroup")
 		}
-		if _, noise := ev.Kind.(stressKind); noise {
+		if noise && !ev.Off() {
 			if _, err := exec.LookPath(stressNG); err != nil {
 				bad(ev.Path+".kind", ev.Kind.Name(), "needs stress-ng, which is not installed (Debian package stress-ng: apt-get install stress-ng)")
 			}
@@ -166,7 +176,7 @@ func resolveServer(target string, servers []Server) (string, bool) {
 }
 
 func targetNames(servers []Server) []string {
-	names := []string{HostTarget}
+	names := []string{HostTarget, DriverTarget}
 	for _, s := range servers {
 		names = append(names, s.Name)
 		names = append(names, s.Tenants...)
@@ -182,5 +192,5 @@ func targetWords(servers []Server) string {
 		srv = append(srv, s.Name)
 		ten = append(ten, s.Tenants...)
 	}
-	return fmt.Sprintf("servers %s; tenants %s (their server)", strings.Join(srv, ", "), strings.Join(ten, ", "))
+	return fmt.Sprintf("servers %s; tenants %s (their server); host and driver for noise", strings.Join(srv, ", "), strings.Join(ten, ", "))
 }

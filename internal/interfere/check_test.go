@@ -1,6 +1,7 @@
 package interfere
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -127,10 +128,61 @@ func TestCheckAgainstRun(t *testing.T) {
 		"interference[4].duration [20s]: the occurrence at 50s would end at 1m10s",
 		"interference[6] []: freezes server shared from 12s to 17s while interference[5] freezes it from 10s to 15s",
 		"interference[7].until [30s]: needs every",
-		"interference[8].params.share [true]: needs a server as target",
+		"interference[8].params.share [true]: needs a server or the driver as target",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in:\n%s", want, text)
 		}
+	}
+}
+
+// TestDriverTarget: noise may target the driver, beside it or sharing its
+// cgroup; a fault may not, and plan says why.
+func TestDriverTarget(t *testing.T) {
+	events, problems := parse(t, `
+- {kind: cpu, at: 1s, duration: 5s, target: driver, params: {load: 30}}
+- {kind: cpu, at: 1s, duration: 5s, target: driver, params: {load: 30, share: true}}
+- {kind: io, at: 1s, duration: 5s, target: driver}
+`)
+	if problems != nil {
+		t.Fatal(problemsText(problems))
+	}
+	if ps := Check(events, 20*time.Second, servers, "run 001"); ps != nil {
+		t.Errorf("noise on the driver refused: %s", problemsText(ps))
+	}
+	if !TargetsDriver(events) {
+		t.Error("TargetsDriver: false")
+	}
+	for _, kind := range []string{"restart", "crash", "kill-backends"} {
+		events, problems := parse(t, "- {kind: "+kind+", at: 1s, target: driver}")
+		if problems != nil {
+			t.Fatal(problemsText(problems))
+		}
+		ps := Check(events, 20*time.Second, servers, "run 001")
+		if len(ps) != 1 || ps[0].Path != "interference[0].target" || ps[0].Value != "driver" ||
+			!strings.Contains(ps[0].Allowed, "only noise") {
+			t.Errorf("%s on the driver: %s", kind, problemsText(ps))
+		}
+	}
+	events, _ = parse(t, "- {kind: freeze, at: 1s, duration: 1s, target: driver}")
+	if ps := Check(events, 20*time.Second, servers, "run 001"); len(ps) != 1 || !strings.Contains(ps[0].Allowed, "cannot target the driver") {
+		t.Errorf("freeze on the driver: %s", problemsText(ps))
+	}
+}
+
+// TestLoadZeroIsOff: a cpu load of 0 is no noise: the event is off, the
+// runner injects and records nothing, and it needs no stress-ng.
+func TestLoadZeroIsOff(t *testing.T) {
+	events, problems := parse(t, "- {kind: cpu, at: 0s, duration: 1s, params: {load: 0}}\n- {kind: cpu, at: 0s, duration: 1s, params: {load: 1}}")
+	if problems != nil {
+		t.Fatal(problemsText(problems))
+	}
+	if !events[0].Off() || events[1].Off() {
+		t.Fatalf("off: %v, %v", events[0].Off(), events[1].Off())
+	}
+	r := Start(context.Background(), events[:1], 2*time.Second, &Env{}, time.Now())
+	time.Sleep(50 * time.Millisecond)
+	if recs := r.Stop(); len(recs) != 0 {
+		t.Errorf("an event that is off ran: %+v", recs)
 	}
 }

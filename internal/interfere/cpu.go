@@ -28,6 +28,10 @@ func (p cpuParams) String() string {
 	return fmt.Sprintf("load=%g%%;share=%v", p.Load, p.Share)
 }
 
+// off: a load of 0 is no noise (EDB 2026's level 0 beside 30 and 40 %),
+// so that a list of loads may start at the undisturbed run.
+func (p cpuParams) off() bool { return p.Load == 0 }
+
 func (cpu) Name() string   { return "cpu" }
 func (cpu) Keys() []string { return []string{"load", "share"} }
 func (cpu) Lasts() bool    { return true }
@@ -37,8 +41,8 @@ func (cpu) stress()        {}
 
 func (cpu) Parse(d *spec.Decoder, n *yaml.Node, path string) Params {
 	p := cpuParams{}
-	load := spec.Where(spec.ReadFloat, func(f float64) bool { return f > 0 && f <= 100 },
-		"must be a percent of the target's CPUs above 0 and at most 100 (one value: a list is not a matrix dimension)")
+	load := spec.Where(spec.ReadFloat, func(f float64) bool { return f >= 0 && f <= 100 },
+		"must be a percent of the target's CPUs from 0 (no noise: the event does not run) to 100")
 	written := false
 	d.Mapping(n, path, []spec.Field{
 		{Key: "load", Read: func(n *yaml.Node, p2 string) { written = true; spec.Scalar(d, n, p2, load, &p.Load) }},

@@ -93,14 +93,41 @@ type Event struct {
 	// (warmup included); Every repeats it (0: once) up to Until (0: the
 	// end of the phase); Duration is how long each occurrence lasts.
 	At, Every, Until, Duration time.Duration
-	// Target is "host", a server by name, or a tenant (its server, or for
-	// kill-backends its own sessions).
+	// Target is "host", "driver", a server by name, or a tenant (its
+	// server, or for kill-backends its own sessions).
 	Target string
 	Params Params
 }
 
+// Off says the event does not run: its params ask for nothing (a cpu
+// load of 0). Its occurrences are neither injected nor recorded.
+func (ev *Event) Off() bool {
+	o, ok := ev.Params.(offable)
+	return ok && o.off()
+}
+
+// offable is the params of a kind that a value can turn off.
+type offable interface{ off() bool }
+
 // HostTarget targets the machine rather than a server.
 const HostTarget = "host"
+
+// DriverTarget targets tenantbench's own workload clients: noise beside
+// the driver's cgroup shares the CPUs its clients run on (EDB 2026's
+// remote case, where a saturated client host throttled pgbench).
+const DriverTarget = "driver"
+
+// TargetsDriver says whether an event targets the driver: the run then
+// puts its driver in a cgroup of its own (Env.Driver) for the workload
+// phase.
+func TargetsDriver(events []Event) bool {
+	for _, ev := range events {
+		if ev.Target == DriverTarget {
+			return true
+		}
+	}
+	return false
+}
 
 // Parse reads the interference list (a null node: none).
 func Parse(n *yaml.Node) ([]Event, []spec.Problem) {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/cgroup"
 	"github.com/tenantbench/tenantbench/internal/metrics"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
@@ -28,6 +29,9 @@ type Env struct {
 	// Commits tells the first commit of each tenant after a time: the
 	// driver's, set when the phase starts. nil: F is not measured.
 	Commits Commits
+	// Driver is the driver's own cgroup while the workload runs, nil
+	// when no event targets it.
+	Driver *cgroup.Group
 }
 
 // Tenant is one tenant of a run: its name, its role on its server, and
@@ -66,7 +70,9 @@ type Process struct {
 // Target is an occurrence's target, resolved on the running servers.
 type Target struct {
 	Name   string             // as written, "host" when none was
-	Server *provider.Instance // nil for the host
+	Server *provider.Instance // nil for the host and the driver
+	// Driver is the driver's cgroup when the target is the driver.
+	Driver *cgroup.Group
 	// Tenants are the indexes of the tenants the occurrence affects: a
 	// server's every tenant, or the one a tenant target names when the
 	// kind acts on sessions (kill-backends).
@@ -106,6 +112,9 @@ func Start(ctx context.Context, events []Event, phase time.Duration, env *Env, s
 	r := &Runner{cancel: cancel}
 	for i := range events {
 		ev := &events[i]
+		if ev.Off() {
+			continue
+		}
 		for n, at := range ev.Occurrences(phase) {
 			o := &Occurrence{Event: ev, N: n, At: at, env: env}
 			r.wg.Add(1)
@@ -152,6 +161,14 @@ func (o *Occurrence) resolve() error {
 	t := Target{Name: ev.Target}
 	if t.Name == "" || t.Name == HostTarget {
 		t.Name = HostTarget
+		o.Target = t
+		return nil
+	}
+	if t.Name == DriverTarget {
+		if env.Driver == nil {
+			return fmt.Errorf("target driver: the driver runs in no cgroup of its own (cgroups unavailable?)")
+		}
+		t.Driver = env.Driver
 		o.Target = t
 		return nil
 	}

@@ -64,7 +64,7 @@ func runStress(ctx context.Context, o *Occurrence, share bool, args []string) (s
 		}()
 		out.where = "cgroup " + g.Path()
 	} else if g != nil {
-		out.where = o.Target.Server.Name + "'s own cgroup (shared)"
+		out.where = o.Target.Name + "'s own cgroup (shared)"
 	} else {
 		out.where = "no cgroup"
 	}
@@ -139,12 +139,19 @@ func stopGroup(pid int, exited chan error) {
 // noiseGroup is the cgroup the noise runs in: the target's own (share),
 // or a new one beside the target's (below the same run), or beside the
 // run's servers for the host; nil when the machine has no writable
-// cgroups.
+// cgroups. The driver's group is given (Env.Driver): sharing it on v1
+// means sharing its CPU hierarchies only (cgroup.CreateCPU).
 func noiseGroup(o *Occurrence, share bool) (g *cgroup.Group, own bool, err error) {
 	sys := cgroup.Detect()
 	var targetPath string
 	if o.Target.Server != nil {
 		targetPath, _ = provider.CgroupOf(o.Target.Server)
+	}
+	if d := o.Target.Driver; d != nil {
+		if share {
+			return d, false, nil
+		}
+		targetPath = d.Path()
 	}
 	if share {
 		if targetPath == "" || sys.Mode == cgroup.None {

@@ -102,11 +102,10 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, [
 	more = append(more, checkModels(s, regs, eng)...)
 	more = append(more, checkEngineForms(s, regs, eng)...)
 	more = append(more, checkProbe(s, regs)...)
-	_, bad := interfere.Parse(&s.Interference)
-	more = append(more, bad...)
+	more = append(more, parseInterference(s)...)
 	more = append(more, checkGuards(s)...)
 	more = append(more, checkClasses(s, regs)...)
-	_, bad = checkPooler(s, regs, eng)
+	_, bad := checkPooler(s, regs, eng)
 	more = append(more, bad...)
 	_, bad = checkNetwork(s, regs, m)
 	more = append(more, bad...)
@@ -135,7 +134,7 @@ func suggestNames(problems []spec.Problem, names map[string]suggestion) []spec.P
 func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Plan, error) {
 	w := &s.Workload
 	p := &Plan{Name: s.Name, Engine: s.SUT.Engine, Provider: s.SUT.Provider, Version: s.SUT.Version,
-		Workload: w.Name, SettingKeys: sp.SettingKeys, Spec: s,
+		Workload: w.Name, SettingKeys: sp.SettingKeys, InterferenceKeys: sp.InterferenceKeys, Spec: s,
 		Resources: Resources{CPUs: s.SUT.Resources.CPUs, MemoryBytes: int64(s.SUT.Resources.Memory), Divide: s.SUT.Resources.Divide},
 		Load:      loadOf(w),
 		Pooler:    poolerOf(s),
@@ -299,18 +298,39 @@ func loadOf(w *spec.Workload) Load {
 	return l
 }
 
+// parseInterference reads the interference list, every value of a
+// list-valued param (a matrix dimension) as a single value: a problem of
+// one value names its index ("interference[0].params.load[2]").
+func parseInterference(s *spec.Spec) []spec.Problem {
+	var out []spec.Problem
+	seen := map[string]bool{}
+	for _, v := range s.InterferenceVariants() {
+		_, bad := interfere.Parse(v.List)
+		for _, pr := range bad {
+			if v.Param != "" && pr.Path == v.Param {
+				pr.Path = fmt.Sprintf("%s[%d]", pr.Path, v.Index)
+			}
+			if k := pr.Path + "\x00" + pr.Allowed; !seen[k] {
+				seen[k] = true
+				out = append(out, pr)
+			}
+		}
+	}
+	return out
+}
+
 // checkInterference checks the spec's interference events against each
 // run: within its workload phase, on servers or tenants it has, no
 // overlapping freezes. A problem common to several runs is said once.
 func checkInterference(p *Plan) []spec.Problem {
-	events, bad := interfere.Parse(&p.Spec.Interference)
-	if len(bad) > 0 || len(events) == 0 {
-		return nil // reported by checkRegistered
-	}
 	var out []spec.Problem
 	seen := map[string]bool{}
 	for i := range p.Runs {
 		r := &p.Runs[i]
+		events, bad := interfere.Parse(p.Spec.InterferenceOf(&r.Run))
+		if len(bad) > 0 || len(events) == 0 {
+			continue // reported by checkRegistered
+		}
 		var servers []interfere.Server
 		for _, in := range r.Instances {
 			servers = append(servers, interfere.Server{Name: in.Name, Tenants: in.Tenants})

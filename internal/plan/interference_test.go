@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // TestInterferenceProblems: the interference list is checked at plan time
@@ -51,5 +53,78 @@ interference:
 	}
 	if !strings.Contains(b.String(), "restart t01 at 10, 20 (window=10s;fraction=0.95)") {
 		t.Errorf("the plan's table does not list the restarts:\n%s", b.String())
+	}
+}
+
+// TestInterferenceParamDimension: a list-valued param is a matrix
+// dimension after the settings, before the repetition: each run has one
+// value, the table a column, plan.json the keys and values; each value
+// is checked as a single value, a bad one named by its index and line;
+// a fault on the driver is refused.
+func TestInterferenceParamDimension(t *testing.T) {
+	p := mustBuild(t, `name: t
+sut: {settings: {work_mem: [4MB, 8MB]}}
+workload: {name: tpcb, duration: 30s}
+repeat: 2
+order: blocked
+interference:
+  - {kind: restart, at: 20s, target: shared, params: {fraction: [0.9, 0.5]}}
+  - {kind: cpu, at: 1s, duration: 5s, target: driver, params: {load: [0, 30, 40]}}
+`)
+	if want := []string{"interference[0].fraction", "interference[1].load"}; fmt.Sprint(p.InterferenceKeys) != fmt.Sprint(want) {
+		t.Errorf("keys %v, want %v", p.InterferenceKeys, want)
+	}
+	if len(p.Runs) != 2*2*3*2 {
+		t.Fatalf("%d runs, want 24", len(p.Runs))
+	}
+	var got []string
+	for _, r := range p.Runs[:8] {
+		got = append(got, fmt.Sprintf("%s/%s/%s/%d/p%d", r.Settings["work_mem"], r.Interference["interference[0].fraction"],
+			r.Interference["interference[1].load"], r.Repetition, r.Point))
+	}
+	want := "[4MB/0.9/0/1/p1 4MB/0.9/0/2/p1 4MB/0.9/30/1/p2 4MB/0.9/30/2/p2 4MB/0.9/40/1/p3 4MB/0.9/40/2/p3 4MB/0.5/0/1/p4 4MB/0.5/0/2/p4]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("blocked order:\n%v\nwant\n%s", got, want)
+	}
+	var b bytes.Buffer
+	if err := p.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "interference[0].fraction  interference[1].load  rep") ||
+		!strings.Contains(b.String(), "cpu driver at 1 for 5s (interference[1].load: by run") {
+		t.Errorf("the table:\n%s", b.String())
+	}
+	dir := t.TempDir()
+	if err := p.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(back.InterferenceKeys) != fmt.Sprint(p.InterferenceKeys) || back.Runs[2].Interference["interference[1].load"] != "30" {
+		t.Errorf("plan.json: keys %v, run 3 %v", back.InterferenceKeys, back.Runs[2].Interference)
+	}
+	// The run's own list: its value, checked and parsed as one.
+	src := p.Spec.InterferenceOf(&p.Runs[2].Run)
+	var out bytes.Buffer
+	if err := yaml.NewEncoder(&out).Encode(src); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "load: 30") || !strings.Contains(out.String(), "fraction: 0.9") {
+		t.Errorf("run 3's interference:\n%s", out.String())
+	}
+
+	_, problems := buildSrc(t, minimal+"interference: [{kind: cpu, at: 1s, duration: 1s, params: {load: [30, 140, -1]}}]\n", big)
+	var text []string
+	for _, pr := range problems {
+		text = append(text, fmt.Sprintf("%s (line %d) %s", pr.Path, pr.Line, pr.Value))
+	}
+	if fmt.Sprint(text) != "[interference[0].params.load[1] (line 3) 140 interference[0].params.load[2] (line 3) -1]" {
+		t.Errorf("bad values: %v", text)
+	}
+	_, problems = buildSrc(t, minimal+"interference: [{kind: crash, at: 1s, target: driver}]\n", big)
+	if len(problems) != 1 || problems[0].Path != "interference[0].target" || !strings.Contains(problems[0].Allowed, "cannot target the driver") {
+		t.Errorf("a crash of the driver: %v", problems)
 	}
 }

@@ -53,6 +53,10 @@ type Plan struct {
 	Workload string `json:"workload"`
 	// SettingKeys are the sut.settings keys that differ from run to run.
 	SettingKeys []string `json:"setting_keys"`
+	// InterferenceKeys are the list-valued interference params, matrix
+	// dimensions ("interference[0].load"); each run's value is in its
+	// "interference".
+	InterferenceKeys []string `json:"interference_keys,omitempty"`
 	// StreamsEnd says the workload's clients stop once they have run their
 	// work (a TPC-H query stream), so a run may end before its warmup +
 	// duration.

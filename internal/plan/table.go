@@ -14,7 +14,7 @@ import (
 // WriteTable prints the plan for people: the experiment, one row per run
 // and, under a schedule or pattern, the first tenants' targets per slot.
 func (p *Plan) WriteTable(w io.Writer) error {
-	sp := &spec.Plan{Spec: p.Spec, SettingKeys: p.SettingKeys, StreamsEnd: p.StreamsEnd}
+	sp := &spec.Plan{Spec: p.Spec, SettingKeys: p.SettingKeys, InterferenceKeys: p.InterferenceKeys, StreamsEnd: p.StreamsEnd}
 	for _, r := range p.Runs {
 		sp.Runs = append(sp.Runs, r.Run)
 	}
@@ -51,12 +51,13 @@ func (p *Plan) WriteTable(w io.Writer) error {
 }
 
 // writeInterference lists the interference every run gets, an occurrence
-// at a time.
+// at a time; a param that is a matrix dimension is shown by run (its
+// column in the runs' table) rather than with the event.
 func (p *Plan) writeInterference(w io.Writer) error {
-	if p.Spec == nil {
+	if p.Spec == nil || len(p.Runs) == 0 {
 		return nil
 	}
-	events, _ := interfere.Parse(&p.Spec.Interference)
+	events, _ := interfere.Parse(p.Spec.InterferenceOf(&p.Runs[0].Run))
 	if len(events) == 0 {
 		return nil
 	}
@@ -64,6 +65,12 @@ func (p *Plan) writeInterference(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("interference in every run (seconds since the workload phase started):\n")
 	for _, ev := range events {
+		var byRun []string
+		for _, k := range p.InterferenceKeys {
+			if strings.HasPrefix(k, ev.Path+".") {
+				byRun = append(byRun, k)
+			}
+		}
 		target := ev.Target
 		if target == "" {
 			target = interfere.HostTarget
@@ -76,8 +83,15 @@ func (p *Plan) writeInterference(w io.Writer) error {
 		if ev.Duration > 0 {
 			line += fmt.Sprintf(" for %v", ev.Duration)
 		}
-		if ps := ev.Params.String(); ps != "" {
-			line += " (" + ps + ")"
+		switch {
+		case len(byRun) > 0:
+			line += fmt.Sprintf(" (%s: by run, its column above)", strings.Join(byRun, ", "))
+		case ev.Off():
+			line += " (off: no noise)"
+		default:
+			if ps := ev.Params.String(); ps != "" {
+				line += " (" + ps + ")"
+			}
 		}
 		b.WriteString(line + "\n")
 	}

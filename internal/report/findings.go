@@ -47,6 +47,9 @@ func (e *experiment) dimensions() []dimension {
 	for _, k := range e.vary.settings {
 		out = append(out, dimension{k, func(p *point) string { return "`" + k + "=" + p.settings[k] + "`" }})
 	}
+	for _, k := range e.vary.interference {
+		out = append(out, dimension{k, func(p *point) string { return "`" + k + "=" + p.interference[k] + "`" }})
+	}
 	return out
 }
 

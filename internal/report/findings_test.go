@@ -151,3 +151,36 @@ func TestDriverFinding(t *testing.T) {
 		t.Errorf("findings:\n%s", text)
 	}
 }
+
+// TestInterferencePoints: runs that differ only in a list-valued
+// interference param (a cpu load of 0, 30, 40) are three points, which
+// the findings compare against the first value like any dimension.
+func TestInterferencePoints(t *testing.T) {
+	e := &experiment{}
+	id := 0
+	for _, load := range []struct {
+		v   string
+		tps float64
+	}{{"0", 1000}, {"30", 700}, {"40", 600}} {
+		for rep, noise := range []float64{1, 1.01, 0.99} {
+			id++
+			e.runs = append(e.runs, &run{row: results.ResultRow{RunID: fmt.Sprintf("%03d", id), Model: "schema", Tenants: 2,
+				Scale: 1, Clients: 2, Repetition: rep + 1, Status: results.StatusOK, TPS: load.tps * noise, P99Ms: 1,
+				Settings: map[string]string{}, Interference: map[string]string{"interference[0].load": load.v},
+				Extra: map[string]float64{}}})
+		}
+	}
+	e.vary = varyOf(e.runs)
+	e.points = groupPoints(e.runs, e.vary)
+	if len(e.points) != 3 || e.points[1].series != "schema, interference[0].load=30" {
+		var labels []string
+		for _, p := range e.points {
+			labels = append(labels, p.label)
+		}
+		t.Fatalf("points %q", labels)
+	}
+	text := findingsText(e.findings())
+	if !strings.Contains(text, "`interference[0].load=30` gave 30 % less throughput than `interference[0].load=0`") {
+		t.Errorf("findings do not compare the noise levels:\n%s", text)
+	}
+}

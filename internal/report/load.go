@@ -68,6 +68,9 @@ func (r *run) interrupted() bool { return r.row.Status == results.StatusInterrup
 type vary struct {
 	scale, clients bool
 	settings       []string // sorted
+	// interference are the list-valued interference params
+	// ("interference[0].load"), sorted.
+	interference []string
 }
 
 // load reads dir. Only a missing spec.yaml or an unreadable results.csv is
@@ -188,7 +191,7 @@ func (e *experiment) readRun(row results.ResultRow) *run {
 
 // varyOf finds the dimensions that take more than one value.
 func varyOf(runs []*run) vary {
-	scales, clients, settings := map[float64]bool{}, map[int]bool{}, map[string]bool{}
+	scales, clients, settings, interf := map[float64]bool{}, map[int]bool{}, map[string]bool{}, map[string]bool{}
 	for _, r := range runs {
 		scales[r.row.Scale] = true
 		clients[r.row.Clients] = true
@@ -197,12 +200,19 @@ func varyOf(runs []*run) vary {
 		for k := range r.row.Settings {
 			settings[k] = true
 		}
+		for k := range r.row.Interference { // the same: a column is a dimension
+			interf[k] = true
+		}
 	}
 	v := vary{scale: len(scales) > 1, clients: len(clients) > 1}
 	for k := range settings {
 		v.settings = append(v.settings, k)
 	}
 	sort.Strings(v.settings)
+	for k := range interf {
+		v.interference = append(v.interference, k)
+	}
+	sort.Strings(v.interference)
 	return v
 }
 
@@ -213,9 +223,12 @@ type point struct {
 	scale    float64
 	clients  int
 	settings map[string]string
-	series   string // the label of its line: the point without its tenants
-	label    string // series and tenants
-	runs     []*run // every repetition, failed ones too
+	// interference is the point's value of each list-valued
+	// interference param.
+	interference map[string]string
+	series       string // the label of its line: the point without its tenants
+	label        string // series and tenants
+	runs         []*run // every repetition, failed ones too
 }
 
 // okRuns are the repetitions that succeeded: only they enter statistics,
@@ -245,6 +258,9 @@ func seriesLabel(row results.ResultRow, v vary) string {
 	for _, k := range v.settings {
 		parts = append(parts, k+"="+row.Settings[k])
 	}
+	for _, k := range v.interference {
+		parts = append(parts, k+"="+row.Interference[k])
+	}
 	return strings.Join(parts, ", ")
 }
 
@@ -266,7 +282,7 @@ func groupPoints(runs []*run, v vary) []*point {
 		p := byKey[key]
 		if p == nil {
 			p = &point{model: r.row.Model, tenants: r.row.Tenants, scale: r.row.Scale, clients: r.row.Clients,
-				settings: r.row.Settings, series: series, label: series + ", " + tenantsLabel(r.row.Tenants)}
+				settings: r.row.Settings, interference: r.row.Interference, series: series, label: series + ", " + tenantsLabel(r.row.Tenants)}
 			byKey[key] = p
 			out = append(out, p)
 		}

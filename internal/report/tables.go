@@ -136,11 +136,11 @@ func (e *experiment) planTable() *table {
 	for _, r := range e.runs {
 		byID[r.row.RunID] = r
 	}
-	var keys []string
+	var keys, ikeys []string
 	if e.plan != nil {
-		keys = e.plan.SettingKeys
+		keys, ikeys = e.plan.SettingKeys, e.plan.InterferenceKeys
 	} else {
-		keys = e.vary.settings
+		keys, ikeys = e.vary.settings, e.vary.interference
 	}
 	// The interaction mode (how the workload sent its transactions) is a
 	// column when the workload has modes: runs of different modes do
@@ -155,7 +155,7 @@ func (e *experiment) planTable() *table {
 			modes = modes || r.row.Interaction != ""
 		}
 	}
-	head := append([]string{"run", "model", "tenants", "scale", "clients"}, keys...)
+	head := append(append([]string{"run", "model", "tenants", "scale", "clients"}, keys...), ikeys...)
 	if modes {
 		head = append(head, "interaction")
 	}
@@ -163,10 +163,13 @@ func (e *experiment) planTable() *table {
 	t := newTable("Plan", head...)
 	n := len(head)
 	t.numbers(2, 3, 4, n-5, n-3, n-2, n-1)
-	row := func(id, model string, tenants int, scale float64, clients int, settings map[string]string, interaction string, rep int) {
+	row := func(id, model string, tenants int, scale float64, clients int, settings, interf map[string]string, interaction string, rep int) {
 		cells := []string{id, model, strconv.Itoa(tenants), strconv.FormatFloat(scale, 'g', -1, 64), strconv.Itoa(clients)}
 		for _, k := range keys {
 			cells = append(cells, settings[k])
+		}
+		for _, k := range ikeys {
+			cells = append(cells, interf[k])
 		}
 		if modes {
 			cells = append(cells, interaction)
@@ -181,13 +184,16 @@ func (e *experiment) planTable() *table {
 	}
 	if e.plan != nil {
 		for _, r := range e.plan.Runs {
-			row(r.ID, r.Model, r.Tenants, r.Scale, r.Clients, r.Settings, r.Interaction, r.Repetition)
+			row(r.ID, r.Model, r.Tenants, r.Scale, r.Clients, r.Settings, r.Interference, r.Interaction, r.Repetition)
 		}
 		d := e.plan.Dimensions
 		t.Note = fmt.Sprintf("%d runs: model %s x tenants %s x scale %s x clients %s", len(e.plan.Runs),
 			list(d.Models), list(d.Tenants), list(d.Scales), list(d.Clients))
 		for _, k := range keys {
 			t.Note += fmt.Sprintf(" x %s %s", k, list(settingValues(e.plan, k)))
+		}
+		for _, k := range ikeys {
+			t.Note += fmt.Sprintf(" x %s %s", k, list(interferenceValues(e.plan, k)))
 		}
 		var warmup, duration float64
 		if len(e.plan.Runs) > 0 {
@@ -202,7 +208,7 @@ func (e *experiment) planTable() *table {
 		return t
 	}
 	for _, r := range e.runs {
-		row(r.row.RunID, r.row.Model, r.row.Tenants, r.row.Scale, r.row.Clients, r.row.Settings, r.row.Interaction, r.row.Repetition)
+		row(r.row.RunID, r.row.Model, r.row.Tenants, r.row.Scale, r.row.Clients, r.row.Settings, r.row.Interference, r.row.Interaction, r.row.Repetition)
 	}
 	t.Note = "From results.csv (spec.yaml could not be read as a spec)."
 	return t
@@ -317,6 +323,20 @@ func (e *experiment) okCount() int {
 		}
 	}
 	return n
+}
+
+// interferenceValues are the values the plan's runs give the list-valued
+// interference param k, in the order they first appear.
+func interferenceValues(p *plan.Plan, k string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range p.Runs {
+		if v := r.Interference[k]; !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // settingValues are the values the plan's runs give setting k, in the

@@ -32,7 +32,8 @@ const (
 )
 
 // resultColumns are results.csv's columns in order; the set_<key>
-// columns of swept settings follow repetition (settingColumn).
+// columns of swept settings follow repetition (settingColumn), then the
+// columns of list-valued interference params (interferenceColumn).
 var resultColumns = []Column{
 	{"run_id", "Run", "", 0, "the plan"},
 	{"model", "Tenancy model", "", 0, "the plan (matrix dimension)"},
@@ -89,11 +90,28 @@ func settingColumn(key string) Column {
 	return Column{Name: "set_" + key, Title: key, Source: "the plan: sut.settings (matrix dimension)"}
 }
 
+// interferencePrefix starts the column of a list-valued interference
+// param: the key itself, as the plan names it ("interference[0].load").
+const interferencePrefix = "interference["
+
+// interferenceColumn is the column of a list-valued interference param:
+// the run's value, as written (a cpu load of 0: no noise).
+func interferenceColumn(key string) Column {
+	return Column{Name: key, Title: key, Source: "the plan: a list-valued interference param (matrix dimension)"}
+}
+
+// IsInterferenceColumn says name is the column of a list-valued
+// interference param.
+func IsInterferenceColumn(name string) bool { return strings.HasPrefix(name, interferencePrefix) }
+
 // ColumnOf is the declaration of a results.csv column, false for a name
 // results.csv does not have.
 func ColumnOf(name string) (Column, bool) {
 	if key, ok := strings.CutPrefix(name, "set_"); ok && key != "" {
 		return settingColumn(key), true
+	}
+	if IsInterferenceColumn(name) {
+		return interferenceColumn(name), true
 	}
 	for _, c := range resultColumns {
 		if c.Name == name {

@@ -20,6 +20,7 @@ func TestColumnsDeclared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	d.SetInterferenceKeys([]string{"interference[0].load"})
 	seen := map[string]bool{}
 	for _, name := range d.ResultsHeader() {
 		c, ok := ColumnOf(name)
@@ -32,12 +33,13 @@ func TestColumnsDeclared(t *testing.T) {
 			t.Errorf("column %s twice", name)
 		}
 		seen[name] = true
-		if !strings.HasPrefix(name, "set_") && !strings.Contains(string(docs), "`"+name+"`") {
+		if !strings.HasPrefix(name, "set_") && !IsInterferenceColumn(name) && !strings.Contains(string(docs), "`"+name+"`") {
 			t.Errorf("docs/results.md does not document %s", name)
 		}
 	}
 	s := observedSummary()
 	s.Settings = map[string]string{"work_mem": "4MB"}
+	s.Interference = map[string]string{"interference[0].load": "30"}
 	if err := d.AppendResult(s); err != nil {
 		t.Fatal(err)
 	}
@@ -47,6 +49,17 @@ func TestColumnsDeclared(t *testing.T) {
 	}
 	if len(tab.Rows) != 1 || len(tab.Rows[0]) != len(tab.Header) {
 		t.Fatalf("results.csv: %d rows, header %d cells, row %v", len(tab.Rows), len(tab.Header), tab.Rows)
+	}
+	// The interference column follows the settings', before status.
+	if h := strings.Join(tab.Header, ","); !strings.Contains(h, "repetition,set_work_mem,interference[0].load,status") {
+		t.Errorf("header %s", h)
+	}
+	rows, err := d.ReadResults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Interference["interference[0].load"] != "30" {
+		t.Errorf("read back: %+v", rows)
 	}
 	if _, ok := ColumnOf("no_such_column"); ok {
 		t.Error("an undeclared column has a declaration")

@@ -17,7 +17,14 @@ import (
 type Dir struct {
 	Path        string
 	settingKeys []string // matrix settings, one results.csv column each
+	// interferenceKeys are the list-valued interference params, one
+	// results.csv column each (SetInterferenceKeys).
+	interferenceKeys []string
 }
+
+// SetInterferenceKeys gives results.csv a column for each list-valued
+// interference param of the plan, after the settings'.
+func (d *Dir) SetInterferenceKeys(keys []string) { d.interferenceKeys = keys }
 
 // Create makes the results directory. It must not exist yet or be empty,
 // so that results of two experiments never mix.
@@ -88,6 +95,9 @@ func (d *Dir) ResultsHeader() []string {
 			for _, k := range d.settingKeys {
 				h = append(h, settingColumn(k).Name)
 			}
+			for _, k := range d.interferenceKeys {
+				h = append(h, interferenceColumn(k).Name)
+			}
 		}
 	}
 	return h
@@ -103,6 +113,9 @@ func (d *Dir) AppendResult(s *Summary) error {
 	row := []string{s.RunID, s.Model, itoa(s.Tenants), ftoa(s.Scale), itoa(s.Clients), rep}
 	for _, k := range d.settingKeys {
 		row = append(row, s.Settings[k])
+	}
+	for _, k := range d.interferenceKeys {
+		row = append(row, s.Interference[k])
 	}
 	a := s.Provider
 	// A failed run's figures that were never measured are empty, not 0:

@@ -125,6 +125,9 @@ type ResultRow struct {
 	Repetition int
 	// Settings holds the set_<key> columns (the list-valued settings).
 	Settings map[string]string
+	// Interference holds the columns of the list-valued interference
+	// params, by key ("interference[0].load").
+	Interference map[string]string
 	// Interaction is the workload's interaction mode, "" for none.
 	Interaction string
 	Status      string
@@ -179,7 +182,7 @@ func (d *Dir) ReadResults() ([]ResultRow, error) {
 			Committed: r.n("committed"), Failed: r.n("failed"), ProvisionS: r.f("provision_s"), SetupS: r.f("setup_s"),
 			IngestS: r.f("ingest_s"), PostIngestS: r.f("post_ingest_s"), WorkloadS: r.f("workload_s"), Error: r.s("error"),
 			Interaction: r.s("interaction"),
-			Settings:    map[string]string{}, Extra: map[string]float64{}}
+			Settings:    map[string]string{}, Interference: map[string]string{}, Extra: map[string]float64{}}
 		if r.err != nil {
 			return nil, r.err
 		}
@@ -187,6 +190,8 @@ func (d *Dir) ReadResults() ([]ResultRow, error) {
 			switch {
 			case strings.HasPrefix(h, "set_"):
 				row.Settings[strings.TrimPrefix(h, "set_")] = t.Get(i, h)
+			case IsInterferenceColumn(h):
+				row.Interference[h] = t.Get(i, h)
 			case rowFields[h] || t.Get(i, h) == "":
 			default:
 				if v, err := strconv.ParseFloat(t.Get(i, h), 64); err == nil {

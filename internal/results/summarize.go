@@ -12,13 +12,16 @@ import (
 // summary from them; the orchestrator only gathers them.
 type Observations struct {
 	// The run as planned.
-	RunID        string
-	Model        string
-	Tenants      int
-	Scale        float64
-	Clients      int
-	Repetition   int
-	Settings     map[string]string
+	RunID      string
+	Model      string
+	Tenants    int
+	Scale      float64
+	Clients    int
+	Repetition int
+	Settings   map[string]string
+	// Interference is the run's value of each list-valued interference
+	// param (spec.Run), nil for none.
+	Interference map[string]string
 	Seed         int64
 	WorkloadName string
 	// Interaction is the workload's interaction mode (plan.Run), "" for
@@ -109,7 +112,7 @@ type Monitored struct {
 // summary.
 func Summarize(o *Observations) *Summary {
 	sum := &Summary{RunID: o.RunID, Model: o.Model, Tenants: o.Tenants, Scale: o.Scale, Clients: o.Clients,
-		Repetition: o.Repetition, Settings: o.Settings, Seed: o.Seed, Workload: o.WorkloadName,
+		Repetition: o.Repetition, Settings: o.Settings, Interference: o.Interference, Seed: o.Seed, Workload: o.WorkloadName,
 		Interaction: o.Interaction,
 		Warmup:      o.Warmup.Seconds(), Duration: o.Duration.Seconds(), Start: o.Start, End: o.End,
 		Status: StatusOK, Instances: o.Instances, Phases: o.Phases, MemoryKills: o.MemoryKills}

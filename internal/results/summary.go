@@ -28,8 +28,11 @@ type Summary struct {
 	Clients    int               `json:"clients"`
 	Repetition int               `json:"repetition"`
 	Settings   map[string]string `json:"settings"`
-	Seed       int64             `json:"seed"`
-	Workload   string            `json:"workload"`
+	// Interference is the run's value of each list-valued interference
+	// param ("interference[0].load": "30"), absent when none.
+	Interference map[string]string `json:"interference,omitempty"`
+	Seed         int64             `json:"seed"`
+	Workload     string            `json:"workload"`
 	// Interaction is how the workload sent its transactions (tpcc:
 	// batched, statements, procedures); empty for a workload with one way.
 	Interaction string  `json:"interaction,omitempty"`

@@ -253,7 +253,15 @@ func (e *execution) workload(ctx context.Context) error {
 		Progress: time.Duration(e.spec.Progress), Out: e.opts.Log, Label: e.label()}
 	opts.Shape = lp.Shape
 	opts.Started = e.startsWith(ctx, time.Duration(w.Warmup)+time.Duration(w.Duration))
+	// Faults make failed attempts by design and the run goes on through
+	// them; --fail-fast stops it at the first (the experiment then stops,
+	// its results so far written).
+	opts.StopAtFail = e.opts.FailFast && e.faults()
 	if err := e.setTenants(); err != nil {
+		return err
+	}
+	leave, err := e.enterDriverGroup()
+	if err != nil {
 		return err
 	}
 	e.mark(ctx, "workload")
@@ -263,6 +271,8 @@ func (e *execution) workload(ctx context.Context) error {
 	end := time.Now()
 	e.poolersAfter()
 	e.stopInterference()
+	// After the noise beside it has stopped: its group is then empty.
+	err = errors.Join(err, leave())
 	e.collectStreams(end)
 	e.mark(ctx, "after-workload")
 	if res != nil {

@@ -21,8 +21,10 @@ import (
 
 // Options configure an experiment.
 type Options struct {
-	Out      *results.Dir
-	FailFast bool // stop at the first failed run
+	Out *results.Dir
+	// FailFast stops at the first failed run; a run with faults fails,
+	// and stops, at its first failed attempt.
+	FailFast bool
 	Keep     bool // leave the last run's instances up
 	Log      io.Writer
 	// Progress says whether Log is a terminal (progress bars) or not

@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/procfs"
 
+	"github.com/tenantbench/tenantbench/internal/cgroup"
 	"github.com/tenantbench/tenantbench/internal/driver"
 	"github.com/tenantbench/tenantbench/internal/interfere"
 	"github.com/tenantbench/tenantbench/internal/provider"
@@ -21,12 +22,15 @@ type interference struct {
 	runner *interfere.Runner
 	start  time.Time
 	idle0  *procfs.CPUStat
+	// driver is the driver's cgroup while the phase runs, nil when no
+	// event targets it (drivergroup.go).
+	driver *cgroup.Group
 }
 
 // startsWith returns the driver's Started hook: it starts the run's
 // events with the phase's clock and notes the host's CPU times.
 func (e *execution) startsWith(ctx context.Context, phase time.Duration) func(time.Time, *driver.Watch) {
-	events, _ := interfere.Parse(&e.spec.Interference) // checked by plan
+	events, _ := interfere.Parse(e.spec.InterferenceOf(&e.run.Run)) // checked by plan
 	e.interf = &interference{events: events}
 	return func(start time.Time, w *driver.Watch) {
 		in := e.interf
@@ -38,7 +42,7 @@ func (e *execution) startsWith(ctx context.Context, phase time.Duration) func(ti
 			return
 		}
 		env := &interfere.Env{Servers: map[string]*provider.Instance{}, WorkDir: e.workDir, Ledger: e.opts.Ledger,
-			Log: e.logf, Commits: w}
+			Log: e.logf, Commits: w, Driver: in.driver}
 		for _, inst := range e.instances {
 			env.Servers[inst.Name] = inst
 		}

@@ -2,10 +2,19 @@ package run
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/pgtest"
+	"github.com/tenantbench/tenantbench/internal/plan"
+	"github.com/tenantbench/tenantbench/internal/provider/local"
 	"github.com/tenantbench/tenantbench/internal/results"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
 )
 
 // TestFaultsDuringWorkload restarts, crashes, freezes a real server and
@@ -122,4 +131,91 @@ func show(f *float64) any {
 		return "-"
 	}
 	return *f
+}
+
+// TestFailFastStopsAtFault restarts a real server during a real tpcb
+// workload with --fail-fast: the workload phase stops at the first failed
+// attempt the restart caused, long before its planned end, and fails.
+func TestFailFastStopsAtFault(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	ex := newExecution(t, `name: t
+tenancy: {model: schema, tenants: 1}
+workload: {name: tpcb, scale: 1, clients: 2, duration: 20s}
+interference:
+  - {kind: restart, at: 2s, target: shared}
+`)
+	ex.opts.FailFast = true
+	ex.steps(t, "provision", "setup", "ingest", "post-ingest")
+	start := time.Now()
+	err := ex.workload(context.Background())
+	took := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), "first failed attempt") {
+		t.Fatalf("workload with --fail-fast and a restart: %v, want it stopped at the first failed attempt", err)
+	}
+	t.Logf("stopped after %.1f s: %v", took.Seconds(), err)
+	if took > 12*time.Second {
+		t.Errorf("the phase ran %.1f s of its 20 s: not stopped at the first failure", took.Seconds())
+	}
+	if ex.result == nil || ex.result.Result.Duration >= 20*time.Second {
+		t.Errorf("the result measured the whole phase: %+v", ex.result)
+	}
+	if len(ex.events) != 1 || ex.events[0].Kind != "restart" {
+		t.Errorf("events %+v, want the restart", ex.events)
+	}
+}
+
+// TestFailFastStopsExperiment: an experiment of two runs (a list-valued
+// fault param) with --fail-fast stops after the first, which failed at its
+// first failed attempt; its row is written, with its value of the param.
+func TestFailFastStopsExperiment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	reg := workload.Registry{}
+	reg.Add(tpcb.Factory())
+	p, problems := plan.BuildBytes([]byte(`name: ff
+tenancy: {model: schema, tenants: 1}
+workload: {name: tpcb, scale: 1, clients: 2, duration: 20s}
+interference:
+  - {kind: restart, at: 2s, target: shared, params: {fraction: [0.9, 0.5]}}
+`), plan.Builtin(reg))
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	if len(p.Runs) != 2 {
+		t.Fatalf("%d runs, want 2", len(p.Runs))
+	}
+	prov, err := local.New(local.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := results.Create(filepath.Join(pgtest.TempDir(t), "out"), p.SettingKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.SetInterferenceKeys(p.InterferenceKeys)
+	root := pgtest.TempDir(t)
+	start := time.Now()
+	o, err := Experiment(context.Background(), p, Options{Out: out, Log: testLog{t}, Provider: prov, Workloads: reg,
+		Models: tenancy.Builtin(), WorkRoot: root, FailFast: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("experiment %+v in %.1f s", o, time.Since(start).Seconds())
+	if o.Runs != 1 || o.Failed != 1 {
+		t.Errorf("outcome %+v: want one run, failed, and the experiment stopped", o)
+	}
+	rows, err := out.ReadResults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Status != results.StatusFailed || !strings.Contains(rows[0].Error, "first failed attempt") ||
+		rows[0].Interference["interference[0].fraction"] != "0.9" {
+		t.Errorf("results.csv: %+v", rows)
+	}
+	if left, _ := os.ReadDir(root); len(left) > 0 {
+		t.Errorf("left in the work root: %v", left)
+	}
 }

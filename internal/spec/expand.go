@@ -14,6 +14,7 @@ import (
 //	workload.cases x tenancy.model x tenancy.tenants x workload.scale x workload.clients
 //	x workload.load.rate x workload.pattern.name
 //	x each list-valued sut.settings key (keys sorted, values as written)
+//	x each list-valued interference param (events and params as written)
 //	x repetition
 //
 // in that order, the first dimension outermost and repetitions innermost
@@ -59,6 +60,12 @@ func ExpandValid(s *Spec) *Plan {
 	for _, k := range listKeys {
 		counts = append(counts, len(s.SUT.Settings[k]))
 	}
+	dims := s.interferenceDims()
+	interfereAt := len(counts)
+	for _, d := range dims {
+		counts = append(counts, len(d.values))
+		p.InterferenceKeys = append(p.InterferenceKeys, d.key)
+	}
 	counts = append(counts, s.Repeat)
 	total := 1
 	for _, c := range counts {
@@ -92,6 +99,12 @@ func ExpandValid(s *Spec) *Plan {
 		}
 		for j, k := range listKeys {
 			r.Settings[k] = s.SUT.Settings[k][at[settingsAt+j]]
+		}
+		for j, d := range dims {
+			if r.Interference == nil {
+				r.Interference = map[string]string{}
+			}
+			r.Interference[d.key] = resolve(d.values[at[interfereAt+j]]).Value
 		}
 		cases[at[0]].apply(&s.Workload, &r)
 		// The asked provisioning; the plan settles what the model allows.

@@ -47,6 +47,10 @@ type Run struct {
 	Point int `json:"point"`
 	// Settings is every sut.settings key with this run's value.
 	Settings map[string]string `json:"settings"`
+	// Interference is the run's value of each list-valued interference
+	// param, by its key ("interference[0].load": "30"); nil when there
+	// are none. Spec.InterferenceOf gives the run's list.
+	Interference map[string]string `json:"interference,omitempty"`
 	// Seed is the run's data and transaction seed, derived from Spec.Seed
 	// and the run's scale only, so that runs of other models, settings or
 	// repetitions replay the same data and choices. See RunSeed.
@@ -62,6 +66,9 @@ type Plan struct {
 	// dimensions) or that a case of workload.cases sets, sorted: the
 	// settings that differ from run to run.
 	SettingKeys []string
+	// InterferenceKeys are the list-valued interference params
+	// ("interference[0].load"), in dimension order.
+	InterferenceKeys []string
 	// StreamsEnd says the workload's clients stop once they have run
 	// their work (workload.Finisher: a TPC-H query stream), so a run's
 	// workload phase may end before its warmup + duration. Expand cannot

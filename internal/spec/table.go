@@ -73,6 +73,7 @@ func (p *Plan) WriteTable(w io.Writer) error {
 		head = append(head, "pattern")
 	}
 	head = append(head, p.SettingKeys...)
+	head = append(head, p.InterferenceKeys...)
 	head = append(head, "rep")
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, r := range p.Runs {
@@ -91,6 +92,9 @@ func (p *Plan) WriteTable(w io.Writer) error {
 		}
 		for _, k := range p.SettingKeys {
 			row = append(row, r.Settings[k])
+		}
+		for _, k := range p.InterferenceKeys {
+			row = append(row, r.Interference[k])
 		}
 		row = append(row, strconv.Itoa(r.Repetition))
 		fmt.Fprintln(tw, strings.Join(row, "\t"))

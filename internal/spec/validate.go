@@ -147,6 +147,7 @@ func Validate(s *Spec) []Problem {
 	v.load(s)
 	v.classes(s)
 	v.slaRule(&s.Workload, "workload.sla", s.Workload.SLA)
+	v.interferenceValues(s)
 	v.size(s)
 	return v.problems
 }
@@ -293,6 +294,9 @@ func (v *validator) size(s *Spec) {
 	}
 	for _, k := range sortedKeys(s.SUT.Settings) {
 		factors = append(factors, factor{k, len(s.SUT.Settings[k])})
+	}
+	for _, d := range s.interferenceDims() {
+		factors = append(factors, factor{d.key, len(d.values)})
 	}
 	factors = append(factors, factor{"repeat", s.Repeat})
 	// float64 cannot overflow here (repeat may be huge) and is exact for
