@@ -14,7 +14,7 @@ import (
 
 // coreFigures are the figures every report with repetitions draws.
 var coreFigures = []string{"throughput", "latency-mean", "latency-p99", "fairness", "tenant-throughput",
-	"tenant-latency-mean", "tenant-latency-p99", "throughput-time", "box-throughput", "box-latency-mean", "cv", "phases"}
+	"tenant-latency-mean", "tenant-latency-p99", "throughput-time", "tenant-throughput-time", "box-throughput", "box-latency-mean", "cv", "phases"}
 
 // monitorFigures are drawn only from the monitor's files.
 var monitorFigures = []string{"cpu", "e-tpx", "e-lat", "memory-peak", "tenant-cpu", "tenant-blks-read", "waits",
