@@ -75,6 +75,11 @@ func densityCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(log, "density: %s\n", filepath.Join(out, "density.csv"))
+			if err := report.Write(out); err != nil {
+				fmt.Fprintf(log, "density: the report of %s could not be written: %v\n", out, err)
+			} else {
+				fmt.Fprintf(log, "density: %s\n", filepath.Join(out, report.Subdir, "report.html"))
+			}
 			return searchErr
 		},
 	}

@@ -57,4 +57,10 @@ workload:
 	if err != nil || !strings.Contains(string(md), "| schema | 2 |") {
 		t.Errorf("density.md: %v\n%s", err, md)
 	}
+	// The search's own report: its table, and a link to each probe's.
+	html, err := os.ReadFile(filepath.Join(out, "report", "report.html"))
+	if err != nil || !strings.Contains(string(html), `<section id="density">`) ||
+		!strings.Contains(string(html), `<a href="../probes/schema-2/report/report.html">schema-2</a>`) {
+		t.Errorf("the search's report.html: %v", err)
+	}
 }

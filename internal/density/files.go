@@ -16,7 +16,7 @@ type Model struct {
 
 // DensityHeader is the header of density.csv.
 var DensityHeader = []string{"model", "tenants_found", "exact", "stopped", "throughput_tps", "latency_mean_ms",
-	"latency_p95_ms", "cpu_pct", "mem_mb", "mem_pct", "iops", "probes", "probe_list"}
+	"latency_p95_ms", "cpu_pct", "mem_mb", "mem_pct", "iops", "probes", "probe_list", "cpu_limit_pct", "mem_limit_pct"}
 
 // ProbesHeader is the header of probes.csv.
 var ProbesHeader = []string{"model", "tenants", "ok", "sla_met", "cpu_pct", "mem_pct", "mem_mb", "iops",
@@ -24,7 +24,8 @@ var ProbesHeader = []string{"model", "tenants", "ok", "sla_met", "cpu_pct", "mem
 
 // WriteDensity writes density.csv: a row per model with the most tenants
 // found and its probe's figures (empty when none fit), how many probes
-// it took and each as "tenants:verdict" in the order run.
+// it took, each as "tenants:verdict" in the order run, and the ceilings
+// searched under (so that a reader of the file alone knows them).
 func WriteDensity(w io.Writer, models []Model, l Limits) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write(DensityHeader)
@@ -39,7 +40,7 @@ func WriteDensity(w io.Writer, models []Model, l Limits) error {
 			list = append(list, fmt.Sprintf("%d:%s", p.Tenants, v))
 		}
 		row := []string{m.Name, strconv.Itoa(r.Found), strconv.FormatBool(r.Exact), r.Stopped, "", "", "", "", "", "", "",
-			strconv.Itoa(len(r.Probes)), strings.Join(list, ";")}
+			strconv.Itoa(len(r.Probes)), strings.Join(list, ";"), num(l.CPUPct), num(l.MemPct)}
 		if b := r.Best; b != nil {
 			copy(row[4:], []string{num(b.TPS), num(b.MeanMs), num(b.P95Ms), num(b.CPUPct), num(b.MemMB), num(b.MemPct), opt(b.IOPS)})
 		}

@@ -116,7 +116,7 @@ func (s *Samples) resourcesCSV() ([]byte, error) {
 }
 
 func (s *Samples) tenantCPUCSV() ([]byte, error) {
-	header := []string{"instance", "tenant", "t_s", "cpu_user_s", "cpu_sys_s", "cpu_s", "cpus"}
+	header := []string{"instance", "tenant", "t_s", "cpu_user_s", "cpu_sys_s", "cpu_s", "cpus", "blks_read", "blks_hit"}
 	var rows [][]string
 	for _, is := range s.Instances {
 		for k, name := range is.Tenants {
@@ -131,7 +131,11 @@ func (s *Samples) tenantCPUCSV() ([]byte, error) {
 					cpus = rate(u+sy-prevCPU, x.T.Seconds()-prevT)
 				}
 				prevCPU, prevT = u+sy, x.T.Seconds()
-				rows = append(rows, []string{is.Name, name, secs(x.T.Seconds()), secs(u), secs(sy), secs(u + sy), cpus})
+				read, hit := "", ""
+				if k < len(x.TenantBlksRead) && x.TenantBlksRead[k] >= 0 {
+					read, hit = strconv.FormatInt(x.TenantBlksRead[k], 10), strconv.FormatInt(x.TenantBlksHit[k], 10)
+				}
+				rows = append(rows, []string{is.Name, name, secs(x.T.Seconds()), secs(u), secs(sy), secs(u + sy), cpus, read, hit})
 			}
 		}
 	}

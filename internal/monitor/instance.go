@@ -68,6 +68,7 @@ type sampler struct {
 	waits  waitHist
 	stats  statsState
 	errs   errorLog
+	blocks blockState
 }
 
 // counters are a round's absolute cumulative figures.
@@ -116,7 +117,11 @@ func (s *sampler) connect(ctx context.Context) error {
 		return nil
 	}
 	s.sql = sql
-	conn, err := sql.OpenStats(ctx, s.inst.AdminDSN(sql.MaintenanceDatabase()))
+	db := s.blocks.db // the tenants' schemas' database, when blocks are counted by schema
+	if db == "" {
+		db = sql.MaintenanceDatabase()
+	}
+	conn, err := sql.OpenStats(ctx, s.inst.AdminDSN(db))
 	if err != nil {
 		return fmt.Errorf("instance %s: %w", s.inst.Name, err)
 	}
@@ -195,6 +200,7 @@ func (s *sampler) setPlacements(ps []tenancy.Placement) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.tenants.set(s.inst.Name, ps)
+	s.setBlocks(ps)
 	// The tenants were placed since the names were read: a copied
 	// server's tenant was renamed in place, keeping its role's and
 	// database's ids, which a cache would still name as the template's.
@@ -392,6 +398,7 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 		s.base = c
 	}
 	s.fill(&smp, &c)
+	s.readBlocks(ctx, t, &smp)
 	s.series = append(s.series, smp)
 }
 

@@ -49,6 +49,10 @@ type Config struct {
 	// per 100 MB resident, shared_buffers included, so it is read less
 	// often than the rest. Default 10 s, negative: never.
 	PSSInterval time.Duration
+	// Model is the tenancy model of the placements: where it keeps a
+	// tenant's objects (tenancy.BlocksOf) is where the DBMS counts the
+	// tenant's blocks. nil: no blocks per tenant.
+	Model tenancy.Model
 	// Origin is the time the samples' times count from (the run's start,
 	// to match phases.csv); default: Start's time.
 	Origin time.Time
@@ -132,11 +136,14 @@ func (m *Monitor) Start(ctx context.Context) (err error) {
 	}()
 	for _, inst := range m.cfg.Instances {
 		s := newSampler(inst, m.cfg.Origin, max(m.cfg.PSSInterval, 0))
+		s.blocks.scope = tenancy.BlocksOf(m.cfg.Model)
 		m.samplers = append(m.samplers, s)
+		// Placements first: they may choose the database the session
+		// opens (blocks per schema).
+		s.setPlacements(m.cfg.Placements)
 		if err := s.connect(ctx); err != nil {
 			return fmt.Errorf("monitor: %w", err)
 		}
-		s.setPlacements(m.cfg.Placements)
 	}
 	now = time.Now()
 	m.host.sample(now)

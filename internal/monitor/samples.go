@@ -96,6 +96,15 @@ type ResourceSample struct {
 	// server's memory a tenant owns whatever the model. nil between PSS
 	// rounds and where the kernel lacks Pss_Anon.
 	TenantAnon []int64
+	// TenantBlksRead and TenantBlksHit are, by entry of
+	// InstanceSeries.Tenants, the blocks the DBMS counts for each
+	// tenant's database or schema (as its tenancy model places it:
+	// tenancy.BlockScope) since its statistics were reset: sought
+	// outside the buffer cache, and found in it. -1 for an entry not
+	// counted (the pseudo tenants); nil in a round that did not read
+	// them (a model whose tenants share tables, an engine without
+	// server.BlockStats, a failed query).
+	TenantBlksRead, TenantBlksHit []int64
 }
 
 // HostSample is the machine and tenantbench's own process at one round.

@@ -64,6 +64,7 @@ func (e *experiment) monitorFigures() []*figure {
 		e.measuredByTenants("memory-peak", mMem, "Peak memory against tenants",
 			"Peak memory of the system under test during the run (results.csv, mem_peak_mb)."),
 		e.tenantCPU(),
+		e.tenantBlocks(),
 		e.waits(),
 	}
 	return append(figs, e.resources()...)
@@ -96,21 +97,41 @@ func (e *experiment) monitorTable(r *run, name string) *results.Table {
 // monitor's attribution of backends to tenants.
 func (e *experiment) tenantCPU() *figure {
 	const id, title = "tenant-cpu", "CPU time per tenant"
+	return e.tenantColumn(id, title, "cpu_s", "CPU time (CPU-s)",
+		"CPU seconds of each tenant's backends during the workload phase", notMeasured+"no run has "+tenantCPUFile+" (the monitor writes it).")
+}
+
+// tenantBlocks draws the blocks per second the DBMS counted for each
+// tenant's database or schema, read outside shared buffers, at the
+// largest tenant count: the IO a shared server's cgroup cannot split by
+// tenant (Oracle 2014, Test 4, compares buffer caches by their reads).
+func (e *experiment) tenantBlocks() *figure {
+	const id, title = "tenant-blks-read", "Blocks read per tenant"
+	return e.tenantColumn(id, title, "blks_read_ps", "Blocks read outside shared buffers per second",
+		"Blocks per second each tenant's database or schema sought outside shared buffers during the measured workload, as "+
+			"PostgreSQL counts them (not device IOPS: the page cache may serve them; docs/results.md)",
+		notMeasured+"no run has blks_read_ps in tenants.csv (the monitor counts them where the tenancy model keeps each "+
+			"tenant's objects in a database or schema of its own).")
+}
+
+// tenantColumn draws one column of the tenants' all rows at the largest
+// tenant count, a bar per tenant (a distribution above barTenants).
+func (e *experiment) tenantColumn(id, title, col, yLabel, what, none string) *figure {
 	points := e.largestPoints()
 	found := false
 	values := func(p *point) map[string][]float64 {
 		out := map[string][]float64{}
 		for _, r := range p.okRuns() {
 			t := e.monitorTable(r, tenantCPUFile)
-			if t == nil || !t.Has("tenant") || !t.Has("cpu_s") {
+			if t == nil || !t.Has("tenant") || !t.Has(col) {
 				continue
 			}
 			sums := map[string]float64{}
 			for i := range t.Rows {
-				if t.Get(i, "txn") != "all" || t.Get(i, "cpu_s") == "" { // empty: not monitored
+				if t.Get(i, "txn") != "all" || t.Get(i, col) == "" { // empty: not monitored
 					continue
 				}
-				if v, err := t.Float(i, "cpu_s"); err == nil {
+				if v, err := t.Float(i, col); err == nil {
 					sums[t.Get(i, "tenant")] += v
 					found = true
 				}
@@ -125,11 +146,11 @@ func (e *experiment) tenantCPU() *figure {
 		return missing(id, title, "no successful run.")
 	}
 	n := points[0].tenants
-	f := e.tenantBars(id, fmt.Sprintf("%s, %s", title, tenantsLabel(n)), "CPU time (CPU-s)", points, values,
-		fmt.Sprintf("CPU seconds of each tenant's backends during the workload phase in the runs with %s "+
-			"(runs/<id>/%s, column cpu_s of the all rows): the mean over the successful repetitions", tenantsLabel(n), tenantCPUFile))
+	f := e.tenantBars(id, fmt.Sprintf("%s, %s", title, tenantsLabel(n)), yLabel, points, values,
+		fmt.Sprintf("%s in the runs with %s (runs/<id>/%s, column %s of the all rows): the mean over the successful repetitions",
+			what, tenantsLabel(n), tenantCPUFile, col))
 	if !found {
-		return missing(id, title, notMeasured+"no run has "+tenantCPUFile+" (the monitor writes it).")
+		return missing(id, title, none)
 	}
 	return f
 }

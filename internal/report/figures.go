@@ -58,7 +58,7 @@ func (e *experiment) sections() []section {
 			e.perTenant("tenant-latency-p99", "p99 latency per tenant", "p99 latency (ms)",
 				func(t tenantValue) float64 { return t.p99Ms }, "latency_p99_ms"),
 		}},
-		{"Over time (Matos and Pedreira 2025, Fig. 2)", []*figure{e.overTime()}},
+		{"Over time (Matos and Pedreira 2025, Fig. 2; Oracle 2014, Fig. 4-5)", []*figure{e.overTime(), e.tenantsOverTime()}},
 		{"Repetitions (Matos and Pedreira 2025, Fig. 17-18)", []*figure{
 			e.boxes("box-throughput", mThroughput, "Throughput across repetitions"),
 			e.boxes("box-latency-mean", mMeanLat, "Mean latency across repetitions"),

@@ -23,8 +23,9 @@ type page struct {
 	Events    *table // nil without interference
 	Isolation *table // nil when no run audited isolation
 	Drift     *driftPart
-	Classes   *table // nil without tenant classes
-	CPUSplit  *table // nil when no run has background and foreground CPU
+	Classes   *table       // nil without tenant classes
+	CPUSplit  *table       // nil when no run has background and foreground CPU
+	Density   *densityPart // nil without density.csv
 	Sections  []section
 	Warnings  []string
 	Generated string
@@ -122,11 +123,21 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 <li><a href="#failed">Failed runs</a></li>
 {{if .Classes}}<li><a href="#classes">Tenant classes</a></li>{{end}}
 {{if .CPUSplit}}<li><a href="#cpu-split">Background and foreground CPU</a></li>{{end}}
+{{if .Density}}<li><a href="#density">Density</a></li>{{end}}
 {{if .Isolation}}<li><a href="#isolation">Isolation audit</a></li>{{end}}
 {{if .Events}}<li><a href="#interference">Interference</a></li>{{end}}
 <li><a href="#env">Environment</a></li>
 <li><a href="#plan">Plan</a></li>
 </ul></nav>
+{{define "density-section"}}<section id="density">
+<h2>Density (Oracle 2014, Test 3)</h2>
+<p class="note">{{.Note}}</p>
+{{template "table" .Table}}
+{{with .Probes}}<h3>Probes</h3>
+<p class="note">Every probe in the order run: whether it fit, else why not (run failed, SLA not met, CPU or memory over its ceiling, not measured).</p>
+{{template "table" .}}{{end}}
+{{if .Links}}<p class="note">Each probe's report:{{range .Links}} <a href="{{.Href}}">{{.Label}}</a>{{end}}</p>{{end}}
+</section>{{end}}
 {{define "table"}}<table>
 <thead><tr>{{range $i, $h := .Header}}<th class="{{align $ $i}}">{{$h}}</th>{{end}}</tr></thead>
 <tbody>
@@ -179,6 +190,7 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 <p class="note">{{.Note}}</p>
 {{template "table" .}}
 </section>{{end}}
+{{with .Density}}{{template "density-section" .}}{{end}}
 {{with .Isolation}}<section id="isolation">
 <h2>Isolation audit</h2>
 <p class="note">{{.Note}}</p>
@@ -212,6 +224,36 @@ addEventListener("hashchange", openTarget);
 openTarget();
 </script>
 <footer>Written by tenantbench report from the results files only (nothing was re-run). {{.Generated}}</footer>
+</body>
+</html>
+`))
+
+// densityTemplate renders a density search's directory: its tables, with
+// the report's style and table layout.
+var densityTemplate = template.Must(template.Must(pageTemplate.Clone()).New("density").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>tenantbench density: {{.Name}}</title>
+<style>
+body { font-family: "Liberation Sans", Arimo, Arial, Helvetica, sans-serif; margin: 0 auto; max-width: 1100px; padding: 1em 2em; color: #222; line-height: 1.4; }
+h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 2em; }
+table { border-collapse: collapse; margin: 0.5em 0 1.2em; font-size: 0.9em; }
+th, td { border: 1px solid #ddd; padding: 0.2em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+.note { color: #555; font-size: 0.9em; margin: 0.2em 0; }
+footer { margin-top: 3em; color: #777; font-size: 0.85em; }
+</style>
+</head>
+<body>
+<header>
+<h1>{{.Name}}</h1>
+<p class="sub">Density search directory {{.Dir}}.</p>
+</header>
+{{template "density-section" .Density}}
+<footer>Written by tenantbench report from density.csv and probes.csv (nothing was re-run). {{.Generated}}</footer>
 </body>
 </html>
 `))

@@ -106,6 +106,9 @@ func renderMarkdown(p *page) []byte {
 		fmt.Fprintf(&b, "## Background and foreground CPU\n\n%s\n\n", p.CPUSplit.Note)
 		writeMDTable(&b, p.CPUSplit)
 	}
+	if p.Density != nil {
+		writeDensityMD(&b, p.Density)
+	}
 	if p.Events != nil {
 		fmt.Fprintf(&b, "## Interference\n\n%s\n\n", p.Events.Note)
 		writeMDTable(&b, p.Events)

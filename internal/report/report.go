@@ -6,6 +6,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,11 +21,22 @@ const Subdir = "report"
 // same tables in Markdown) and every figure as <name>.svg, <name>.png and
 // <name>.pdf.
 // A previous report is replaced whole. The error wraps ErrNotResults when
-// dir is not a results directory.
+// dir is not a results directory. A density search's directory
+// (`tenantbench density`: density.csv, and each probe a results directory
+// under probes/) gets a report of the search; a results directory that
+// holds density.csv shows it as a section.
 func Write(dir string) error {
+	generated := "Generated " + time.Now().UTC().Format("2006-01-02 15:04:05 MST") + "."
+	density, derr := readDensity(dir)
 	e, err := load(dir)
 	if err != nil {
+		if density != nil && errors.Is(err, ErrNotResults) {
+			return errors.Join(derr, writeDensityOnly(dir, density, generated))
+		}
 		return err
+	}
+	if derr != nil {
+		e.warn("%v", derr)
 	}
 	sections := e.sections() // first: reading the monitor's files may add warnings
 	p := &page{
@@ -44,21 +56,15 @@ func Write(dir string) error {
 		Events:    e.eventsTable(),
 		Classes:   e.classesTable(),
 		CPUSplit:  e.cpuSplitTable(),
+		Density:   density,
 		Sections:  sections,
 		Warnings:  e.warnings,
-		Generated: "Generated " + time.Now().UTC().Format("2006-01-02 15:04:05 MST") + ".",
+		Generated: generated,
 	}
 	html, err := renderHTML(p)
 	if err != nil {
 		return fmt.Errorf("report.html: %w", err)
 	}
-	// Write beside the old report and swap, so that a reader never sees a
-	// report half old and half new, nor figures a newer report dropped.
-	tmp, err := os.MkdirTemp(dir, ".report-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
 	files := map[string][]byte{"report.html": html, "summary.md": renderMarkdown(p)}
 	for _, s := range sections {
 		for _, f := range s.Figures {
@@ -69,6 +75,18 @@ func Write(dir string) error {
 			}
 		}
 	}
+	return writeReportFiles(dir, files)
+}
+
+// writeReportFiles writes files into dir/report/, replacing it whole:
+// written beside the old report and swapped, so that a reader never sees
+// a report half old and half new, nor figures a newer report dropped.
+func writeReportFiles(dir string, files map[string][]byte) error {
+	tmp, err := os.MkdirTemp(dir, ".report-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
 	for name, b := range files {
 		if err := os.WriteFile(filepath.Join(tmp, name), b, 0o644); err != nil {
 			return err

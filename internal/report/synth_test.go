@@ -209,8 +209,8 @@ func writeSeriesCSV(t *testing.T, dir *results.Dir, id string, tenants []results
 }
 
 // addMonitorFiles adds what a monitored run writes (docs/monitor.md):
-// results.csv cpu_s and mem_peak_mb, tenants.csv cpu_s on the "all"
-// rows, and per run monitor/resources.csv and monitor/waits.csv.
+// results.csv cpu_s and mem_peak_mb, tenants.csv cpu_s and blks_read_ps
+// on the "all" rows, and per run monitor/resources.csv and monitor/waits.csv.
 func addMonitorFiles(t *testing.T, path string) {
 	t.Helper()
 	setColumn(t, filepath.Join(path, "results.csv"), func(tab *results.Table, i int, col string) (string, bool) {
@@ -234,11 +234,17 @@ func addMonitorFiles(t *testing.T, path string) {
 			cpu[tt.Tenant] = fmt.Sprint(tt.TPS / 100)
 		}
 		setColumn(t, dir.RunFile(id, "tenants.csv"), func(tab *results.Table, i int, col string) (string, bool) {
-			if col != "cpu_s" || tab.Get(i, "txn") != "all" {
+			if tab.Get(i, "txn") != "all" {
 				return "", false
 			}
-			return cpu[tab.Get(i, "tenant")], true
-		}, "cpu_s")
+			switch col {
+			case "cpu_s":
+				return cpu[tab.Get(i, "tenant")], true
+			case "blks_read_ps":
+				return fmt.Sprint(10 * (i + 1)), true
+			}
+			return "", false
+		}, "cpu_s", "blks_read_ps")
 		res := [][]string{{"instance", "t_s", "cpus", "rss_mb"}}
 		waits := [][]string{{"from", "to", "instance", "tenant", "state", "event", "samples", "sessions"}}
 		for s := range 20 {

@@ -87,3 +87,31 @@ func tenantIOPS(sum *Summary, ops map[string]int64, seconds float64) {
 		}
 	}
 }
+
+// tenantIO sets each tenant's IO per second over the measured workload:
+// the blocks the DBMS counts for its database or schema, in every model
+// that keeps a tenant's objects apart, and its server's block IO bytes
+// where that server holds it alone (as tenantIOPS, whose reasons hold).
+func tenantIO(sum *Summary, m *Monitored, seconds float64) {
+	if seconds <= 0 {
+		return
+	}
+	alone := map[string]string{} // tenant -> its server, where alone
+	for _, in := range sum.Instances {
+		if len(in.Tenants) == 1 {
+			alone[in.Tenants[0]] = in.Name
+		}
+	}
+	for k := range sum.Tenant {
+		t := &sum.Tenant[k]
+		if v, ok := m.TenantBlksRead[t.Tenant]; ok {
+			t.BlksReadPS = ptr(v / seconds)
+		}
+		if v, ok := m.TenantBlksHit[t.Tenant]; ok {
+			t.BlksHitPS = ptr(v / seconds)
+		}
+		if b, ok := m.InstanceIOBytes[alone[t.Tenant]]; ok && alone[t.Tenant] != "" {
+			t.IOReadBytesPS, t.IOWriteBytesPS = ptr(float64(b[0])/seconds), ptr(float64(b[1])/seconds)
+		}
+	}
+}

@@ -105,6 +105,13 @@ type Monitored struct {
 	// InstanceIOOps is each instance's block IO operations, where counted
 	// (cgroup v2's io.stat); an instance absent was not.
 	InstanceIOOps map[string]int64
+	// InstanceIOBytes is each instance's block IO bytes read and
+	// written ("proc" or cgroup figures, whichever the monitor had).
+	InstanceIOBytes map[string][2]int64
+	// TenantBlksRead and TenantBlksHit are each tenant's blocks as the
+	// DBMS counts them for its database or schema; absent where not
+	// counted.
+	TenantBlksRead, TenantBlksHit map[string]float64
 }
 
 // Summarize computes a run's summary from what it observed. It reads
@@ -188,6 +195,7 @@ func Summarize(o *Observations) *Summary {
 		}
 		privateMemory(sum, m.TenantAnonMB)
 		tenantIOPS(sum, m.InstanceIOOps, w.Duration.Seconds())
+		tenantIO(sum, m, w.Duration.Seconds())
 	}
 	o.price(sum)
 	// After Monitored: E_CPU and E_RAM need its figures.

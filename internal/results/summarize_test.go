@@ -46,7 +46,8 @@ func monitored(o *Observations) *Observations {
 	o.Monitor = &Monitored{CPUS: 20, MemPeakMB: 512, BackgroundAnonMB: 30, SharedMB: 10, IOOps: 500,
 		TenantCPU: map[string]float64{"t01": 5}, MemBaseMB: 200, MemLoadedMB: 260, MemoryKnown: true,
 		HostCPUs: 4, CPUSplit: []CPUSplit{{"a", 2, 5, 12}, {"b", 1, 4, 8}}, TenantAnonMB: map[string]float64{"t01": 3, "t02": 5},
-		InstanceIOOps: map[string]int64{"a": 300}}
+		InstanceIOOps: map[string]int64{"a": 300}, InstanceIOBytes: map[string][2]int64{"a": {4096, 8192}, "b": {1, 2}},
+		TenantBlksRead: map[string]float64{"t01": 50, "t02": 20}, TenantBlksHit: map[string]float64{"t01": 1000}}
 	return o
 }
 
@@ -154,6 +155,18 @@ func TestSummarizeMonitored(t *testing.T) {
 			if !nearPtr(s.Instances[0].IOPS, 30) || !nearPtr(s.Tenant[0].IOPS, 30) || s.Instances[1].IOPS != nil || s.Tenant[1].IOPS != nil {
 				t.Errorf("IOPS: a %v, t01 %v, b %v, t02 %v; want 30, 30, none, none", s.Instances[0].IOPS, s.Tenant[0].IOPS,
 					s.Instances[1].IOPS, s.Tenant[1].IOPS)
+			}
+			// The blocks the DBMS counted per tenant, per second of the
+			// 10 s (t02's hits were not counted), and the bytes of the
+			// server each holds alone.
+			if !nearPtr(s.Tenant[0].BlksReadPS, 5) || !nearPtr(s.Tenant[1].BlksReadPS, 2) || !nearPtr(s.Tenant[0].BlksHitPS, 100) ||
+				s.Tenant[1].BlksHitPS != nil {
+				t.Errorf("blocks per second: t01 %v/%v, t02 %v/%v; want 5/100, 2/none", s.Tenant[0].BlksReadPS, s.Tenant[0].BlksHitPS,
+					s.Tenant[1].BlksReadPS, s.Tenant[1].BlksHitPS)
+			}
+			if !nearPtr(s.Tenant[0].IOReadBytesPS, 409.6) || !nearPtr(s.Tenant[0].IOWriteBytesPS, 819.2) || !nearPtr(s.Tenant[1].IOWriteBytesPS, 0.2) {
+				t.Errorf("bytes per second: t01 %v, %v, t02 written %v; want 409.6, 819.2, 0.2", s.Tenant[0].IOReadBytesPS,
+					s.Tenant[0].IOWriteBytesPS, s.Tenant[1].IOWriteBytesPS)
 			}
 			if c := s.Tenant[0].CPUS; c == nil || *c != 5 {
 				t.Errorf("t01 CPU %v, want 5", c)

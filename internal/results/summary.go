@@ -168,6 +168,15 @@ type TenantTotals struct {
 	// IOPS is the tenant's block IO operations per second: its server's,
 	// where the server holds it alone and counts them (tenantIOPS).
 	IOPS *float64 `json:"iops,omitempty"`
+	// IOReadBytesPS and IOWriteBytesPS are the block IO bytes per second
+	// of the tenant's server, where it holds the tenant alone (tenantIO).
+	IOReadBytesPS  *float64 `json:"io_read_bytes_ps,omitempty"`
+	IOWriteBytesPS *float64 `json:"io_write_bytes_ps,omitempty"`
+	// BlksReadPS and BlksHitPS are the blocks per second the DBMS counts
+	// for the tenant's database or schema: sought outside the buffer
+	// cache and found in it (tenantIO); absent where not counted.
+	BlksReadPS *float64 `json:"blks_read_ps,omitempty"`
+	BlksHitPS  *float64 `json:"blks_hit_ps,omitempty"`
 	// Open is an open load's arrivals and service time; absent when closed.
 	Open *OpenTotals `json:"open,omitempty"`
 	// TS and PowerAtSize are the tenant's T_s and Power@Size over its

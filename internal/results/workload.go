@@ -51,8 +51,10 @@ func newOrders(t TenantWorkload) (int64, bool) {
 // attribution, nil when unmonitored), on the "all" row. class is the
 // tenant's class on every row, sla_met whether it met its SLA on the "all"
 // row, both from totals (the summary's; empty without classes or SLA), and
-// mem_private_mb, its sessions' private memory, and iops, its server's
-// where it holds the tenant alone, on the "all" row.
+// mem_private_mb, its sessions' private memory, iops, its server's where
+// it holds the tenant alone, and its IO per second (blocks the DBMS
+// counts for it, its server's bytes where alone: tenantIO), on the "all"
+// row.
 func (d *Dir) WriteTenants(id string, res *Workload, tenantCPU map[string]float64, totals []TenantTotals) error {
 	secs := res.Duration.Seconds()
 	byName := make(map[string]*TenantTotals, len(totals))
@@ -62,6 +64,7 @@ func (d *Dir) WriteTenants(id string, res *Workload, tenantCPU map[string]float6
 	var rows [][]string
 	for _, t := range res.Tenants {
 		var class, met, mem, iops string
+		io := make([]string, 4) // blks_read_ps, blks_hit_ps, io_read_bytes_ps, io_write_bytes_ps
 		if tt, ok := byName[t.Name]; ok {
 			class = tt.Class
 			if tt.MemPrivateMB != nil {
@@ -69,6 +72,11 @@ func (d *Dir) WriteTenants(id string, res *Workload, tenantCPU map[string]float6
 			}
 			if tt.IOPS != nil {
 				iops = ftoa(*tt.IOPS)
+			}
+			for i, v := range []*float64{tt.BlksReadPS, tt.BlksHitPS, tt.IOReadBytesPS, tt.IOWriteBytesPS} {
+				if v != nil {
+					io[i] = ftoa(*v)
+				}
 			}
 			if tt.SLAMet != nil {
 				met = strconv.FormatBool(*tt.SLAMet)
@@ -99,17 +107,20 @@ func (d *Dir) WriteTenants(id string, res *Workload, tenantCPU map[string]float6
 				cpu = ftoa(c)
 			}
 			slaCell, memCell, iopsCell := "", "", ""
+			ioCells := make([]string, len(io))
 			if x.Txn == "all" {
 				slaCell, memCell, iopsCell = met, mem, iops
+				copy(ioCells, io)
 			}
-			rows = append(rows, append(append(row, open...), tpm, nopm, cpu, class, slaCell, memCell, iopsCell))
+			rows = append(rows, append(append(append(row, open...), tpm, nopm, cpu, class, slaCell, memCell, iopsCell), ioCells...))
 		}
 	}
 	return d.writeCSV(filepath.Join("runs", id, "tenants.csv"),
 		[]string{"run_id", "tenant", "txn", "committed", "failed", "failed_by_class", "rollbacks", "retries", "throughput_tps",
 			"latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms",
 			"target_rate", "arrivals", "queued", "dropped", "achieved_rate", "service_mean_ms", "service_p99_ms",
-			"tpm", "nopm", "cpu_s", "class", "sla_met", "mem_private_mb", "iops"}, rows)
+			"tpm", "nopm", "cpu_s", "class", "sla_met", "mem_private_mb", "iops",
+			"blks_read_ps", "blks_hit_ps", "io_read_bytes_ps", "io_write_bytes_ps"}, rows)
 }
 
 // WriteSeries writes runs/<id>/timeseries.csv: a row per second, tenant

@@ -294,7 +294,7 @@ func (e *execution) startMonitor(ctx context.Context) error {
 	if !e.opts.Monitor {
 		return nil
 	}
-	m := monitor.New(monitor.Config{Instances: e.instances, Origin: e.t0})
+	m := monitor.New(monitor.Config{Instances: e.instances, Origin: e.t0, Model: e.opts.Models[e.run.Model]})
 	if err := m.Start(ctx); err != nil {
 		e.logf("monitoring is off for this run: %v", err)
 		return nil

@@ -59,10 +59,12 @@ func (e *execution) observations(end time.Time, err error) *results.Observations
 		win := e.samples.Window(from, to)
 		m := &results.Monitored{CPUS: win.Total.CPU, MemPeakMB: win.Total.MemPeakMB,
 			BackgroundAnonMB: win.Total.BackgroundAnonMB, SharedMB: win.Total.SharedMB, IOOps: win.Total.IOOps,
-			TenantCPU: win.TenantCPU, HostCPUs: runtime.NumCPU(), TenantAnonMB: win.TenantAnonMB}
+			TenantCPU: win.TenantCPU, HostCPUs: runtime.NumCPU(), TenantAnonMB: win.TenantAnonMB,
+			TenantBlksRead: win.TenantBlksRead, TenantBlksHit: win.TenantBlksHit, InstanceIOBytes: map[string][2]int64{}}
 		for _, u := range win.Instances {
 			m.CPUSplit = append(m.CPUSplit, results.CPUSplit{Instance: u.Instance, Background: u.BackgroundCPU,
 				Foreground: u.ForegroundCPU, Total: u.CPU})
+			m.InstanceIOBytes[u.Instance] = [2]int64{u.IOReadBytes, u.IOWriteBytes}
 			if u.IOOps >= 0 {
 				if m.InstanceIOOps == nil {
 					m.InstanceIOOps = map[string]int64{}
@@ -72,6 +74,9 @@ func (e *execution) observations(end time.Time, err error) *results.Observations
 		}
 		m.MemBaseMB, m.MemLoadedMB, m.MemoryKnown = e.samples.MemoryBaseAndLoaded(from, to)
 		m.NotMeasured = e.notMeasured()
+		if m.NotMeasured != "" {
+			m.InstanceIOBytes = nil // no process seen: no bytes, not zero
+		}
 		o.Monitor = m
 	}
 	return o

@@ -123,3 +123,45 @@ var (
 	_ EngineAcceptor   = Schema{}
 	_ EngineAcceptor   = SharedTable{}
 )
+
+// BlockScope is where the DBMS counts the blocks a tenant's objects read,
+// so that a server's tenants' IO can be told apart where its cgroup
+// cannot (every tenant's backends and the shared background processes
+// read and write through one server).
+type BlockScope int
+
+const (
+	// BlocksUncounted: no statistic holds one tenant's blocks alone (the
+	// shared-table model's tenants share every table).
+	BlocksUncounted BlockScope = iota
+	// BlocksByDatabase: the blocks of the tenant's database
+	// (Placement.Database), pg_stat_database's row.
+	BlocksByDatabase
+	// BlocksBySchema: the blocks of the tables, indexes and TOAST of the
+	// tenant's schema (Placement.Schema) in Placement.Database.
+	BlocksBySchema
+)
+
+// BlockCounter is a model whose tenants' blocks the DBMS counts apart:
+// Blocks says where.
+type BlockCounter interface {
+	Blocks() BlockScope
+}
+
+// BlocksOf is where m's tenants' blocks are counted: BlocksUncounted for
+// a model that is no BlockCounter, or nil.
+func BlocksOf(m Model) BlockScope {
+	if b, ok := m.(BlockCounter); ok {
+		return b.Blocks()
+	}
+	return BlocksUncounted
+}
+
+// Blocks: each tenant owns a database.
+func (Database) Blocks() BlockScope { return BlocksByDatabase }
+
+// Blocks: each tenant owns a database on a server of its own.
+func (Instance) Blocks() BlockScope { return BlocksByDatabase }
+
+// Blocks: each tenant owns a schema of the one database.
+func (Schema) Blocks() BlockScope { return BlocksBySchema }

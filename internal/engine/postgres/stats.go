@@ -44,6 +44,9 @@ type stats struct {
 	// in the cache while the result was read: named once it is.
 	pending []pendingRow
 	row     dbserver.Activity
+	// dbBlocks and schemaBlocks are the block queries, prepared at their
+	// first use (blocks.go).
+	dbBlocks, schemaBlocks *pgconn.StatementDescription
 }
 
 // OpenStats connects as "tenantbench monitor" and prepares the activity
@@ -337,3 +340,5 @@ func clone(b []byte) []byte {
 	}
 	return append([]byte{}, b...)
 }
+
+var _ dbserver.BlockStats = (*stats)(nil)

@@ -164,3 +164,18 @@ type AdminLogin struct {
 type NameCache interface {
 	ForgetNames()
 }
+
+// BlockStats is a Stats session that reads the blocks the DBMS counts
+// per database and per schema: the IO it attributes to each, where a
+// server's tenants share its processes and cgroup. Counts are cumulative
+// (since the statistics were reset); read is the blocks sought outside
+// the buffer cache (from the operating system: its page cache or the
+// device), hit those found in it. Each calls fn once a row, name
+// referencing a buffer reused after fn returns.
+type BlockStats interface {
+	// DatabaseBlocks reads every database's blocks.
+	DatabaseBlocks(ctx context.Context, fn func(name []byte, read, hit int64)) error
+	// SchemaBlocks reads, in the session's own database, each schema's
+	// blocks: its tables', their indexes' and their TOAST's.
+	SchemaBlocks(ctx context.Context, fn func(name []byte, read, hit int64)) error
+}
