@@ -52,7 +52,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 		more = append(more, checkConnections(s, regs, eng)...)
 		if len(more) == 0 {
 			var err error
-			if p, err = build(s, sp, regs, eng); err != nil {
+			if p, err = build(s, sp, regs, eng, m); err != nil {
 				more = append(more, spec.Problem{Path: "workload", Allowed: err.Error()})
 			} else {
 				more = append(more, checkMachine(p, eng, m, regs.Providers[p.Provider].Servers)...)
@@ -102,6 +102,7 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, [
 	more = append(more, checkModels(s, regs, eng)...)
 	more = append(more, checkEngineForms(s, regs, eng)...)
 	more = append(more, checkProbe(s, regs)...)
+	more = append(more, checkPlacement(s, regs)...)
 	_, bad := interfere.Parse(&s.Interference)
 	more = append(more, bad...)
 	more = append(more, checkGuards(s)...)
@@ -130,7 +131,7 @@ func suggestNames(problems []spec.Problem, names map[string]suggestion) []spec.P
 }
 
 // build resolves every run of the expanded spec.
-func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Plan, error) {
+func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine, m Machine) (*Plan, error) {
 	w := &s.Workload
 	p := &Plan{Name: s.Name, Engine: s.SUT.Engine, Provider: s.SUT.Provider, Version: s.SUT.Version,
 		Workload: w.Name, SettingKeys: sp.SettingKeys, Spec: s,
@@ -138,8 +139,10 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Pl
 		Load:      loadOf(w),
 		Pooler:    poolerOf(s),
 		Dimensions: Dimensions{Models: s.Tenancy.Model, Tenants: s.Tenancy.Tenants, Scales: s.Workload.Scale,
-			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases)},
-		Order: s.RunOrder(), OrderDefault: s.OrderDefaulted(), Servers: servers(s, regs)}
+			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases),
+			Storage: s.SUT.Storage.Kind, Volumes: s.SUT.Storage.Volume, CPUPolicies: s.SUT.Resources.CPUPolicy},
+		StorageSizeBytes: int64(s.SUT.Storage.Size),
+		Order:            s.RunOrder(), OrderDefault: s.OrderDefaulted(), Servers: servers(s, regs)}
 	if s.Probe != nil {
 		p.Probe = &Probe{Every: s.Probe.Every, What: s.Probe.What}
 	}
@@ -148,7 +151,7 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Pl
 		return nil, err
 	}
 	for i := range sp.Runs {
-		r, err := resolveRun(s, &sp.Runs[i], regs, eng)
+		r, err := resolveRun(s, &sp.Runs[i], regs, eng, m)
 		if err != nil {
 			return nil, err
 		}
@@ -159,7 +162,7 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Pl
 }
 
 // resolveRun is one run with its instances, tenants and options.
-func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) (Run, error) {
+func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine, m Machine) (Run, error) {
 	model := regs.Models[sr.Model]
 	r := Run{Run: *sr, Workload: s.Workload.Name, WarmupS: s.Workload.Warmup.D().Seconds(),
 		DurationS: s.Workload.Duration.D().Seconds(), Transport: s.SUT.Transport, Isolation: s.Tenancy.Isolation,
@@ -240,6 +243,17 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) 
 			in.Server = ss[k].Name
 		}
 		r.Instances = append(r.Instances, in)
+	}
+	limits := make([]float64, len(r.Instances))
+	for k, in := range r.Instances {
+		limits[k] = in.CPUs
+	}
+	cores := m.Cores
+	if len(cores) == 0 {
+		cores = hereCores()
+	}
+	for k, c := range placeCores(sr.CPUPolicy, limits, cores) {
+		r.Instances[k].Cores = c
 	}
 	return r, nil
 }

@@ -27,6 +27,9 @@ type Machine struct {
 	// less the processes running now. Every connection is a server
 	// process.
 	Processes int
+	// Cores are the CPUs tenantbench may run on, the servers' to share
+	// by sut.resources.cpu_policy; none known: runtime.NumCPU's.
+	Cores []int
 }
 
 // What tenantbench itself and the rest of the machine need beside the
@@ -38,7 +41,7 @@ const (
 
 // Here is this machine. A figure that cannot be read is left unknown.
 func Here() Machine {
-	var m Machine
+	m := Machine{Cores: hereCores()}
 	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {

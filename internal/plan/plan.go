@@ -61,6 +61,9 @@ type Plan struct {
 	// server, nil for none.
 	Pooler *pooler.Config `json:"pooler,omitempty"`
 	Load   Load           `json:"load"`
+	// StorageSizeBytes is sut.storage.size: each file system a run
+	// makes for its servers, 0 for the provider's default.
+	StorageSizeBytes int64 `json:"storage_size_bytes,omitempty"`
 	// Dimensions are the values of the matrix's main dimensions, as the
 	// spec lists them.
 	Dimensions Dimensions `json:"dimensions"`
@@ -105,6 +108,11 @@ type Dimensions struct {
 	Clients []int     `json:"clients"`
 	Repeat  int       `json:"repeat"`
 	Cases   int       `json:"cases"`
+	// Storage, Volumes and CPUPolicies are sut.storage.kind,
+	// sut.storage.volume and sut.resources.cpu_policy.
+	Storage     []string `json:"storage,omitempty"`
+	Volumes     []string `json:"volumes,omitempty"`
+	CPUPolicies []string `json:"cpu_policies,omitempty"`
 }
 
 // Load describes the load of every run in words, for the plan's table and
@@ -181,6 +189,9 @@ type Instance struct {
 	// clients of its tenants (under the guard connection_limit, each
 	// tenant's limit) plus the connections the engine reserves.
 	MaxConnections int `json:"max_connections"`
+	// Cores are the CPUs the server runs on, by the run's cpu_policy;
+	// none for cpu_policy none (wherever the scheduler puts it).
+	Cores []int `json:"cores,omitempty"`
 }
 
 // Tenant is one tenant of a run.

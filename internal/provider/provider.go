@@ -21,6 +21,12 @@ type InstanceSpec struct {
 	MaxConnections int
 	CPUs           float64 // CFS quota in CPUs; 0 = unlimited
 	MemoryBytes    int64   // memory limit; 0 = unlimited
+	// Cores are the CPUs the server may run on (a cpuset), nil for any:
+	// the plan places them by sut.resources.cpu_policy.
+	Cores []int
+	// Storage is where the server's data directory lives; the zero
+	// value is the work directory's file system, shared.
+	Storage StorageSpec
 	// Detached servers may outlive tenantbench (--keep); any other dies
 	// with it where the platform allows (the local provider: a parent
 	// death signal).
@@ -42,6 +48,16 @@ type InstanceSpec struct {
 	// provider that places tenants on the user's servers (Borrowed)
 	// begins every name it creates with it.
 	RunID string
+}
+
+// StorageSpec is sut.storage for one server: its kind (spec.StorageDisk,
+// spec.StorageTmpfs), its volume (spec.VolumeShared,
+// spec.VolumePerInstance) and the size of a file system the provider
+// makes for it, 0 for the provider's default.
+type StorageSpec struct {
+	Kind      string `json:"kind,omitempty"`
+	Volume    string `json:"volume,omitempty"`
+	SizeBytes int64  `json:"size_bytes,omitempty"`
 }
 
 // Server is a server the user runs, named in sut.servers: its name and

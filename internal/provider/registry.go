@@ -33,6 +33,15 @@ type Factory struct {
 	// each server (its instances are provider.Pooler): sut.pooler needs
 	// it.
 	Pools bool
+	// Storage says at plan why the provider cannot put its servers'
+	// data directories on sut.storage's kind and volume ("" when it
+	// can); nil for a provider that starts no server, which refuses
+	// every storage but the default (disk, shared).
+	Storage func(kind, volume string) string
+	// Cores says at plan why the provider cannot place its servers on
+	// given cores (InstanceSpec.Cores; sut.resources.cpu_policy), ""
+	// when it can; nil for a provider that cannot.
+	Cores func() string
 }
 
 // Registry is the set of known providers, by name. An explicit value, not

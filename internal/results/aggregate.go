@@ -22,7 +22,8 @@ func AggregateRuns(sums []*Summary) *Summary {
 	first, last := sums[0], sums[len(sums)-1]
 	agg := &Summary{RunID: first.RunID + "-" + last.RunID, Model: first.Model, Tenants: first.Tenants,
 		Scale: first.Scale, Clients: first.Clients, Repetition: AggregateRepetition, Settings: first.Settings,
-		Interaction: first.Interaction, Status: StatusOK}
+		Interaction: first.Interaction, Storage: first.Storage, Volume: first.Volume, CPUPolicy: first.CPUPolicy,
+		Status: StatusOK}
 	var ok []Aggregate
 	for _, s := range sums {
 		if s.Status == StatusOK {

@@ -284,11 +284,15 @@ func (d *Decoder) sut(n *yaml.Node, path string, s *SUT) {
 		{"settings", func(n *yaml.Node, p string) { d.settings(n, p, &s.Settings) }},
 		{"servers", func(n *yaml.Node, p string) { d.servers(n, p, &s.Servers) }},
 		{"pooler", func(n *yaml.Node, p string) { d.pooler(n, p, &s.Pooler) }},
+		{"storage", func(n *yaml.Node, p string) { d.storage(n, p, &s.Storage) }},
 		{"resources", func(n *yaml.Node, p string) {
 			d.Mapping(n, p, []Field{
 				{"cpus", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadFloat, &s.Resources.CPUs) }},
 				{"memory", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadByteSize, &s.Resources.Memory) }},
 				{"divide", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadBool, &s.Resources.Divide) }},
+				{"cpu_policy", func(n *yaml.Node, p string) {
+					values(d, n, p, ReadText, cpuPolicies().rule, (*[]string)(&s.Resources.CPUPolicy))
+				}},
 			})
 
 		}},

@@ -40,6 +40,7 @@ func Marshal(s *Spec) ([]byte, error) {
 		Settings  map[string]Values `yaml:"settings"`
 		Servers   []Server          `yaml:"servers,omitempty"`
 		Pooler    *Pooler           `yaml:"pooler,omitempty"`
+		Storage   Storage           `yaml:"storage"`
 	}
 	out := struct {
 		Name   string `yaml:"name"`
@@ -71,6 +72,7 @@ func Marshal(s *Spec) ([]byte, error) {
 			Settings:  s.SUT.Settings,
 			Servers:   s.SUT.Servers,
 			Pooler:    s.SUT.Pooler,
+			Storage:   s.SUT.Storage,
 		},
 		Tenancy: s.Tenancy,
 		Cost:    s.Cost,

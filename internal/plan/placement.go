@@ -1,0 +1,144 @@
+package plan
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/spec"
+)
+
+// checkPlacement asks the provider whether it can give the storage and
+// the CPU placement the spec lists (sut.storage, sut.resources.cpu_policy):
+// only the provider that starts the servers knows (the local one: root
+// for a mount, a cpuset controller for cores). A spec that keeps today's
+// (disk, shared, none) asks nothing.
+func checkPlacement(s *spec.Spec, regs Registries) []spec.Problem {
+	f, ok := regs.Providers[s.SUT.Provider]
+	if !ok || !s.SUT.Placed() {
+		return nil
+	}
+	var out []spec.Problem
+	st := s.SUT.Storage
+	for i, kind := range st.Kind {
+		for j, vol := range st.Volume {
+			if kind == spec.StorageDisk && vol == spec.VolumeShared {
+				continue
+			}
+			path, value := spec.Index("sut.storage.kind", i), kind
+			if kind == spec.StorageDisk {
+				path, value = spec.Index("sut.storage.volume", j), vol
+			}
+			why := "provider " + s.SUT.Provider + " starts no server, so it has no data directory to place; " +
+				"storage other than disk on a shared volume needs provider local"
+			if f.Storage != nil {
+				why = f.Storage(kind, vol)
+			}
+			if why != "" {
+				out = append(out, spec.Problem{Path: path, Value: value,
+					Allowed: fmt.Sprintf("storage %s on a %s volume: %s", kind, vol, why)})
+			}
+		}
+	}
+	for i, pol := range s.SUT.Resources.CPUPolicy {
+		if pol == spec.CPUPolicyNone {
+			continue
+		}
+		why := "provider " + s.SUT.Provider + " cannot place servers on cores; cpu_policy " + pol + " needs provider local"
+		if f.Cores != nil {
+			why = f.Cores()
+		}
+		if why != "" {
+			out = append(out, spec.Problem{Path: spec.Index("sut.resources.cpu_policy", i), Value: pol,
+				Allowed: "must be none here: " + why})
+		}
+	}
+	return out
+}
+
+// hereCores are the CPUs this process may run on, in order: those a
+// cpuset may give the servers.
+func hereCores() []int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err == nil {
+		var out []int
+		for c := 0; c < len(set)*64 && len(out) < set.Count(); c++ {
+			if set.IsSet(c) {
+				out = append(out, c)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	out := make([]int, runtime.NumCPU())
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// placeCores gives each server of a run its cores by policy, nil each
+// for CPUPolicyNone; cpus are the servers' CPU limits (0 for none, which
+// counts as one core's worth) and cores the machine's.
+//
+// pack puts every server on the first ceil(sum of cpus) cores (at least
+// one), so that they compete for them; spread gives each server
+// ceil(its cpus) cores of its own, taken in turn and starting over at
+// the first core when the servers need more than there are (Kubernetes'
+// distribute-cpus-across-cores, Erdelt and Rabl 2026, Fig. 13).
+func placeCores(policy string, cpus []float64, cores []int) [][]int {
+	out := make([][]int, len(cpus))
+	if len(cores) == 0 {
+		return out
+	}
+	need := func(c float64) int {
+		return min(len(cores), max(1, int(math.Ceil(c-1e-9))))
+	}
+	switch policy {
+	case spec.CPUPolicyPack:
+		sum := 0.0
+		for _, c := range cpus {
+			if c == 0 {
+				c = 1
+			}
+			sum += c
+		}
+		n := need(sum)
+		for i := range out {
+			out[i] = append([]int(nil), cores[:n]...)
+		}
+	case spec.CPUPolicySpread:
+		next := 0
+		for i, c := range cpus {
+			for range need(c) {
+				out[i] = append(out[i], cores[next%len(cores)])
+				next++
+			}
+		}
+	}
+	return out
+}
+
+// CoreList writes cores as a cpuset list ("0,1").
+func CoreList(cores []int) string {
+	parts := make([]string, len(cores))
+	for i, c := range cores {
+		parts[i] = strconv.Itoa(c)
+	}
+	return strings.Join(parts, ",")
+}
+
+// StorageOf is the storage run r's servers get: the zero value for
+// today's (disk, shared; also a plan.json older than sut.storage).
+func (p *Plan) StorageOf(r *Run) provider.StorageSpec {
+	if (r.Storage == "" || r.Storage == spec.StorageDisk) && (r.Volume == "" || r.Volume == spec.VolumeShared) {
+		return provider.StorageSpec{}
+	}
+	return provider.StorageSpec{Kind: r.Storage, Volume: r.Volume, SizeBytes: p.StorageSizeBytes}
+}
