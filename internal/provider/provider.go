@@ -146,7 +146,34 @@ type Record struct {
 	Objects []Object `json:"objects,omitempty"`
 	// Pooler is the pooler in front of the server, nil for none.
 	Pooler *PoolerRecord `json:"pooler,omitempty"`
+	// Mounts are the file systems made for the server's data
+	// (sut.storage), each listed before it is mounted, in the order
+	// made; StopRecord unmounts them in reverse.
+	Mounts []Mount `json:"mounts,omitempty"`
 }
+
+// Mount is a file system a provider mounted for a server's data.
+type Mount struct {
+	// Dir is the mount point.
+	Dir string `json:"dir"`
+	// Kind is MountTmpfs, MountExt4 (a loop-mounted image) or MountBind
+	// (a directory of the run's shared volume).
+	Kind string `json:"kind"`
+	// Source is an image file (ext4) or a directory (bind), "" for tmpfs.
+	Source string `json:"source,omitempty"`
+	// Loop is the loop device an image is attached to, "" until attached.
+	Loop string `json:"loop,omitempty"`
+	// Shared says the mount is the run's volume, which every server's
+	// record lists: the last server on it unmounts it.
+	Shared bool `json:"shared,omitempty"`
+}
+
+// The kinds of Mount.
+const (
+	MountTmpfs = "tmpfs"
+	MountExt4  = "ext4"
+	MountBind  = "bind"
+)
 
 // PoolerRecord is a pooler's process and cgroup, for down.
 type PoolerRecord struct {

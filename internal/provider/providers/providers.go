@@ -19,6 +19,8 @@ func Builtin() provider.Registry {
 		StopRecord: local.StopRecord,
 		Clones:     true,
 		Pools:      true,
+		Storage:    local.Storage,
+		Cores:      local.Cores,
 	})
 	r.Add(external.Factory())
 	return r
