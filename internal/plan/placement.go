@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"runtime"
 	"strconv"
@@ -141,4 +142,28 @@ func (p *Plan) StorageOf(r *Run) provider.StorageSpec {
 		return provider.StorageSpec{}
 	}
 	return provider.StorageSpec{Kind: r.Storage, Volume: r.Volume, SizeBytes: p.StorageSizeBytes}
+}
+
+// writeCores lists the cores each server of a run gets, once for the
+// runs alike (policy and servers).
+func (p *Plan) writeCores(w io.Writer) error {
+	var b strings.Builder
+	seen := map[string]bool{}
+	for i := range p.Runs {
+		r := &p.Runs[i]
+		var parts []string
+		for _, in := range r.Instances {
+			if len(in.Cores) > 0 {
+				parts = append(parts, in.Name+" on "+CoreList(in.Cores))
+			}
+		}
+		key := r.CPUPolicy + strings.Join(parts, ";")
+		if len(parts) == 0 || seen[key] {
+			continue
+		}
+		seen[key] = true
+		fmt.Fprintf(&b, "cores of run %s (cpu_policy %s): %s\n", r.ID, r.CPUPolicy, strings.Join(parts, ", "))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -43,6 +43,9 @@ func (p *Plan) WriteTable(w io.Writer) error {
 	if err := p.writeServers(w, tenancy.Builtin()); err != nil {
 		return err
 	}
+	if err := p.writeCores(w); err != nil {
+		return err
+	}
 	return p.writeTargets(w)
 }
 
