@@ -59,6 +59,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 				more = append(more, checkInterference(p)...)
 				more = append(more, checkClassConnections(p)...)
 				more = append(more, checkPoolSize(p)...)
+				more = append(more, checkVolumes(p, p.dataBytes, m)...)
 			}
 		}
 	}
@@ -141,8 +142,7 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine, m Ma
 		Dimensions: Dimensions{Models: s.Tenancy.Model, Tenants: s.Tenancy.Tenants, Scales: s.Workload.Scale,
 			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases),
 			Storage: s.SUT.Storage.Kind, Volumes: s.SUT.Storage.Volume, CPUPolicies: s.SUT.Resources.CPUPolicy},
-		StorageSizeBytes: int64(s.SUT.Storage.Size),
-		Order:            s.RunOrder(), OrderDefault: s.OrderDefaulted(), Servers: servers(s, regs)}
+		Order: s.RunOrder(), OrderDefault: s.OrderDefaulted(), Servers: servers(s, regs)}
 	if s.Probe != nil {
 		p.Probe = &Probe{Every: s.Probe.Every, What: s.Probe.What}
 	}
@@ -154,6 +154,16 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine, m Ma
 		r, err := resolveRun(s, &sp.Runs[i], regs, eng, m)
 		if err != nil {
 			return nil, err
+		}
+		d, err := sizeVolumes(s, &sp.Runs[i], &r, regs)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", r.ID, err)
+		}
+		if d > 0 {
+			if p.dataBytes == nil {
+				p.dataBytes = map[string]int64{}
+			}
+			p.dataBytes[r.ID] = d
 		}
 		p.Runs = append(p.Runs, r)
 	}

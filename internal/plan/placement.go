@@ -9,9 +9,11 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+	"gopkg.in/yaml.v3"
 
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/spec"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
 )
 
 // checkPlacement asks the provider whether it can give the storage and
@@ -135,13 +137,125 @@ func CoreList(cores []int) string {
 	return strings.Join(parts, ",")
 }
 
-// StorageOf is the storage run r's servers get: the zero value for
+// StorageOf is the storage server in of run r gets: the zero value for
 // today's (disk, shared; also a plan.json older than sut.storage).
-func (p *Plan) StorageOf(r *Run) provider.StorageSpec {
-	if (r.Storage == "" || r.Storage == spec.StorageDisk) && (r.Volume == "" || r.Volume == spec.VolumeShared) {
+func (p *Plan) StorageOf(r *Run, in *Instance) provider.StorageSpec {
+	if !mounts(&r.Run) {
 		return provider.StorageSpec{}
 	}
-	return provider.StorageSpec{Kind: r.Storage, Volume: r.Volume, SizeBytes: p.StorageSizeBytes}
+	return provider.StorageSpec{Kind: r.Storage, Volume: r.Volume, SizeBytes: in.VolumeBytes}
+}
+
+// mounts says whether the run makes file systems for its servers' data.
+func mounts(r *spec.Run) bool {
+	return !((r.Storage == "" || r.Storage == spec.StorageDisk) && (r.Volume == "" || r.Volume == spec.VolumeShared))
+}
+
+// The rule that sizes a file system from the data it must hold, when
+// sut.storage.size is not given: rowBytes a loaded row with its share of
+// the indexes and pages (pgbench's accounts take about 160 bytes a row;
+// wider rows have fewer per page), twice the data for what the workload
+// adds and vacuum has not reclaimed, and walBytes for the WAL
+// (PostgreSQL's default max_wal_size), at least minVolumeBytes.
+const (
+	rowBytes       = 256
+	walBytes       = 1 << 30
+	minVolumeBytes = 256 << 20
+)
+
+// sizeVolumes gives each server of run r the size of the file system
+// its data lives on (Instance.VolumeBytes): sut.storage.size, or sized
+// from its tenants' rows (dataBytes); on a shared volume every server
+// gives the run's. It returns the data the run loads, for the machine
+// check.
+func sizeVolumes(s *spec.Spec, sr *spec.Run, r *Run, regs Registries) (int64, error) {
+	if !mounts(sr) {
+		return 0, nil
+	}
+	data, err := dataBytes(s, sr, regs)
+	if err != nil {
+		return 0, err
+	}
+	perServer := make([]int64, len(r.Instances))
+	var total int64
+	for k, in := range r.Instances {
+		for _, t := range in.Tenants {
+			perServer[k] += data[t]
+		}
+		total += perServer[k]
+	}
+	size := func(d int64) int64 { return max(minVolumeBytes, 2*d+walBytes) }
+	for k := range r.Instances {
+		switch {
+		case s.SUT.Storage.Size > 0:
+			r.Instances[k].VolumeBytes = int64(s.SUT.Storage.Size)
+		case sr.Volume == spec.VolumeShared:
+			r.Instances[k].VolumeBytes = max(minVolumeBytes, 2*total+int64(len(r.Instances))*walBytes)
+		default:
+			r.Instances[k].VolumeBytes = size(perServer[k])
+		}
+	}
+	return total, nil
+}
+
+// dataBytes estimates what each tenant of run sr loads: the rows its
+// workload says it loads (Workload.Rows) x rowBytes.
+func dataBytes(s *spec.Spec, sr *spec.Run, regs Registries) (map[string]int64, error) {
+	type key struct {
+		name  string
+		opts  *yaml.Node
+		scale float64
+	}
+	rows := map[key]int64{}
+	out := map[string]int64{}
+	names := tenancy.TenantNames(sr.Tenants)
+	for i, m := range s.Members(sr) {
+		k := key{m.Workload, m.Options, m.Scale}
+		n, ok := rows[k]
+		if !ok {
+			w := s.Workload
+			w.Name = m.Workload
+			if m.Options != nil {
+				w.Options = *m.Options
+			}
+			built, err := regs.Workloads.Build(&w, m.Scale)
+			if err != nil {
+				return nil, err
+			}
+			n = built.Rows()
+			rows[k] = n
+		}
+		out[names[i]] = n * rowBytes
+	}
+	return out, nil
+}
+
+// checkVolumes refuses a run whose data on tmpfs is more than the
+// machine's memory: a RAM disk holds it in memory.
+func checkVolumes(p *Plan, data map[string]int64, m Machine) []spec.Problem {
+	if m.MemoryBytes <= 0 {
+		return nil
+	}
+	var out []spec.Problem
+	seen := map[string]bool{}
+	for i := range p.Runs {
+		r := &p.Runs[i]
+		d := data[r.ID]
+		if r.Storage != spec.StorageTmpfs || d <= m.MemoryBytes || seen[r.Model+strconv.Itoa(r.Tenants)] {
+			continue
+		}
+		seen[r.Model+strconv.Itoa(r.Tenants)] = true
+		path := "sut.storage.kind"
+		for k, v := range p.Spec.SUT.Storage.Kind {
+			if v == spec.StorageTmpfs {
+				path = spec.Index(path, k)
+			}
+		}
+		out = append(out, spec.Problem{Path: path, Value: spec.StorageTmpfs, Allowed: fmt.Sprintf(
+			"run %s (model %s, %d tenants at scale %g) loads about %s, more than this machine's memory of %s, which a RAM disk must hold it in: "+
+				"lower tenants or scale, or use kind disk", r.ID, r.Model, r.Tenants, r.Scale, gib(d), gib(m.MemoryBytes))})
+	}
+	return out
 }
 
 // writeCores lists the cores each server of a run gets, once for the

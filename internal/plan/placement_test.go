@@ -65,7 +65,7 @@ func TestPlacementDimensions(t *testing.T) {
 		if !reflect.DeepEqual(g, want[i]) {
 			t.Errorf("run %s: %+v, want %+v", r.ID, g, want[i])
 		}
-		if st := p.StorageOf(&p.Runs[i]); st.Kind != r.Storage || st.SizeBytes != 256<<20 {
+		if st := p.StorageOf(&p.Runs[i], &r.Instances[0]); st.Kind != r.Storage || st.SizeBytes != 256<<20 {
 			t.Errorf("run %s: storage %+v", r.ID, st)
 		}
 	}
@@ -151,5 +151,34 @@ func TestPlaceCores(t *testing.T) {
 		if got := placeCores(c.policy, c.cpus, c.cores); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("placeCores(%s, %v, %v) = %v, want %v", c.policy, c.cpus, c.cores, got, c.want)
 		}
+	}
+}
+
+// Without sut.storage.size each file system is sized from the rows its
+// servers' tenants load; a RAM disk the machine's memory cannot hold is
+// refused at plan.
+func TestVolumeSizes(t *testing.T) {
+	src := minimal + `tenancy: {model: instance, tenants: 2}
+sut:
+  storage: {kind: tmpfs, volume: [per-instance, shared]}
+`
+	s, pl, problems := spec.ParsePlaced([]byte(src))
+	p, problems := resolve(s, pl, problems, placing("", ""), big)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	rows := int64(100000 + 10 + 1) // tpcb at scale 1: accounts, tellers, branches
+	data := rows * rowBytes
+	for i, want := range []int64{2*data + walBytes, 2*2*data + 2*walBytes} {
+		for _, in := range p.Runs[i].Instances {
+			if in.VolumeBytes != want {
+				t.Errorf("run %s (%s): server %s gets %d bytes, want %d", p.Runs[i].ID, p.Runs[i].Volume, in.Name, in.VolumeBytes, want)
+			}
+		}
+	}
+	s, pl, problems = spec.ParsePlaced([]byte(strings.Replace(src, "{name: tpcb}", "{name: tpcb, scale: 100}", 1)))
+	_, problems = resolve(s, pl, problems, placing("", ""), Machine{MemoryBytes: 1 << 30})
+	if len(problems) != 1 || problems[0].Path != "sut.storage.kind" || !strings.Contains(problems[0].Allowed, "more than this machine's memory") {
+		t.Errorf("problems: %v", problems)
 	}
 }

@@ -61,9 +61,7 @@ type Plan struct {
 	// server, nil for none.
 	Pooler *pooler.Config `json:"pooler,omitempty"`
 	Load   Load           `json:"load"`
-	// StorageSizeBytes is sut.storage.size: each file system a run
-	// makes for its servers, 0 for the provider's default.
-	StorageSizeBytes int64 `json:"storage_size_bytes,omitempty"`
+
 	// Dimensions are the values of the matrix's main dimensions, as the
 	// spec lists them.
 	Dimensions Dimensions `json:"dimensions"`
@@ -90,6 +88,9 @@ type Plan struct {
 	// Spec is the spec the plan was built from; nil for a plan read back
 	// from a results directory.
 	Spec *spec.Spec `json:"-"`
+	// dataBytes is what each run (by ID) loads on file systems it makes
+	// for its servers (sizeVolumes), for the machine's check.
+	dataBytes map[string]int64
 }
 
 // Resources are sut.resources.
@@ -192,6 +193,11 @@ type Instance struct {
 	// Cores are the CPUs the server runs on, by the run's cpu_policy;
 	// none for cpu_policy none (wherever the scheduler puts it).
 	Cores []int `json:"cores,omitempty"`
+	// VolumeBytes is the size of the file system the run makes for the
+	// server's data (sut.storage; on a shared volume, the run's one),
+	// sized from the data it must hold when sut.storage.size is not
+	// given; 0 on the work directory's file system.
+	VolumeBytes int64 `json:"volume_bytes,omitempty"`
 }
 
 // Tenant is one tenant of a run.
