@@ -56,6 +56,9 @@ type System struct {
 	v1 map[cgroup1.Name]string
 	// v2: the unified mount point.
 	v2 string
+	// cpuset is v1's cpuset hierarchy, "" when it is not mounted or not
+	// writable: a group joins it only when given cores (Limits.Cores).
+	cpuset string
 }
 
 // Detect finds the cgroup version of this machine and whether this process
@@ -100,7 +103,7 @@ func detectV1() System {
 	if len(mounts) == 0 {
 		return System{Mode: None, Reason: "no cgroup v1 controller among cpu, cpuacct, memory, blkio, pids is mounted"}
 	}
-	return System{Mode: V1, v1: mounts}
+	return System{Mode: V1, v1: mounts, cpuset: cpusetMount(subsystems)}
 }
 
 func used(n cgroup1.Name) bool {
@@ -116,6 +119,9 @@ func used(n cgroup1.Name) bool {
 type Limits struct {
 	CPUs        float64 // CFS quota in CPUs (1.5 = 150 ms per 100 ms)
 	MemoryBytes int64
+	// Cores are the CPUs the group's processes may run on (its cpuset),
+	// nil for any.
+	Cores []int
 }
 
 // cfsPeriod is the CFS period in microseconds, the kernel's default.
@@ -190,6 +196,7 @@ func (s System) Open(path string) *Group {
 	case V2:
 		g.add(s.v2, path, "")
 	}
+	s.openCpuset(g)
 	return g
 }
 

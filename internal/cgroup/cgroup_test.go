@@ -111,3 +111,86 @@ func TestCreateRemove(t *testing.T) {
 		t.Errorf("second Remove: %v", err)
 	}
 }
+
+// TestCores places a process in a group on the last core and reads its
+// affinity back; the group and the run's parents in the cpuset hierarchy
+// go with Remove, and Open from elsewhere finds the cpuset too.
+func TestCores(t *testing.T) {
+	sys := Detect()
+	if why := sys.Cpusets(); why != "" {
+		t.Skip(why)
+	}
+	run := "test-cores-" + strconv.Itoa(os.Getpid())
+	all, err := ParseCores(readTrim(t, "/sys/devices/system/cpu/online"))
+	if err != nil || len(all) == 0 {
+		t.Fatalf("online CPUs: %v %v", all, err)
+	}
+	last := all[len(all)-1]
+	g, err := sys.Create("/tenantbench/"+run+"/a", Limits{Cores: []int{last}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Remove(time.Second) })
+	if got, err := g.Cores(); err != nil || len(got) != 1 || got[0] != last {
+		t.Errorf("Cores = %v, %v; want [%d]", got, err, last)
+	}
+	cmd, done, err := g.Command("sleep", "30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done()
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	// The shell joins the groups, then execs sleep: wait for the exec.
+	want := strconv.Itoa(last)
+	var allowed string
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		allowed = cpusAllowed(t, cmd.Process.Pid)
+		if allowed == want {
+			break
+		}
+	}
+	if allowed != want {
+		t.Errorf("process in the group may run on %q, want %q", allowed, want)
+	}
+	// Remove from another "process": Open must see the cpuset.
+	if err := sys.Open(g.Path()).Remove(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if sys.Mode == V1 {
+		if _, err := os.Stat(filepath.Join(sys.cpuset, "tenantbench", run)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the run's cpuset is left behind: %v", err)
+		}
+	}
+}
+
+func readTrim(t *testing.T, path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// cpusAllowed is the Cpus_allowed_list of a process.
+func cpusAllowed(t *testing.T, pid int) string {
+	for _, line := range strings.Split(readTrim(t, "/proc/"+strconv.Itoa(pid)+"/status"), "\n") {
+		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+func TestParseCores(t *testing.T) {
+	got, err := ParseCores("0-2,5\n")
+	if err != nil || len(got) != 4 || got[0] != 0 || got[2] != 2 || got[3] != 5 {
+		t.Errorf("ParseCores = %v, %v", got, err)
+	}
+	if _, err := ParseCores("a-1"); err == nil {
+		t.Error("ParseCores accepted a-1")
+	}
+}

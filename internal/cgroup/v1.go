@@ -46,5 +46,9 @@ func (s System) createV1(path string, l Limits) (*Group, error) {
 		_ = g.Remove(time.Second)
 		return nil, fmt.Errorf("create cgroup %s (v1) with %v CPUs and %d bytes of memory: %w", path, l.CPUs, l.MemoryBytes, err)
 	}
+	if err := s.placeV1(g, l.Cores); err != nil {
+		_ = g.Remove(time.Second)
+		return nil, err
+	}
 	return g, nil
 }

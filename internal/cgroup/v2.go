@@ -25,6 +25,12 @@ func (s System) createV2(path string, l Limits) (*Group, error) {
 		return fail(err)
 	}
 	var enable []string
+	if len(l.Cores) > 0 {
+		if !offered["cpuset"] {
+			return fail(fmt.Errorf("the cpuset controller is not offered at %s: cannot place on cores %v", s.v2, l.Cores))
+		}
+		enable = append(enable, "cpuset")
+	}
 	for _, c := range v2Controllers() {
 		if offered[c] {
 			enable = append(enable, c)
@@ -65,6 +71,11 @@ func (s System) createV2(path string, l Limits) (*Group, error) {
 		// A reused group must not keep an old limit.
 		if err := os.WriteFile(filepath.Join(g.dirs[0], "memory.max"), []byte("max"), 0); err != nil {
 			return fail(err)
+		}
+	}
+	if len(l.Cores) > 0 {
+		if err := os.WriteFile(filepath.Join(g.dirs[0], "cpuset.cpus"), []byte(coreList(l.Cores)), 0); err != nil {
+			return fail(fmt.Errorf("place on cores %s: %w", coreList(l.Cores), err))
 		}
 	}
 	g.enforced = offered["cpu"] && offered["memory"]

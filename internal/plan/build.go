@@ -52,13 +52,14 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 		more = append(more, checkConnections(s, regs, eng)...)
 		if len(more) == 0 {
 			var err error
-			if p, err = build(s, sp, regs, eng); err != nil {
+			if p, err = build(s, sp, regs, eng, m); err != nil {
 				more = append(more, spec.Problem{Path: "workload", Allowed: err.Error()})
 			} else {
 				more = append(more, checkMachine(p, eng, m, regs.Providers[p.Provider].Servers)...)
 				more = append(more, checkInterference(p)...)
 				more = append(more, checkClassConnections(p)...)
 				more = append(more, checkPoolSize(p)...)
+				more = append(more, checkVolumes(p, p.dataBytes, m)...)
 			}
 		}
 	}
@@ -102,6 +103,7 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, [
 	more = append(more, checkModels(s, regs, eng)...)
 	more = append(more, checkEngineForms(s, regs, eng)...)
 	more = append(more, checkProbe(s, regs)...)
+	more = append(more, checkPlacement(s, regs)...)
 	more = append(more, parseInterference(s)...)
 	more = append(more, checkGuards(s)...)
 	more = append(more, checkClasses(s, regs)...)
@@ -131,7 +133,7 @@ func suggestNames(problems []spec.Problem, names map[string]suggestion) []spec.P
 }
 
 // build resolves every run of the expanded spec.
-func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Plan, error) {
+func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine, m Machine) (*Plan, error) {
 	w := &s.Workload
 	p := &Plan{Name: s.Name, Engine: s.SUT.Engine, Provider: s.SUT.Provider, Version: s.SUT.Version,
 		Workload: w.Name, SettingKeys: sp.SettingKeys, InterferenceKeys: sp.InterferenceKeys, Spec: s,
@@ -140,7 +142,8 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Pl
 		Pooler:    poolerOf(s),
 		Network:   networkOf(s),
 		Dimensions: Dimensions{Models: s.Tenancy.Model, Tenants: s.Tenancy.Tenants, Scales: s.Workload.Scale,
-			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases)},
+			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases),
+			Storage: s.SUT.Storage.Kind, Volumes: s.SUT.Storage.Volume, CPUPolicies: s.SUT.Resources.CPUPolicy},
 		Order: s.RunOrder(), OrderDefault: s.OrderDefaulted(), Servers: servers(s, regs), models: regs.Models}
 	if s.Probe != nil {
 		p.Probe = &Probe{Every: s.Probe.Every, What: s.Probe.What}
@@ -150,9 +153,19 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Pl
 		return nil, err
 	}
 	for i := range sp.Runs {
-		r, err := resolveRun(s, &sp.Runs[i], regs, eng)
+		r, err := resolveRun(s, &sp.Runs[i], regs, eng, m)
 		if err != nil {
 			return nil, err
+		}
+		d, err := sizeVolumes(s, &sp.Runs[i], &r, regs)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", r.ID, err)
+		}
+		if d > 0 {
+			if p.dataBytes == nil {
+				p.dataBytes = map[string]int64{}
+			}
+			p.dataBytes[r.ID] = d
 		}
 		p.Runs = append(p.Runs, r)
 	}
@@ -161,7 +174,7 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Pl
 }
 
 // resolveRun is one run with its instances, tenants and options.
-func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) (Run, error) {
+func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine, m Machine) (Run, error) {
 	model := regs.Models[sr.Model]
 	r := Run{Run: *sr, Workload: s.Workload.Name, WarmupS: s.Workload.Warmup.D().Seconds(),
 		DurationS: s.Workload.Duration.D().Seconds(), Transport: s.SUT.Transport, Isolation: s.Tenancy.Isolation,
@@ -242,6 +255,17 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) 
 			in.Server = ss[k].Name
 		}
 		r.Instances = append(r.Instances, in)
+	}
+	limits := make([]float64, len(r.Instances))
+	for k, in := range r.Instances {
+		limits[k] = in.CPUs
+	}
+	cores := m.Cores
+	if len(cores) == 0 {
+		cores = hereCores()
+	}
+	for k, c := range placeCores(sr.CPUPolicy, limits, cores) {
+		r.Instances[k].Cores = c
 	}
 	return r, nil
 }

@@ -45,7 +45,7 @@ func Calibration(path string, regs Registries, clients int) (*Plan, []spec.Probl
 	if len(more) > 0 {
 		return nil, more
 	}
-	r, err := resolveRun(s, &sr, regs, eng)
+	r, err := resolveRun(s, &sr, regs, eng, Machine{})
 	if err != nil {
 		return nil, []spec.Problem{{Path: "workload", Allowed: err.Error()}}
 	}

@@ -29,6 +29,9 @@ type Machine struct {
 	Processes int
 	// Root says tenantbench runs as root, which sut.network needs.
 	Root bool
+	// Cores are the CPUs tenantbench may run on, the servers' to share
+	// by sut.resources.cpu_policy; none known: runtime.NumCPU's.
+	Cores []int
 }
 
 // What tenantbench itself and the rest of the machine need beside the
@@ -40,7 +43,7 @@ const (
 
 // Here is this machine. A figure that cannot be read is left unknown.
 func Here() Machine {
-	m := Machine{Root: os.Geteuid() == 0}
+	m := Machine{Root: os.Geteuid() == 0, Cores: hereCores()}
 	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {

@@ -99,6 +99,9 @@ type Plan struct {
 	// table asks what each run creates on the user's servers; nil for a
 	// plan read back.
 	models tenancy.Models
+	// dataBytes is what each run (by ID) loads on file systems it makes
+	// for its servers (sizeVolumes), for the machine's check.
+	dataBytes map[string]int64
 }
 
 // Resources are sut.resources.
@@ -117,6 +120,11 @@ type Dimensions struct {
 	Clients []int     `json:"clients"`
 	Repeat  int       `json:"repeat"`
 	Cases   int       `json:"cases"`
+	// Storage, Volumes and CPUPolicies are sut.storage.kind,
+	// sut.storage.volume and sut.resources.cpu_policy.
+	Storage     []string `json:"storage,omitempty"`
+	Volumes     []string `json:"volumes,omitempty"`
+	CPUPolicies []string `json:"cpu_policies,omitempty"`
 }
 
 // Load describes the load of every run in words, for the plan's table and
@@ -193,6 +201,14 @@ type Instance struct {
 	// clients of its tenants (under the guard connection_limit, each
 	// tenant's limit) plus the connections the engine reserves.
 	MaxConnections int `json:"max_connections"`
+	// Cores are the CPUs the server runs on, by the run's cpu_policy;
+	// none for cpu_policy none (wherever the scheduler puts it).
+	Cores []int `json:"cores,omitempty"`
+	// VolumeBytes is the size of the file system the run makes for the
+	// server's data (sut.storage; on a shared volume, the run's one),
+	// sized from the data it must hold when sut.storage.size is not
+	// given; 0 on the work directory's file system.
+	VolumeBytes int64 `json:"volume_bytes,omitempty"`
 }
 
 // Tenant is one tenant of a run.

@@ -47,6 +47,9 @@ func (p *Plan) WriteTable(w io.Writer) error {
 	if err := p.writeServers(w, p.models); err != nil {
 		return err
 	}
+	if err := p.writeCores(w); err != nil {
+		return err
+	}
 	return p.writeTargets(w)
 }
 

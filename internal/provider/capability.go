@@ -45,6 +45,14 @@ type Storage interface {
 	StorageBytes() (int64, error)
 }
 
+// Remover is a provider whose stopped servers hold what Stop keeps and
+// the run must give back before it removes its work directory (file
+// systems mounted for their data: sut.storage). The run calls Remove
+// after Stop, at teardown.
+type Remover interface {
+	Remove(ctx context.Context, i *Instance) error
+}
+
 // Limits is a server run under resource limits.
 type Limits interface {
 	// Limits are the CPUs (0 = none) and memory bytes (0 = none) the

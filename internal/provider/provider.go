@@ -22,6 +22,12 @@ type InstanceSpec struct {
 	MaxConnections int
 	CPUs           float64 // CFS quota in CPUs; 0 = unlimited
 	MemoryBytes    int64   // memory limit; 0 = unlimited
+	// Cores are the CPUs the server may run on (a cpuset), nil for any:
+	// the plan places them by sut.resources.cpu_policy.
+	Cores []int
+	// Storage is where the server's data directory lives; the zero
+	// value is the work directory's file system, shared.
+	Storage StorageSpec
 	// Detached servers may outlive tenantbench (--keep); any other dies
 	// with it where the platform allows (the local provider: a parent
 	// death signal).
@@ -48,6 +54,16 @@ type InstanceSpec struct {
 	// made by the provider's Networker): it listens on the namespace's
 	// address, which is the instance's Host.
 	Network *netns.Net
+}
+
+// StorageSpec is sut.storage for one server: its kind (spec.StorageDisk,
+// spec.StorageTmpfs), its volume (spec.VolumeShared,
+// spec.VolumePerInstance) and the size of a file system the provider
+// makes for it, 0 for the provider's default.
+type StorageSpec struct {
+	Kind      string `json:"kind,omitempty"`
+	Volume    string `json:"volume,omitempty"`
+	SizeBytes int64  `json:"size_bytes,omitempty"`
 }
 
 // Server is a server the user runs, named in sut.servers: its name and
@@ -136,7 +152,34 @@ type Record struct {
 	Objects []Object `json:"objects,omitempty"`
 	// Pooler is the pooler in front of the server, nil for none.
 	Pooler *PoolerRecord `json:"pooler,omitempty"`
+	// Mounts are the file systems made for the server's data
+	// (sut.storage), each listed before it is mounted, in the order
+	// made; StopRecord unmounts them in reverse.
+	Mounts []Mount `json:"mounts,omitempty"`
 }
+
+// Mount is a file system a provider mounted for a server's data.
+type Mount struct {
+	// Dir is the mount point.
+	Dir string `json:"dir"`
+	// Kind is MountTmpfs, MountExt4 (a loop-mounted image) or MountBind
+	// (a directory of the run's shared volume).
+	Kind string `json:"kind"`
+	// Source is an image file (ext4) or a directory (bind), "" for tmpfs.
+	Source string `json:"source,omitempty"`
+	// Loop is the loop device an image is attached to, "" until attached.
+	Loop string `json:"loop,omitempty"`
+	// Shared says the mount is the run's volume, which every server's
+	// record lists: the last server on it unmounts it.
+	Shared bool `json:"shared,omitempty"`
+}
+
+// The kinds of Mount.
+const (
+	MountTmpfs = "tmpfs"
+	MountExt4  = "ext4"
+	MountBind  = "bind"
+)
 
 // PoolerRecord is a pooler's process and cgroup, for down.
 type PoolerRecord struct {

@@ -36,6 +36,15 @@ type Factory struct {
 	// Networks says the provider can place its servers behind an
 	// emulated link (it is a Networker): sut.network needs it.
 	Networks bool
+	// Storage says at plan why the provider cannot put its servers'
+	// data directories on sut.storage's kind and volume ("" when it
+	// can); nil for a provider that starts no server, which refuses
+	// every storage but the default (disk, shared).
+	Storage func(kind, volume string) string
+	// Cores says at plan why the provider cannot place its servers on
+	// given cores (InstanceSpec.Cores; sut.resources.cpu_policy), ""
+	// when it can; nil for a provider that cannot.
+	Cores func() string
 }
 
 // Registry is the set of known providers, by name. An explicit value, not

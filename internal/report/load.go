@@ -67,7 +67,10 @@ func (r *run) interrupted() bool { return r.row.Status == results.StatusInterrup
 // vary records which dimensions vary across the experiment's runs.
 type vary struct {
 	scale, clients bool
-	settings       []string // sorted
+	// storage, volume and cpuPolicy: the runs differ in sut.storage's
+	// kind or volume or in sut.resources.cpu_policy.
+	storage, volume, cpuPolicy bool
+	settings                   []string // sorted
 	// interference are the list-valued interference params
 	// ("interference[0].load"), sorted.
 	interference []string
@@ -192,9 +195,11 @@ func (e *experiment) readRun(row results.ResultRow) *run {
 // varyOf finds the dimensions that take more than one value.
 func varyOf(runs []*run) vary {
 	scales, clients, settings, interf := map[float64]bool{}, map[int]bool{}, map[string]bool{}, map[string]bool{}
+	storage, volume, policy := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, r := range runs {
 		scales[r.row.Scale] = true
 		clients[r.row.Clients] = true
+		storage[r.row.Storage], volume[r.row.Volume], policy[r.row.CPUPolicy] = true, true, true
 		// results.csv has a set_ column only for list-valued settings, so
 		// a column is a dimension even when the runs so far share a value.
 		for k := range r.row.Settings {
@@ -204,7 +209,8 @@ func varyOf(runs []*run) vary {
 			interf[k] = true
 		}
 	}
-	v := vary{scale: len(scales) > 1, clients: len(clients) > 1}
+	v := vary{scale: len(scales) > 1, clients: len(clients) > 1,
+		storage: len(storage) > 1, volume: len(volume) > 1, cpuPolicy: len(policy) > 1}
 	for k := range settings {
 		v.settings = append(v.settings, k)
 	}
@@ -254,6 +260,15 @@ func seriesLabel(row results.ResultRow, v vary) string {
 	}
 	if v.clients {
 		parts = append(parts, fmt.Sprintf("%d clients", row.Clients))
+	}
+	if v.storage {
+		parts = append(parts, row.Storage)
+	}
+	if v.volume {
+		parts = append(parts, row.Volume+" volume")
+	}
+	if v.cpuPolicy {
+		parts = append(parts, "cpu "+row.CPUPolicy)
 	}
 	for _, k := range v.settings {
 		parts = append(parts, k+"="+row.Settings[k])

@@ -23,7 +23,8 @@ func AggregateRuns(sums []*Summary) *Summary {
 	agg := &Summary{RunID: first.RunID + "-" + last.RunID, Model: first.Model, Tenants: first.Tenants,
 		Scale: first.Scale, Clients: first.Clients, Repetition: AggregateRepetition, Settings: first.Settings,
 		Interference: first.Interference,
-		Interaction:  first.Interaction, Status: StatusOK}
+		Interaction:  first.Interaction, Storage: first.Storage, Volume: first.Volume, CPUPolicy: first.CPUPolicy,
+		Status: StatusOK}
 	var ok []Aggregate
 	for _, s := range sums {
 		if s.Status == StatusOK {

@@ -82,6 +82,9 @@ var resultColumns = []Column{
 	{"driver_cpu_s_per_1000", "Driver CPU per 1000 transactions", "CPU-s", lower, "getrusage of tenantbench's process over the measured part, monitor included"},
 	{"driver_cpu_share", "Driver share of the host's CPU", "", lower, "driver CPU over measured seconds x host CPUs; the report warns above 0.25"},
 	{"interaction", "TPC-C interaction mode", "", 0, "workload.options.interaction: batched, statements or procedures (tpcc)"},
+	{"storage", "Storage", "", 0, "the plan: sut.storage.kind, disk or tmpfs (matrix dimension)"},
+	{"volume", "Volume", "", 0, "the plan: sut.storage.volume, shared or per-instance (matrix dimension)"},
+	{"cpu_policy", "CPU placement", "", 0, "the plan: sut.resources.cpu_policy, none, pack or spread (matrix dimension)"},
 	{"error", "Error", "", 0, "the run: why it failed or was cut"},
 }
 

@@ -130,19 +130,22 @@ type ResultRow struct {
 	Interference map[string]string
 	// Interaction is the workload's interaction mode, "" for none.
 	Interaction string
-	Status      string
-	TPS         float64
-	MeanMs      float64
-	P95Ms       float64
-	P99Ms       float64
-	Committed   int64
-	Failed      int64
-	ProvisionS  float64
-	SetupS      float64
-	IngestS     float64
-	PostIngestS float64
-	WorkloadS   float64
-	Error       string
+	// Storage, Volume and CPUPolicy are the run's storage and CPU
+	// placement, "" in results older than them.
+	Storage, Volume, CPUPolicy string
+	Status                     string
+	TPS                        float64
+	MeanMs                     float64
+	P95Ms                      float64
+	P99Ms                      float64
+	Committed                  int64
+	Failed                     int64
+	ProvisionS                 float64
+	SetupS                     float64
+	IngestS                    float64
+	PostIngestS                float64
+	WorkloadS                  float64
+	Error                      string
 	// Extra holds every other column that parses as a number (the monitor's
 	// cpu_s, mem_peak_mb, e_tpx, ...), by column name; an empty cell is
 	// left out, so a missing value is never read as 0.
@@ -181,8 +184,8 @@ func (d *Dir) ReadResults() ([]ResultRow, error) {
 			MeanMs: r.f("latency_mean_ms"), P95Ms: r.f("latency_p95_ms"), P99Ms: r.f("latency_p99_ms"),
 			Committed: r.n("committed"), Failed: r.n("failed"), ProvisionS: r.f("provision_s"), SetupS: r.f("setup_s"),
 			IngestS: r.f("ingest_s"), PostIngestS: r.f("post_ingest_s"), WorkloadS: r.f("workload_s"), Error: r.s("error"),
-			Interaction: r.s("interaction"),
-			Settings:    map[string]string{}, Interference: map[string]string{}, Extra: map[string]float64{}}
+			Interaction: r.s("interaction"), Storage: r.s("storage"), Volume: r.s("volume"), CPUPolicy: r.s("cpu_policy"),
+			Settings: map[string]string{}, Interference: map[string]string{}, Extra: map[string]float64{}}
 		if r.err != nil {
 			return nil, r.err
 		}

@@ -27,6 +27,9 @@ type Observations struct {
 	// Interaction is the workload's interaction mode (plan.Run), "" for
 	// a workload with one way of sending its transactions.
 	Interaction string
+	// Storage, Volume and CPUPolicy are the run's sut.storage kind and
+	// volume and its sut.resources.cpu_policy (plan.Run).
+	Storage, Volume, CPUPolicy string
 	// HostCPUs is the number of CPUs of the machine the driver ran on
 	// (env.json's cpus), for the driver's share of them.
 	HostCPUs int
@@ -120,8 +123,8 @@ type Monitored struct {
 func Summarize(o *Observations) *Summary {
 	sum := &Summary{RunID: o.RunID, Model: o.Model, Tenants: o.Tenants, Scale: o.Scale, Clients: o.Clients,
 		Repetition: o.Repetition, Settings: o.Settings, Interference: o.Interference, Seed: o.Seed, Workload: o.WorkloadName,
-		Interaction: o.Interaction,
-		Warmup:      o.Warmup.Seconds(), Duration: o.Duration.Seconds(), Start: o.Start, End: o.End,
+		Interaction: o.Interaction, Storage: o.Storage, Volume: o.Volume, CPUPolicy: o.CPUPolicy,
+		Warmup: o.Warmup.Seconds(), Duration: o.Duration.Seconds(), Start: o.Start, End: o.End,
 		Status: StatusOK, Instances: o.Instances, Phases: o.Phases, MemoryKills: o.MemoryKills}
 	if o.Err != nil {
 		sum.Status, sum.Error = StatusFailed, o.Err.Error()

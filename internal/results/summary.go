@@ -35,9 +35,14 @@ type Summary struct {
 	Workload     string            `json:"workload"`
 	// Interaction is how the workload sent its transactions (tpcc:
 	// batched, statements, procedures); empty for a workload with one way.
-	Interaction string  `json:"interaction,omitempty"`
-	Warmup      float64 `json:"warmup_s"`
-	Duration    float64 `json:"duration_s"`
+	Interaction string `json:"interaction,omitempty"`
+	// Storage, Volume and CPUPolicy are where the servers' data lived
+	// and how they were placed on cores (sut.storage, cpu_policy).
+	Storage   string  `json:"storage,omitempty"`
+	Volume    string  `json:"volume,omitempty"`
+	CPUPolicy string  `json:"cpu_policy,omitempty"`
+	Warmup    float64 `json:"warmup_s"`
+	Duration  float64 `json:"duration_s"`
 	// Measured is the measured part the rates divide by: Duration, or
 	// less when the run was cut short (interrupted) or its query streams
 	// ended it (Workload.Duration); 0 when nothing was measured.
@@ -86,6 +91,9 @@ type Instance struct {
 	CPUs           float64  `json:"cpus"`
 	MemoryBytes    int64    `json:"memory_bytes"`
 	Tenants        []string `json:"tenants"`
+	// Cores are the CPUs the server was placed on (cpu_policy), none
+	// when it ran wherever the scheduler put it.
+	Cores []int `json:"cores,omitempty"`
 	// The instance's CPU over the measured workload as shares of the
 	// host's CPUs, in percent: its background processes, its tenants'
 	// backends (foreground), and all its processes (cpusplit.go); absent

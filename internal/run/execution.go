@@ -349,6 +349,14 @@ func (e *execution) teardown() error {
 				mu.Lock()
 				errs = append(errs, fmt.Errorf("stopping instance %s: %w", inst.Name, err))
 				mu.Unlock()
+				return
+			}
+			if r, ok := e.opts.Provider.(provider.Remover); ok {
+				if err := r.Remove(ctx, inst); err != nil {
+					mu.Lock()
+					errs = append(errs, fmt.Errorf("removing instance %s: %w", inst.Name, err))
+					mu.Unlock()
+				}
 			}
 		}()
 	}

@@ -143,6 +143,7 @@ func (e *execution) instanceSpecs() ([]provider.InstanceSpec, error) {
 	for i, in := range e.run.Instances {
 		specs[i] = provider.InstanceSpec{Name: in.Name, WorkDir: e.workDir, Version: e.plan.Version,
 			Engine: e.engine(), Settings: e.run.Settings, MaxConnections: in.MaxConnections, CPUs: in.CPUs, MemoryBytes: in.MemoryBytes,
+			Cores: in.Cores, Storage: e.plan.StorageOf(e.run, &e.run.Instances[i]),
 			Detached: e.keep, // a kept server outlives tenantbench
 			KeepLog:  e.keepLogOf,
 			Network:  e.net}

@@ -285,11 +285,15 @@ func (d *Decoder) sut(n *yaml.Node, path string, s *SUT) {
 		{"servers", func(n *yaml.Node, p string) { d.servers(n, p, &s.Servers) }},
 		{"pooler", func(n *yaml.Node, p string) { d.pooler(n, p, &s.Pooler) }},
 		{"network", func(n *yaml.Node, p string) { d.network(n, p, &s.Network) }},
+		{"storage", func(n *yaml.Node, p string) { d.storage(n, p, &s.Storage) }},
 		{"resources", func(n *yaml.Node, p string) {
 			d.Mapping(n, p, []Field{
 				{"cpus", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadFloat, &s.Resources.CPUs) }},
 				{"memory", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadByteSize, &s.Resources.Memory) }},
 				{"divide", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadBool, &s.Resources.Divide) }},
+				{"cpu_policy", func(n *yaml.Node, p string) {
+					values(d, n, p, ReadText, cpuPolicies().rule, (*[]string)(&s.Resources.CPUPolicy))
+				}},
 			})
 
 		}},

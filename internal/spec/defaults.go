@@ -28,6 +28,8 @@ func defaults() *Spec {
 			Provider:  "local",
 			Version:   "", // the newest the provider finds
 			Transport: "tcp",
+			Storage:   Storage{Kind: Strings{StorageDisk}, Volume: Strings{VolumeShared}},
+			Resources: Resources{CPUPolicy: Strings{CPUPolicyNone}},
 		},
 		Tenancy: Tenancy{
 			Model:   Strings{"schema"},

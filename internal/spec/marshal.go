@@ -41,6 +41,7 @@ func Marshal(s *Spec) ([]byte, error) {
 		Servers   []Server          `yaml:"servers,omitempty"`
 		Pooler    *Pooler           `yaml:"pooler,omitempty"`
 		Network   *Network          `yaml:"network,omitempty"`
+		Storage   Storage           `yaml:"storage"`
 	}
 	out := struct {
 		Name   string `yaml:"name"`
@@ -73,6 +74,7 @@ func Marshal(s *Spec) ([]byte, error) {
 			Servers:   s.SUT.Servers,
 			Pooler:    s.SUT.Pooler,
 			Network:   s.SUT.Network,
+			Storage:   s.SUT.Storage,
 		},
 		Tenancy: s.Tenancy,
 		Cost:    s.Cost,

@@ -91,7 +91,11 @@ sut:
     cpus: 0
     memory: 0
     divide: false
+    cpu_policy: none
   settings: {}
+  storage:
+    kind: disk
+    volume: shared
 tenancy:
   model: schema
   tenants: 1

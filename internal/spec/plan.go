@@ -26,6 +26,12 @@ type Run struct {
 	Rate float64 `json:"rate"`
 	// Pattern is the CloudyBench pattern of the run (Zhang et al. 2025, section II-C/D), "" for none.
 	Pattern string `json:"pattern,omitempty"`
+	// Storage and Volume are the run's sut.storage kind and volume,
+	// CPUPolicy its sut.resources.cpu_policy ("" in a plan.json written
+	// before they existed: disk, shared, none).
+	Storage   string `json:"storage"`
+	Volume    string `json:"volume"`
+	CPUPolicy string `json:"cpu_policy"`
 	// Provision is how the run's tenants get their data, "load" or
 	// "clone": workload.provision where the model can clone (the plan
 	// settles it).

@@ -67,6 +67,8 @@ type SUT struct {
 	// places tenants on them (external): each named, its admin connection
 	// string in an environment variable, never in the spec.
 	Servers []Server `yaml:"servers,omitempty"`
+	// Storage is where the servers' data directories live (storage.go).
+	Storage Storage `yaml:"storage"`
 }
 
 // Server is one of sut.servers: a name for the plan and the results, and
@@ -98,6 +100,9 @@ type Resources struct {
 	CPUs   float64  `yaml:"cpus"`
 	Memory ByteSize `yaml:"memory"`
 	Divide bool     `yaml:"divide"`
+	// CPUPolicy places the servers on cores (storage.go); a list value
+	// is a matrix dimension.
+	CPUPolicy Strings `yaml:"cpu_policy"`
 }
 
 // Tenancy says how tenants are placed and how many there are.

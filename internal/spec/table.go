@@ -72,6 +72,12 @@ func (p *Plan) WriteTable(w io.Writer) error {
 	if patterns {
 		head = append(head, "pattern")
 	}
+	// Storage and CPU placement: shown once any run asks for other than
+	// today's, so that a plan of disk, shared, none reads as before.
+	placed := s.SUT.Placed()
+	if placed {
+		head = append(head, "storage", "volume", "cpu_policy")
+	}
 	head = append(head, p.SettingKeys...)
 	head = append(head, p.InterferenceKeys...)
 	head = append(head, "rep")
@@ -89,6 +95,9 @@ func (p *Plan) WriteTable(w io.Writer) error {
 		}
 		if patterns {
 			row = append(row, r.Pattern)
+		}
+		if placed {
+			row = append(row, r.Storage, r.Volume, r.CPUPolicy)
 		}
 		for _, k := range p.SettingKeys {
 			row = append(row, r.Settings[k])

@@ -124,6 +124,7 @@ func Validate(s *Spec) []Problem {
 	v.order(s)
 	v.sut(&s.SUT)
 	v.resources(s)
+	v.placement(&s.SUT)
 	v.cost(s.Cost)
 	oneOf(v, "tenancy.model", s.Tenancy.Model, modelRule)
 	oneOf(v, "tenancy.tenants", s.Tenancy.Tenants, tenantsRule)
@@ -291,6 +292,9 @@ func (v *validator) size(s *Spec) {
 		{"clients", len(s.Workload.Clients)},
 		{"rate", len(s.Workload.rates())},
 		{"pattern", len(s.Workload.patterns())},
+		{"storage kind", len(s.SUT.Storage.Kind)},
+		{"storage volume", len(s.SUT.Storage.Volume)},
+		{"cpu_policy", len(s.SUT.Resources.CPUPolicy)},
 	}
 	for _, k := range sortedKeys(s.SUT.Settings) {
 		factors = append(factors, factor{k, len(s.SUT.Settings[k])})

@@ -114,6 +114,9 @@ func (p *Provider) Clone(ctx context.Context, src *provider.Instance, s provider
 	newProcess(inst, filepath.Join(srv.instDir, "data"), s)
 	srv.inst = inst
 	srv.note()
+	if err := p.prepareStorage(srv); err != nil {
+		return nil, 0, err
+	}
 	if err := p.makeSocketDir(srv); err != nil {
 		return nil, 0, err
 	}
@@ -136,7 +139,9 @@ func (p *Provider) Clone(ctx context.Context, src *provider.Instance, s provider
 // copyDataDir copies the data directory from into srv's, as the server
 // user, keeping modes and times.
 func (p *Provider) copyDataDir(ctx context.Context, from string, srv *server) error {
-	cmd := exec.CommandContext(ctx, "cp", "-a", "--", from, Of(srv.inst).DataDir)
+	// The contents ("from/."): the data directory may exist already, the
+	// mount point of its own file system (sut.storage).
+	cmd := exec.CommandContext(ctx, "cp", "-a", "--", from+"/.", Of(srv.inst).DataDir)
 	cmd.Dir = srv.instDir
 	cmd.Env = serverEnv()
 	// Killed with tenantbench, as initdb.
@@ -196,6 +201,8 @@ func (p *Provider) Restart(ctx context.Context, inst *provider.Instance) (*provi
 	again := &provider.Instance{Name: inst.Name, Engine: inst.Engine, Host: inst.Host, User: inst.User, Password: inst.Password,
 		LogFile: inst.LogFile, SocketDir: inst.SocketDir}
 	newProcess(again, Of(inst).DataDir, old.spec)
+	// The same data directory on the same file systems.
+	Of(again).mounts = append([]provider.Mount(nil), Of(inst).mounts...)
 	srv := &server{eng: old.eng, progs: bins, instDir: old.instDir, inst: again, spec: old.spec, workDir: old.workDir}
 	if old.ownSocketDir {
 		// Stop removed the socket directory it had made.

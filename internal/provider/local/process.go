@@ -38,6 +38,9 @@ type Process struct {
 	// the server runs. pooler is the running one's record, nil for none.
 	startPooler func(ctx context.Context, c pooler.Config, secrets []string) (*provider.Pool, error)
 	pooler      *provider.PoolerRecord
+	// mounts are the file systems made for the data directory
+	// (storage.go), in the order made.
+	mounts []provider.Mount
 }
 
 var (
@@ -50,6 +53,7 @@ var (
 	_ provider.Restarter       = (*Process)(nil)
 	_ provider.Pooler          = (*Process)(nil)
 	_ provider.Cloner          = (*Provider)(nil)
+	_ provider.Remover         = (*Provider)(nil)
 )
 
 // Of is the Process of an instance this provider started, nil for any
@@ -145,6 +149,7 @@ func (p *Process) Record(r *provider.Record) {
 		pr := *p.pooler
 		r.Pooler = &pr
 	}
+	r.Mounts = append([]provider.Mount(nil), p.mounts...)
 }
 
 // newProcess gives inst its Process, on dataDir, with the limits s asks

@@ -81,6 +81,9 @@ func StopRecord(ctx context.Context, rec provider.Record) error {
 	if err := group.Remove(killWait); err != nil {
 		return fmt.Errorf("stop instance %s: %w", rec.Name, err)
 	}
+	if err := unmountAll(rec.Mounts, workDir); err != nil {
+		return fmt.Errorf("instance %s: %w", rec.Name, err)
+	}
 	removeSocket(eng, rec.SocketDir, rec.Port)
 	if rec.SocketDir != "" && !strings.HasPrefix(rec.SocketDir, instDir+"/") &&
 		strings.HasPrefix(filepath.Base(rec.SocketDir), socketDirPrefix) {

@@ -90,6 +90,9 @@ func (p *Provider) Start(ctx context.Context, s provider.InstanceSpec) (inst *pr
 	newProcess(inst, filepath.Join(srv.instDir, "data"), s)
 	srv.inst = inst
 	srv.note()
+	if err := p.prepareStorage(srv); err != nil {
+		return nil, err
+	}
 	if inst.Password, err = password(); err != nil {
 		return nil, err
 	}
@@ -221,13 +224,16 @@ func serverEnv() []string {
 // model is accounted the same way.
 func (p *Provider) makeCgroup(srv *server, workDir string, s provider.InstanceSpec) error {
 	if p.cgroups.Mode == cgroup.None {
+		if len(s.Cores) > 0 {
+			return fmt.Errorf("cores %v asked, but no cgroups are writable here: %s", s.Cores, p.cgroups.Reason)
+		}
 		return nil
 	}
 	path, err := cgroup.GroupPath(p.runName(workDir), s.Name)
 	if err != nil {
 		return err
 	}
-	g, err := p.cgroups.Create(path, cgroup.Limits{CPUs: s.CPUs, MemoryBytes: s.MemoryBytes})
+	g, err := p.cgroups.Create(path, cgroup.Limits{CPUs: s.CPUs, MemoryBytes: s.MemoryBytes, Cores: s.Cores})
 	if err != nil {
 		return err
 	}
@@ -342,6 +348,9 @@ func (srv *server) abort() {
 	}
 	if srv.ownSocketDir && srv.inst != nil {
 		_ = os.RemoveAll(srv.inst.SocketDir)
+	}
+	if srv.inst != nil {
+		_ = srv.releaseStorage()
 	}
 	_ = os.RemoveAll(srv.instDir)
 	srv.forget()

@@ -55,6 +55,35 @@ func (p *Provider) Stop(ctx context.Context, inst *provider.Instance) error {
 		return fmt.Errorf("stop instance %s: %w", inst.Name, err)
 	}
 	srv.stopped = true
+	Of(inst).mu.RLock()
+	mounted := len(Of(inst).mounts) > 0
+	Of(inst).mu.RUnlock()
+	if !mounted {
+		srv.forget()
+	}
+	// else the ledger keeps the server's mounts until Remove.
+	return nil
+}
+
+// Remove unmounts the file systems made for a stopped server's data
+// (sut.storage) and removes their images, so that its directory can go;
+// the server is then forgotten by the ledger. Nothing to do for a server
+// on the work directory's file system.
+func (p *Provider) Remove(ctx context.Context, inst *provider.Instance) error {
+	p.mu.Lock()
+	srv := p.servers[inst]
+	p.mu.Unlock()
+	if srv == nil {
+		return fmt.Errorf("instance %s was not started by this provider", inst.Name)
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if !srv.stopped {
+		return fmt.Errorf("instance %s: stop it before removing its storage", inst.Name)
+	}
+	if err := srv.releaseStorage(); err != nil {
+		return fmt.Errorf("instance %s: %w", inst.Name, err)
+	}
 	srv.forget()
 	return nil
 }

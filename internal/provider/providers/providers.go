@@ -20,6 +20,8 @@ func Builtin() provider.Registry {
 		Clones:     true,
 		Pools:      true,
 		Networks:   true,
+		Storage:    local.Storage,
+		Cores:      local.Cores,
 	})
 	r.Add(external.Factory())
 	return r
