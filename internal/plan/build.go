@@ -59,6 +59,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 				more = append(more, checkInterference(p)...)
 				more = append(more, checkClassConnections(p)...)
 				more = append(more, checkPoolSize(p)...)
+				more = append(more, checkSessionState(p, regs)...)
 			}
 		}
 	}

@@ -15,9 +15,11 @@ import (
 	"github.com/tenantbench/tenantbench/internal/provider/local"
 )
 
-// TestWorkloadThroughPooler runs tpcb (named statements of its own) and
-// sales through a real pgbouncer in transaction and session mode, in the
-// database and schema models: every tenant commits, its sessions came
+// TestWorkloadThroughPooler runs tpcb (named statements of its own),
+// sales, tpcc in each interaction and tpch through a real pgbouncer in
+// transaction and session mode, in the database and schema models: every
+// tenant commits with no failure, the check step (tpcc's consistency
+// conditions) passes after, its sessions came
 // through the pooler (its log names each tenant's logins), in
 // transaction mode on a pgbouncer before 1.21 with unnamed statements,
 // and after teardown no pooler process, cgroup or directory is left.
@@ -34,16 +36,26 @@ func TestWorkloadThroughPooler(t *testing.T) {
 		{"database", "session", "tpcb", "1"},
 		{"schema", "session", "tpcb", "1"},
 		{"schema", "transaction", "sales", "0.001"},
+		{"database", "transaction", "tpcc interaction: batched", "1"},
+		{"database", "transaction", "tpcc interaction: statements", "1"},
+		{"schema", "transaction", "tpcc interaction: procedures", "1"},
+		{"database", "transaction", "tpch", "0.01"},
 	} {
 		// Transaction mode shares one server connection among the three
 		// clients; session mode needs one per client.
 		poolSize := map[string]int{"transaction": 1, "session": 3}
-		t.Run(c.model+"-"+c.mode+"-"+c.workload, func(t *testing.T) {
+		// "tpcc interaction: batched" is tpcc with that option.
+		name, opt, _ := strings.Cut(c.workload, " ")
+		options := ""
+		if opt != "" {
+			options = ", options: {" + opt + "}"
+		}
+		t.Run(c.model+"-"+c.mode+"-"+strings.ReplaceAll(c.workload, ": ", "-"), func(t *testing.T) {
 			ex := newExecution(t, fmt.Sprintf(`name: t
 sut: {pooler: {kind: pgbouncer, mode: %s, pool_size: %d}}
 tenancy: {model: %s, tenants: 2}
-workload: {name: %s, scale: %s, clients: 3, duration: 2s}
-`, c.mode, poolSize[c.mode], c.model, c.workload, c.scale))
+workload: {name: %s, scale: %s, clients: 3, duration: 2s%s}
+`, c.mode, poolSize[c.mode], c.model, name, c.scale, options))
 			ex.steps(t, "provision", "setup", "ingest", "post-ingest", "workload", "check")
 			obs := ex.observations(time.Now(), nil)
 			for _, tw := range obs.Workload.Tenants {
