@@ -45,6 +45,11 @@ type Window struct {
 	// largest TenantAnon sampled in the window (with the rounds that
 	// bracket it); absent when no PSS round fell there.
 	TenantAnonMB map[string]float64
+	// TenantPoolWaitMs is each tenant's mean wait for a server connection
+	// of the pooler in front of its server, per transaction (ms); absent
+	// without a pooler or for a tenant that shares its database (the
+	// pooler's totals are per database).
+	TenantPoolWaitMs map[string]float64
 	// SelfCPU is tenantbench's own CPU seconds: the driver's cost, apart.
 	SelfCPU float64
 	// HostBusyPct is the machine's mean busy CPU percentage.
@@ -57,7 +62,7 @@ type Window struct {
 // the window, the peak was reached in it and is that counter; else it is
 // the largest current usage sampled in the window (a lower bound).
 func (s *Samples) Window(from, to time.Time) Window {
-	w := Window{TenantCPU: map[string]float64{}, TenantAnonMB: map[string]float64{}}
+	w := Window{TenantCPU: map[string]float64{}, TenantAnonMB: map[string]float64{}, TenantPoolWaitMs: map[string]float64{}}
 	w.Total.BackgroundAnonMB, w.Total.SharedMB, w.Total.IOOps = -1, -1, -1
 	if s == nil { // no monitor: no figures
 		return w
@@ -70,6 +75,7 @@ func (s *Samples) Window(from, to time.Time) Window {
 	for _, is := range s.Instances {
 		u := is.usage(f, t, w.TenantCPU)
 		is.tenantAnon(f, t, w.TenantAnonMB)
+		is.poolWait(f, t, w.TenantPoolWaitMs)
 		w.Instances = append(w.Instances, u)
 		w.Total.CPUUser += u.CPUUser
 		w.Total.CPUSys += u.CPUSys

@@ -234,6 +234,13 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine) 
 			if s.Tenancy.Classes != nil {
 				each[i] = conns[t]
 			}
+			if p := s.SUT.Pooler; p != nil {
+				// The pooler keeps a tenant's server connections open
+				// after its clients are gone (until pgbouncer's
+				// server_idle_timeout), while the check and the audit
+				// connect direct.
+				each[i] += p.PoolSize
+			}
 		}
 		in.MaxConnections = serverConnections(eng, s.Tenancy.Guards, each, s.Tenancy.Isolation == spec.IsolationAudit)
 		if ss := servers(s, regs); k < len(ss) {

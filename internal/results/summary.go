@@ -165,6 +165,11 @@ type TenantTotals struct {
 	// IOPS is the tenant's block IO operations per second: its server's,
 	// where the server holds it alone and counts them (tenantIOPS).
 	IOPS *float64 `json:"iops,omitempty"`
+	// PoolWaitMs is the tenant's mean wait for a server connection of the
+	// pooler in front of its server, per transaction, over the measured
+	// workload (the pooler's own totals); absent without a pooler, and
+	// for a tenant sharing its database (the pooler counts per database).
+	PoolWaitMs *float64 `json:"pool_wait_ms,omitempty"`
 	// Open is an open load's arrivals and service time; absent when closed.
 	Open *OpenTotals `json:"open,omitempty"`
 	// TS and PowerAtSize are the tenant's T_s and Power@Size over its

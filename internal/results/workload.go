@@ -51,8 +51,9 @@ func newOrders(t TenantWorkload) (int64, bool) {
 // attribution, nil when unmonitored), on the "all" row. class is the
 // tenant's class on every row, sla_met whether it met its SLA on the "all"
 // row, both from totals (the summary's; empty without classes or SLA), and
-// mem_private_mb, its sessions' private memory, and iops, its server's
-// where it holds the tenant alone, on the "all" row.
+// mem_private_mb, its sessions' private memory, iops, its server's
+// where it holds the tenant alone, and pool_wait_ms, its mean wait for a
+// pooler's server connection, on the "all" row.
 func (d *Dir) WriteTenants(id string, res *Workload, tenantCPU map[string]float64, totals []TenantTotals) error {
 	secs := res.Duration.Seconds()
 	byName := make(map[string]*TenantTotals, len(totals))
@@ -61,7 +62,7 @@ func (d *Dir) WriteTenants(id string, res *Workload, tenantCPU map[string]float6
 	}
 	var rows [][]string
 	for _, t := range res.Tenants {
-		var class, met, mem, iops string
+		var class, met, mem, iops, wait string
 		if tt, ok := byName[t.Name]; ok {
 			class = tt.Class
 			if tt.MemPrivateMB != nil {
@@ -69,6 +70,9 @@ func (d *Dir) WriteTenants(id string, res *Workload, tenantCPU map[string]float6
 			}
 			if tt.IOPS != nil {
 				iops = ftoa(*tt.IOPS)
+			}
+			if tt.PoolWaitMs != nil {
+				wait = ftoa(*tt.PoolWaitMs)
 			}
 			if tt.SLAMet != nil {
 				met = strconv.FormatBool(*tt.SLAMet)
@@ -98,18 +102,18 @@ func (d *Dir) WriteTenants(id string, res *Workload, tenantCPU map[string]float6
 			if c, ok := tenantCPU[t.Name]; ok && x.Txn == "all" {
 				cpu = ftoa(c)
 			}
-			slaCell, memCell, iopsCell := "", "", ""
+			slaCell, memCell, iopsCell, waitCell := "", "", "", ""
 			if x.Txn == "all" {
-				slaCell, memCell, iopsCell = met, mem, iops
+				slaCell, memCell, iopsCell, waitCell = met, mem, iops, wait
 			}
-			rows = append(rows, append(append(row, open...), tpm, nopm, cpu, class, slaCell, memCell, iopsCell))
+			rows = append(rows, append(append(row, open...), tpm, nopm, cpu, class, slaCell, memCell, iopsCell, waitCell))
 		}
 	}
 	return d.writeCSV(filepath.Join("runs", id, "tenants.csv"),
 		[]string{"run_id", "tenant", "txn", "committed", "failed", "failed_by_class", "rollbacks", "retries", "throughput_tps",
 			"latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms",
 			"target_rate", "arrivals", "queued", "dropped", "achieved_rate", "service_mean_ms", "service_p99_ms",
-			"tpm", "nopm", "cpu_s", "class", "sla_met", "mem_private_mb", "iops"}, rows)
+			"tpm", "nopm", "cpu_s", "class", "sla_met", "mem_private_mb", "iops", "pool_wait_ms"}, rows)
 }
 
 // WriteSeries writes runs/<id>/timeseries.csv: a row per second, tenant

@@ -1,15 +1,19 @@
 package run
 
 import (
+	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tenantbench/tenantbench/internal/cgroup"
+	"github.com/tenantbench/tenantbench/internal/monitor"
 	"github.com/tenantbench/tenantbench/internal/pooler"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
@@ -56,8 +60,28 @@ sut: {pooler: {kind: pgbouncer, mode: %s, pool_size: %d}}
 tenancy: {model: %s, tenants: 2}
 workload: {name: %s, scale: %s, clients: 3, duration: 2s%s}
 `, c.mode, poolSize[c.mode], c.model, name, c.scale, options))
-			ex.steps(t, "provision", "setup", "ingest", "post-ingest", "workload", "check")
+			ex.steps(t, "provision")
+			ex.opts.Monitor = true // the pooler's pools sampled (pooler.csv)
+			if err := ex.startMonitor(context.Background()); err != nil || ex.mon == nil {
+				t.Fatalf("monitor: %v", err)
+			}
+			ex.steps(t, "setup", "ingest", "post-ingest", "workload", "check")
+			samples, err := ex.mon.Stop()
+			if err != nil {
+				t.Errorf("monitor: %v", err)
+			}
+			ex.samples = samples
+			checkPoolerCSV(t, ex, samples, c.model == "database")
 			obs := ex.observations(time.Now(), nil)
+			for _, p := range ex.placements {
+				w, ok := obs.Monitor.TenantPoolWaitMs[p.Tenant]
+				if want := c.model == "database"; ok != want || w < 0 {
+					t.Errorf("%s: mean pool wait %v ms (%v), want one: %v", p.Tenant, w, ok, want)
+				}
+				if ok {
+					t.Logf("%s: mean wait for a server connection %.3f ms per transaction", p.Tenant, w)
+				}
+			}
 			for _, tw := range obs.Workload.Tenants {
 				if tw.All.Committed == 0 || tw.All.FailedTotal() != 0 || tw.ConnLost != "" {
 					t.Errorf("%s: %d committed, failed %v, connection lost %q", tw.Name, tw.All.Committed, tw.All.Failed, tw.ConnLost)
@@ -124,5 +148,46 @@ workload: {name: %s, scale: %s, clients: 3, duration: 2s%s}
 				}
 			}
 		})
+	}
+}
+
+// checkPoolerCSV: the monitor sampled every tenant's pool of the pooler
+// at its rounds; pooler.csv has their rows, and a tenant alone in its
+// database has its transactions counted there.
+func checkPoolerCSV(t *testing.T, ex *execution, samples *monitor.Samples, alone bool) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := samples.WriteFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, "pooler.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) < 2 {
+		t.Fatalf("pooler.csv: %d rows, %v", len(rows), err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	xacts := map[string]int64{}
+	for _, r := range rows[1:] {
+		if r[col["tenant"]] == "" {
+			continue
+		}
+		n, _ := strconv.ParseInt(r[col["db_xacts"]], 10, 64)
+		xacts[r[col["tenant"]]] = max(xacts[r[col["tenant"]]], n)
+		if r[col["db_alone"]] != strconv.FormatBool(alone) {
+			t.Errorf("pooler.csv row %v: db_alone, want %v", r, alone)
+		}
+	}
+	for _, p := range ex.placements {
+		n, ok := xacts[p.Tenant]
+		if !ok || n <= 0 {
+			t.Errorf("pooler.csv: tenant %s: %d transactions (sampled %v):\n%v", p.Tenant, n, ok, rows)
+		}
 	}
 }

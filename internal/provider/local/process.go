@@ -38,6 +38,9 @@ type Process struct {
 	// the server runs. pooler is the running one's record, nil for none.
 	startPooler func(ctx context.Context, c pooler.Config, secrets []string) (*provider.Pool, error)
 	pooler      *provider.PoolerRecord
+	// poolerStats reads the running pooler's pools (server.poolerStats);
+	// nil until the server runs.
+	poolerStats func(ctx context.Context) ([]pooler.PoolStat, error)
 }
 
 var (
