@@ -109,8 +109,14 @@ type Pooler struct {
 	// NamedStatements false: the pooler could not keep a client's named
 	// prepared statements in its mode, so the workload's statements ran
 	// unnamed (described once, then sent with each execution).
-	NamedStatements bool   `json:"named_statements"`
-	Cgroup          string `json:"cgroup,omitempty"`
+	NamedStatements bool `json:"named_statements"`
+	// SessionKept false: the pooler keeps no session for a client (it
+	// hands each transaction to a free server connection), so the
+	// workloads carried per transaction what a session would hold (tpcc's
+	// isolation level in its BEGIN) and the plan refused options that
+	// need one.
+	SessionKept bool   `json:"session_kept"`
+	Cgroup      string `json:"cgroup,omitempty"`
 	// CPUS is the CPU seconds the pooler used over the workload phase,
 	// MemPeakBytes the most memory it held, both from its cgroup; nil
 	// without one.

@@ -111,6 +111,9 @@ workload: {name: %s, scale: %s, clients: 3, duration: 2s%s}
 				if pool.NamedStatements != wantNamed || ri.Pooler.NamedStatements != wantNamed {
 					t.Errorf("%s %s: named statements %v, want %v", pool.Version, c.mode, pool.NamedStatements, wantNamed)
 				}
+				if ri.Pooler.SessionKept != (c.mode == "session") {
+					t.Errorf("%s mode: session kept %v", c.mode, ri.Pooler.SessionKept)
+				}
 				dir := filepath.Join(filepath.Dir(local.Of(inst).DataDir), "pooler")
 				log, err := os.ReadFile(filepath.Join(dir, "pgbouncer.log"))
 				if err != nil {
