@@ -11,8 +11,8 @@ import (
 )
 
 // WriteFiles writes the samples into dir (made if missing):
-// resources.csv, tenant_cpu.csv, host.csv, waits.csv, dbms.json and
-// monitor.json, each atomically. docs/monitor.md describes every column.
+// resources.csv, tenant_cpu.csv, host.csv, waits.csv, dbms.json,
+// monitor.json and, with a pooler, pooler.csv, each atomically. docs/monitor.md describes every column.
 // Nil samples (no monitor) write nothing.
 func (s *Samples) WriteFiles(dir string) error {
 	if s == nil {
@@ -31,6 +31,15 @@ func (s *Samples) WriteFiles(dir string) error {
 		{"waits.csv", s.waitsCSV},
 		{"dbms.json", s.dbmsJSON},
 		{"monitor.json", s.metaJSON},
+	}
+	for _, is := range s.Instances {
+		if len(is.Pools) > 0 { // a run with a pooler
+			files = append(files, struct {
+				name string
+				data func() ([]byte, error)
+			}{"pooler.csv", s.poolerCSV})
+			break
+		}
 	}
 	for _, f := range files {
 		b, err := f.data()
@@ -176,6 +185,24 @@ func (s *Samples) waitsCSV() ([]byte, error) {
 				rows = append(rows, []string{seg.From, seg.To, is.Name, c.Tenant, c.State, c.Event,
 					strconv.FormatInt(c.Samples, 10), sessions})
 			}
+		}
+	}
+	return toCSV(header, rows)
+}
+
+// poolerCSV is a row per round and pool of the poolers: the pool's
+// clients and server connections, the oldest client's wait, and its
+// database's cumulative totals since the pooler started.
+func (s *Samples) poolerCSV() ([]byte, error) {
+	header := []string{"instance", "t_s", "tenant", "database", "user", "cl_active", "cl_waiting", "sv_active", "sv_idle",
+		"maxwait_s", "db_xacts", "db_queries", "db_wait_s", "db_alone"}
+	var rows [][]string
+	for _, is := range s.Instances {
+		for _, p := range is.Pools {
+			rows = append(rows, []string{is.Name, secs(p.T.Seconds()), p.Tenant, p.Database, p.User,
+				count(p.ClActive), count(p.ClWaiting), count(p.SvActive), count(p.SvIdle),
+				strconv.FormatFloat(p.MaxWait.Seconds(), 'f', 6, 64), count(p.DBXacts), count(p.DBQueries),
+				strconv.FormatFloat(p.DBWait.Seconds(), 'f', 6, 64), strconv.FormatBool(p.DBAlone)})
 		}
 	}
 	return toCSV(header, rows)

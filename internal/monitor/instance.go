@@ -65,6 +65,7 @@ type sampler struct {
 
 	shmem  int64 // InstanceSeries.SharedExceptBuffers
 	series []ResourceSample
+	pools  []PoolSample // InstanceSeries.Pools
 	waits  waitHist
 	stats  statsState
 	errs   errorLog
@@ -232,6 +233,7 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 	if rs, ok := provider.As[provider.ResourceSampler](s.inst); ok {
 		s.root = rs.ProcessRoot()
 	}
+	s.samplePools(ctx, t)
 	var err error
 	if s.cg != nil {
 		s.pids, err = s.r.pidsOf(s.cg.procs, s.pids[:0])

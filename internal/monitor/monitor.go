@@ -309,7 +309,8 @@ func (m *Monitor) samples() *Samples {
 	out.Errors = append(out.Errors, m.host.errs.list("host: ")...)
 	for i, s := range m.samplers {
 		is := &InstanceSeries{Name: s.inst.Name, Pid: s.root, Cgroup: s.cgPath, CgroupMode: s.cgMode,
-			Tenants: s.tenants.names, SharedExceptBuffers: s.shmem, Samples: s.series, DBMS: s.stats.deltas()}
+			Tenants: s.tenants.names, SharedExceptBuffers: s.shmem, Samples: s.series, DBMS: s.stats.deltas(),
+			Pools: s.pools}
 		is.CPUSource, is.MemorySource, is.IOSource = s.sources()
 		if m.cfg.WaitInterval > 0 {
 			wm := m.waitMarks[i]

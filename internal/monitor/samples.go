@@ -46,8 +46,11 @@ type InstanceSeries struct {
 	// -1 when it could not be read (servers before 13 lack the view).
 	SharedExceptBuffers int64
 	Samples             []ResourceSample
-	Waits               []WaitSegment
-	DBMS                []StatsDelta
+	// Pools are the pools of the pooler in front of the instance, each
+	// round (none without a pooler).
+	Pools []PoolSample
+	Waits []WaitSegment
+	DBMS  []StatsDelta
 }
 
 // ResourceSample is one round of one instance. A figure that is not

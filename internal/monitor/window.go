@@ -49,6 +49,11 @@ type Window struct {
 	// window, as the DBMS counts them for its database or schema
 	// (ResourceSample.TenantBlksRead); absent where not counted.
 	TenantBlksRead, TenantBlksHit map[string]float64
+	// TenantPoolWaitMs is each tenant's mean wait for a server connection
+	// of the pooler in front of its server, per transaction (ms); absent
+	// without a pooler or for a tenant that shares its database (the
+	// pooler's totals are per database).
+	TenantPoolWaitMs map[string]float64
 	// SelfCPU is tenantbench's own CPU seconds: the driver's cost, apart.
 	SelfCPU float64
 	// HostBusyPct is the machine's mean busy CPU percentage.
@@ -62,7 +67,7 @@ type Window struct {
 // the largest current usage sampled in the window (a lower bound).
 func (s *Samples) Window(from, to time.Time) Window {
 	w := Window{TenantCPU: map[string]float64{}, TenantAnonMB: map[string]float64{},
-		TenantBlksRead: map[string]float64{}, TenantBlksHit: map[string]float64{}}
+		TenantBlksRead: map[string]float64{}, TenantBlksHit: map[string]float64{}, TenantPoolWaitMs: map[string]float64{}}
 	w.Total.BackgroundAnonMB, w.Total.SharedMB, w.Total.IOOps = -1, -1, -1
 	if s == nil { // no monitor: no figures
 		return w
@@ -76,6 +81,7 @@ func (s *Samples) Window(from, to time.Time) Window {
 		u := is.usage(f, t, w.TenantCPU)
 		is.tenantAnon(f, t, w.TenantAnonMB)
 		is.tenantBlocks(f, t, w.TenantBlksRead, w.TenantBlksHit)
+		is.poolWait(f, t, w.TenantPoolWaitMs)
 		w.Instances = append(w.Instances, u)
 		w.Total.CPUUser += u.CPUUser
 		w.Total.CPUSys += u.CPUSys

@@ -60,6 +60,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 				more = append(more, checkClassConnections(p)...)
 				more = append(more, checkPoolSize(p)...)
 				more = append(more, checkVolumes(p, p.dataBytes, m)...)
+				more = append(more, checkSessionState(p, regs)...)
 			}
 		}
 	}
@@ -247,6 +248,13 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine, 
 			each[i] = sr.Clients
 			if s.Tenancy.Classes != nil {
 				each[i] = conns[t]
+			}
+			if p := s.SUT.Pooler; p != nil {
+				// The pooler keeps a tenant's server connections open
+				// after its clients are gone (until pgbouncer's
+				// server_idle_timeout), while the check and the audit
+				// connect direct.
+				each[i] += p.PoolSize
 			}
 		}
 		in.MaxConnections = serverConnections(eng, s.Tenancy.Guards, each, s.Tenancy.Isolation == spec.IsolationAudit)

@@ -199,7 +199,9 @@ type Instance struct {
 	Server string `json:"server,omitempty"`
 	// MaxConnections is the least max_connections the server needs: the
 	// clients of its tenants (under the guard connection_limit, each
-	// tenant's limit) plus the connections the engine reserves.
+	// tenant's limit; with sut.pooler, each tenant's pool too, which the
+	// pooler holds open while the check connects direct) plus the
+	// connections the engine reserves.
 	MaxConnections int `json:"max_connections"`
 	// Cores are the CPUs the server runs on, by the run's cpu_policy;
 	// none for cpu_policy none (wherever the scheduler puts it).

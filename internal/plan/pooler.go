@@ -130,3 +130,57 @@ func checkPoolSize(p *Plan) []spec.Problem {
 		"must be at least %d, the most connections a tenant opens: in %s mode each client holds a server connection for its whole session, and the others would wait for ever; or use mode transaction",
 		most, c.Mode)}}
 }
+
+// checkSessionState refuses, behind a pooler whose mode keeps no session
+// for a client (pgbouncer's transaction mode), a workload option that
+// keeps state in the session (workload.SessionBound): the state would
+// stay on one server connection while the client's transactions move
+// between them. Each tenant's workload is asked as it builds it, case
+// and class options merged; one problem per option path.
+func checkSessionState(p *Plan, regs Registries) []spec.Problem {
+	c := p.Pooler
+	if c == nil || p.Spec == nil {
+		return nil
+	}
+	k, ok := pooler.Lookup(c.Kind)
+	if !ok || k.Holds(c.Mode) {
+		return nil
+	}
+	classes := map[string]int{}
+	for i, cl := range p.Spec.Tenancy.Classes {
+		classes[cl.Name] = i
+	}
+	var out []spec.Problem
+	seen := map[string]bool{}
+	for ri := range p.Runs {
+		r := &p.Runs[ri]
+		for i, tw := range p.TenantWorkloads(r) {
+			w, err := regs.Workloads.Build(tw.Spec, tw.Scale)
+			if err != nil {
+				continue // the workload's own check names it
+			}
+			sb, ok := w.(workload.SessionBound)
+			if !ok {
+				continue
+			}
+			option, value, why := sb.SessionState()
+			if option == "" {
+				continue
+			}
+			path := "workload.options"
+			if i < len(r.TenantList) {
+				if ci, ok := classes[r.TenantList[i].Class]; ok && r.TenantList[i].Class != "" {
+					path = spec.Join(spec.Index("tenancy.classes", ci), "options")
+				}
+			}
+			path = spec.Join(path, option)
+			if seen[path+"="+value] {
+				continue
+			}
+			seen[path+"="+value] = true
+			out = append(out, spec.Problem{Path: path, Value: value, Allowed: fmt.Sprintf(
+				"%s in %s mode: %s", c.Kind, c.Mode, why)})
+		}
+	}
+	return out
+}

@@ -13,7 +13,7 @@ import (
 // suggestion, pool_size at least 1, an engine that cannot run behind it
 // is refused, each problem on its line; a valid one is in plan.json.
 func TestPoolerProblems(t *testing.T) {
-	version := pgbouncerVersion(t) // a valid pooler needs the program
+	pgbouncerVersion(t) // a valid pooler needs the program
 	for _, c := range []struct{ src, want string }{
 		{"sut: {pooler: {kind: pgbouncr}}\n", "sut.pooler.kind (line 3) pgbouncr: must be one of pgbouncer; did you mean pgbouncer?"},
 		{"sut: {pooler: {kind: pgbouncer, mode: transacton}}\n", "sut.pooler.mode (line 3) transacton: must be one of session, transaction; did you mean transaction?"},
@@ -21,11 +21,11 @@ func TestPoolerProblems(t *testing.T) {
 		{"sut: {engine: mariadb, pooler: {kind: pgbouncer}}\n", "engine mariadb cannot run behind a connection pooler"},
 		{"sut: {pooler: {kind: pgbouncer, size: 3}}\n", "sut.pooler.size (line 3) : unknown key"},
 		{"sut: {pooler: {kind: pgbouncer, mode: session, pool_size: 2}}\nworkload: {name: tpcb, clients: [1, 3]}\n", "sut.pooler.pool_size (line 2) 2: must be at least 3, the most connections a tenant opens: in session mode"},
-		{"sut: {pooler: {kind: pgbouncer, mode: transaction}}\nworkload: {name: tpcc}\n", "workload.name (line 3) tpcc: prepares named statements that pgbouncer 1."},
+		{"sut: {pooler: {kind: pgbouncer, mode: transaction}}\nworkload:\n  name: tpcc\n  options: {interaction: procedures, isolation: serializable}\n",
+			"workload.options.isolation (line 5) serializable: pgbouncer in transaction mode: in interaction procedures each call runs in the session's isolation level"},
+		{"sut: {pooler: {kind: pgbouncer, mode: transaction}}\nworkload:\n  name: tpch\n  options:\n    query_timeout: 30s\n",
+			"workload.options.query_timeout (line 6) 30s: pgbouncer in transaction mode: the timeout is the session's statement_timeout"},
 	} {
-		if strings.Contains(c.want, "prepares named") && (pooler.PgBouncer{}).NamedStatements(version, "transaction") {
-			continue // a pgbouncer >= 1.21 keeps them: nothing to refuse
-		}
 		src := minimal + c.src
 		if strings.Contains(c.src, "workload:") {
 			src = "name: t\n" + c.src
@@ -39,6 +39,19 @@ func TestPoolerProblems(t *testing.T) {
 			t.Errorf("%q: no %q in:\n%s", c.src, c.want, text)
 		}
 	}
+	// Every workload runs through a transaction-mode pgbouncer of any
+	// version (unnamed statements where it cannot keep named ones),
+	// tpcc in each interaction, and session state is refused in
+	// transaction mode only.
+	for _, w := range []string{
+		"{name: tpcb}", "{name: sales}", "{name: tpch}",
+		"{name: tpcc, options: {interaction: batched, isolation: serializable}}",
+		"{name: tpcc, options: {interaction: statements, isolation: repeatable_read}}",
+		"{name: tpcc, options: {interaction: procedures}}",
+	} {
+		mustBuild(t, "name: t\nworkload: "+w+"\nsut: {pooler: {kind: pgbouncer, mode: transaction, pool_size: 3}}\n")
+	}
+	mustBuild(t, "name: t\nworkload: {name: tpch, options: {query_timeout: 30s}}\nsut: {pooler: {kind: pgbouncer, mode: session, pool_size: 3}}\n")
 	p := mustBuild(t, minimal+"sut: {pooler: {kind: pgbouncer, mode: transaction, pool_size: 3}}\n")
 	b, err := json.Marshal(p)
 	if err != nil {

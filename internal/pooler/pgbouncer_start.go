@@ -31,6 +31,13 @@ func (k PgBouncer) Start(ctx context.Context, o Options) (*Process, error) {
 		}
 		fmt.Fprintf(&auth, "%q %q\n", role, secret)
 	}
+	// The monitor's user of the admin console (Process.Stats): a
+	// password of its own, drawn now, which pgbouncer checks with SCRAM.
+	statsPassword, err := newStatsPassword()
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(&auth, "%q %q\n", statsUser, statsPassword)
 	authFile, err := writeFile(o, "userlist.txt", auth.String())
 	if err != nil {
 		return nil, err
@@ -72,7 +79,8 @@ func (k PgBouncer) Start(ctx context.Context, o Options) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", o.Bin, err)
 	}
-	p := &Process{Pid: cmd.Process.Pid, LogFile: logFile, exited: make(chan struct{})}
+	p := &Process{Pid: cmd.Process.Pid, LogFile: logFile, exited: make(chan struct{}),
+		stats: &statsConn{port: o.Port, password: statsPassword}}
 	go func() {
 		_ = cmd.Wait()
 		close(p.exited)
@@ -96,6 +104,7 @@ func (PgBouncer) config(o Options, authFile string) string {
 	line("unix_socket_dir", o.SocketDir) // "" is none
 	line("auth_type", "scram-sha-256")
 	line("auth_file", authFile)
+	line("stats_users", statsUser)
 	line("pool_mode", o.Mode)
 	line("default_pool_size", o.PoolSize)
 	line("max_client_conn", max(o.MaxClients, 1))

@@ -57,6 +57,7 @@ type Process struct {
 	Pid     int
 	LogFile string
 	exited  chan struct{}
+	stats   *statsConn // the admin console (Stats)
 }
 
 // Exited is closed when the pooler's process has ended.
@@ -69,6 +70,7 @@ var ErrPortBusy = errors.New("the pooler's port is taken")
 // Stop ends the pooler: SIGTERM (pgbouncer's immediate shutdown: it
 // closes its clients' and servers' connections), SIGKILL after wait.
 func (p *Process) Stop(wait time.Duration) error {
+	p.closeStats()
 	_ = syscall.Kill(p.Pid, syscall.SIGTERM)
 	select {
 	case <-p.exited:

@@ -143,6 +143,10 @@ type Pooler interface {
 	// PoolerCgroup is the pooler's cgroup and its mode, "" and "none"
 	// when it has none or runs none.
 	PoolerCgroup() (path, mode string)
+	// PoolerStats are the pooler's pools now, read from the pooler
+	// itself (pgbouncer's admin console); nil and no error when no
+	// pooler runs.
+	PoolerStats(ctx context.Context) ([]pooler.PoolStat, error)
 }
 
 // Pool is a running pooler as its clients see it.

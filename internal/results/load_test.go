@@ -40,12 +40,13 @@ func TestOpenLoadFiles(t *testing.T) {
 		return strings.Split(strings.TrimSpace(string(b)), "\n")
 	}
 	ten := read("tenants.csv")
-	if !strings.HasSuffix(ten[0], ",target_rate,arrivals,queued,dropped,achieved_rate,service_mean_ms,service_p99_ms,tpm,nopm,cpu_s,class,sla_met,mem_private_mb,iops,blks_read_ps,blks_hit_ps,io_read_bytes_ps,io_write_bytes_ps") {
+	if !strings.HasSuffix(ten[0], ",target_rate,arrivals,queued,dropped,achieved_rate,service_mean_ms,service_p99_ms,tpm,nopm,cpu_s,class,sla_met,mem_private_mb,iops,blks_read_ps,blks_hit_ps,io_read_bytes_ps,io_write_bytes_ps,pool_wait_ms") {
 		t.Errorf("tenants.csv header %s", ten[0])
 	}
 	// 100 committed in 10 s: 600 per minute; no New-Order, not
-	// monitored, no class, no SLA, no private memory, no IOPS, no IO
-	if !strings.HasSuffix(ten[1], ",,,,,,,,600,,,,,,,,,,") || !strings.HasSuffix(ten[2], ",10,104,7,4,10,0.5,0.5,600,,,,,,,,,,") {
+	// monitored, no class, no SLA, no private memory, no IOPS, no IO, no
+	// pooler
+	if !strings.HasSuffix(ten[1], ",,,,,,,,600,,,,,,,,,,,") || !strings.HasSuffix(ten[2], ",10,104,7,4,10,0.5,0.5,600,,,,,,,,,,,") {
 		t.Errorf("tenants.csv rows:\n%s\n%s", ten[1], ten[2])
 	}
 	ser := read("timeseries.csv")

@@ -105,6 +105,10 @@ type Monitored struct {
 	HostCPUs int
 	// TenantAnonMB is each tenant's sessions' private memory (MiB).
 	TenantAnonMB map[string]float64
+	// TenantPoolWaitMs is each tenant's mean wait for a server connection
+	// of the pooler per transaction (ms), where the pooler counts it
+	// apart.
+	TenantPoolWaitMs map[string]float64
 	// InstanceIOOps is each instance's block IO operations, where counted
 	// (cgroup v2's io.stat); an instance absent was not.
 	InstanceIOOps map[string]int64
@@ -197,6 +201,11 @@ func Summarize(o *Observations) *Summary {
 			}
 		}
 		privateMemory(sum, m.TenantAnonMB)
+		for i := range sum.Tenant {
+			if v, ok := m.TenantPoolWaitMs[sum.Tenant[i].Tenant]; ok {
+				sum.Tenant[i].PoolWaitMs = ptr(v)
+			}
+		}
 		tenantIOPS(sum, m.InstanceIOOps, w.Duration.Seconds())
 		tenantIO(sum, m, w.Duration.Seconds())
 	}

@@ -120,8 +120,14 @@ type Pooler struct {
 	// NamedStatements false: the pooler could not keep a client's named
 	// prepared statements in its mode, so the workload's statements ran
 	// unnamed (described once, then sent with each execution).
-	NamedStatements bool   `json:"named_statements"`
-	Cgroup          string `json:"cgroup,omitempty"`
+	NamedStatements bool `json:"named_statements"`
+	// SessionKept false: the pooler keeps no session for a client (it
+	// hands each transaction to a free server connection), so the
+	// workloads carried per transaction what a session would hold (tpcc's
+	// isolation level in its BEGIN) and the plan refused options that
+	// need one.
+	SessionKept bool   `json:"session_kept"`
+	Cgroup      string `json:"cgroup,omitempty"`
 	// CPUS is the CPU seconds the pooler used over the workload phase,
 	// MemPeakBytes the most memory it held, both from its cgroup; nil
 	// without one.
@@ -185,6 +191,11 @@ type TenantTotals struct {
 	// cache and found in it (tenantIO); absent where not counted.
 	BlksReadPS *float64 `json:"blks_read_ps,omitempty"`
 	BlksHitPS  *float64 `json:"blks_hit_ps,omitempty"`
+	// PoolWaitMs is the tenant's mean wait for a server connection of the
+	// pooler in front of its server, per transaction, over the measured
+	// workload (the pooler's own totals); absent without a pooler, and
+	// for a tenant sharing its database (the pooler counts per database).
+	PoolWaitMs *float64 `json:"pool_wait_ms,omitempty"`
 	// Open is an open load's arrivals and service time; absent when closed.
 	Open *OpenTotals `json:"open,omitempty"`
 	// TS and PowerAtSize are the tenant's T_s and Power@Size over its

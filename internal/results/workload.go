@@ -52,9 +52,9 @@ func newOrders(t TenantWorkload) (int64, bool) {
 // tenant's class on every row, sla_met whether it met its SLA on the "all"
 // row, both from totals (the summary's; empty without classes or SLA), and
 // mem_private_mb, its sessions' private memory, iops, its server's where
-// it holds the tenant alone, and its IO per second (blocks the DBMS
-// counts for it, its server's bytes where alone: tenantIO), on the "all"
-// row.
+// it holds the tenant alone, its IO per second (blocks the DBMS counts
+// for it, its server's bytes where alone: tenantIO), and pool_wait_ms, its
+// mean wait for a pooler's server connection, on the "all" row.
 func (d *Dir) WriteTenants(id string, res *Workload, tenantCPU map[string]float64, totals []TenantTotals) error {
 	secs := res.Duration.Seconds()
 	byName := make(map[string]*TenantTotals, len(totals))
@@ -63,7 +63,7 @@ func (d *Dir) WriteTenants(id string, res *Workload, tenantCPU map[string]float6
 	}
 	var rows [][]string
 	for _, t := range res.Tenants {
-		var class, met, mem, iops string
+		var class, met, mem, iops, wait string
 		io := make([]string, 4) // blks_read_ps, blks_hit_ps, io_read_bytes_ps, io_write_bytes_ps
 		if tt, ok := byName[t.Name]; ok {
 			class = tt.Class
@@ -77,6 +77,9 @@ func (d *Dir) WriteTenants(id string, res *Workload, tenantCPU map[string]float6
 				if v != nil {
 					io[i] = ftoa(*v)
 				}
+			}
+			if tt.PoolWaitMs != nil {
+				wait = ftoa(*tt.PoolWaitMs)
 			}
 			if tt.SLAMet != nil {
 				met = strconv.FormatBool(*tt.SLAMet)
@@ -106,13 +109,14 @@ func (d *Dir) WriteTenants(id string, res *Workload, tenantCPU map[string]float6
 			if c, ok := tenantCPU[t.Name]; ok && x.Txn == "all" {
 				cpu = ftoa(c)
 			}
-			slaCell, memCell, iopsCell := "", "", ""
+			slaCell, memCell, iopsCell, waitCell := "", "", "", ""
 			ioCells := make([]string, len(io))
 			if x.Txn == "all" {
-				slaCell, memCell, iopsCell = met, mem, iops
+				slaCell, memCell, iopsCell, waitCell = met, mem, iops, wait
 				copy(ioCells, io)
 			}
-			rows = append(rows, append(append(append(row, open...), tpm, nopm, cpu, class, slaCell, memCell, iopsCell), ioCells...))
+			row = append(append(append(row, open...), tpm, nopm, cpu, class, slaCell, memCell, iopsCell), ioCells...)
+			rows = append(rows, append(row, waitCell))
 		}
 	}
 	return d.writeCSV(filepath.Join("runs", id, "tenants.csv"),
@@ -120,7 +124,7 @@ func (d *Dir) WriteTenants(id string, res *Workload, tenantCPU map[string]float6
 			"latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms",
 			"target_rate", "arrivals", "queued", "dropped", "achieved_rate", "service_mean_ms", "service_p99_ms",
 			"tpm", "nopm", "cpu_s", "class", "sla_met", "mem_private_mb", "iops",
-			"blks_read_ps", "blks_hit_ps", "io_read_bytes_ps", "io_write_bytes_ps"}, rows)
+			"blks_read_ps", "blks_hit_ps", "io_read_bytes_ps", "io_write_bytes_ps", "pool_wait_ms"}, rows)
 }
 
 // WriteSeries writes runs/<id>/timeseries.csv: a row per second, tenant

@@ -61,7 +61,8 @@ func (e *execution) observations(end time.Time, err error) *results.Observations
 		m := &results.Monitored{CPUS: win.Total.CPU, MemPeakMB: win.Total.MemPeakMB,
 			BackgroundAnonMB: win.Total.BackgroundAnonMB, SharedMB: win.Total.SharedMB, IOOps: win.Total.IOOps,
 			TenantCPU: win.TenantCPU, HostCPUs: runtime.NumCPU(), TenantAnonMB: win.TenantAnonMB,
-			TenantBlksRead: win.TenantBlksRead, TenantBlksHit: win.TenantBlksHit, InstanceIOBytes: map[string][2]int64{}}
+			TenantBlksRead: win.TenantBlksRead, TenantBlksHit: win.TenantBlksHit, InstanceIOBytes: map[string][2]int64{},
+			TenantPoolWaitMs: win.TenantPoolWaitMs}
 		for _, u := range win.Instances {
 			m.CPUSplit = append(m.CPUSplit, results.CPUSplit{Instance: u.Instance, Background: u.BackgroundCPU,
 				Foreground: u.ForegroundCPU, Total: u.CPU})

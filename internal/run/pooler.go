@@ -6,6 +6,7 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/cgroup"
 	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/pooler"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/workload"
@@ -83,6 +84,9 @@ func (e *execution) poolerOf(inst *provider.Instance) *results.Pooler {
 	}
 	r := &results.Pooler{Kind: pool.Kind, Mode: pool.Mode, PoolSize: pool.PoolSize, Version: pool.Version,
 		Port: pool.Port, NamedStatements: pool.NamedStatements}
+	if k, ok := pooler.Lookup(pool.Kind); ok {
+		r.SessionKept = k.Holds(pool.Mode)
+	}
 	if pl, ok := provider.As[provider.Pooler](inst); ok {
 		r.Cgroup, _ = pl.PoolerCgroup()
 	}

@@ -66,3 +66,14 @@ func (w *Wire) Unnamed(sds ...*pgconn.StatementDescription) {
 		w.unnamed[sd.Name] = &pgproto3.Parse{Query: sd.SQL, ParameterOIDs: sd.ParamOIDs}
 	}
 }
+
+// SessionBound is implemented by workloads some of whose options keep
+// state in the server's session (a SET that later transactions rely
+// on). A pooler that hands a client's transactions to whichever server
+// connection is free (pgbouncer's transaction mode) keeps no session for
+// the client, so the plan refuses such an option behind it.
+type SessionBound interface {
+	// SessionState names the option (its key in workload.options) and
+	// value that needs the session, and why; "" when none does.
+	SessionState() (option, value, why string)
+}

@@ -44,6 +44,25 @@ func (p *Process) PoolerCgroup() (path, mode string) {
 	return p.pooler.Cgroup, p.pooler.CgroupMode
 }
 
+// PoolerStats are the running pooler's pools (Pooler), nil without one.
+func (p *Process) PoolerStats(ctx context.Context) ([]pooler.PoolStat, error) {
+	if p.poolerStats == nil {
+		return nil, nil
+	}
+	return p.poolerStats(ctx)
+}
+
+// poolerStats reads srv's pooler, if one runs.
+func (srv *server) poolerStats(ctx context.Context) ([]pooler.PoolStat, error) {
+	srv.mu.Lock()
+	proc := srv.pool.proc
+	srv.mu.Unlock()
+	if proc == nil {
+		return nil, nil
+	}
+	return proc.Stats(ctx)
+}
+
 // startPooler runs the pooler c asks for as the server user, in a cgroup
 // of its own beside the server's (/tenantbench/<run>/<name>-pooler), on
 // a free port of the server's address (loopback, or the namespace's

@@ -41,6 +41,9 @@ type Process struct {
 	// mounts are the file systems made for the data directory
 	// (storage.go), in the order made.
 	mounts []provider.Mount
+	// poolerStats reads the running pooler's pools (server.poolerStats);
+	// nil until the server runs.
+	poolerStats func(ctx context.Context) ([]pooler.PoolStat, error)
 }
 
 var (

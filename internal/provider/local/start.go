@@ -132,6 +132,7 @@ func (p *Provider) run(ctx context.Context, srv *server, workDir string, s provi
 	Of(srv.inst).restart = func(ctx context.Context, crash bool) (time.Time, error) {
 		return p.restartInPlace(ctx, srv, crash)
 	}
+	Of(srv.inst).poolerStats = srv.poolerStats
 	Of(srv.inst).startPooler = func(ctx context.Context, c pooler.Config, secrets []string) (*provider.Pool, error) {
 		return p.startPooler(ctx, srv, c, secrets)
 	}

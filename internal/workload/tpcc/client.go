@@ -100,14 +100,22 @@ func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, c workload.C
 	cl := w.newClient(c)
 	cl.pg = conn.PgConn()
 	cl.p = newPipe(cl.pg)
-	if err := conn.PgConn().Exec(ctx, "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL "+isolationSQL(w.opts.Isolation)).Close(); err != nil {
-		return nil, fmt.Errorf("tpcc: set the isolation level: %w", err)
+	// The isolation level goes with each BEGIN: a session's
+	// characteristics would stay on one server connection behind a pooler
+	// in transaction mode, while the client's transactions move between
+	// them. A procedure's call has no BEGIN: it runs in the session's
+	// level, which such a pooler cannot keep (SessionState).
+	isolation := isolationSQL(w.opts.Isolation)
+	if cl.interaction == InteractionProcedures {
+		if err := conn.PgConn().Exec(ctx, "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL "+isolation).Close(); err != nil {
+			return nil, fmt.Errorf("tpcc: set the isolation level: %w", err)
+		}
 	}
 	for _, s := range []struct {
 		st       *stmt
 		name, sq string
 	}{
-		{&cl.begin, "begin", "BEGIN"},
+		{&cl.begin, "begin", "BEGIN ISOLATION LEVEL " + isolation},
 		{&cl.commit, "commit", "COMMIT"},
 		{&cl.rollback, "rollback", "ROLLBACK"},
 	} {

@@ -89,38 +89,46 @@ func TestInteractions(t *testing.T) {
 		}
 	})
 
+	// Unnamed statements (a connection in pgx's cache_describe mode, as
+	// behind a pooler that cannot keep named ones) take the same round
+	// trips: one Parse rides with each Execute; named ones send none.
 	t.Run("round trips", func(t *testing.T) {
-		for _, mode := range Interactions {
-			te.w.opts.Interaction = mode
-			wire := &wireCount{}
-			conn := te.openCounted(t, wire)
-			cl, err := te.w.NewClient(ctx, conn, clientInfo(0, 1, 11))
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := cl.(*Client)
-			for typ := range numTxns {
-				for range 20 {
-					if typ == NewOrder {
-						drawCommitting(c, 1)
-					}
-					before := wire.get()
-					var err error
-					if typ == NewOrder {
-						err = c.runDrawn(ctx, NewOrder)
-					} else {
-						err = c.Run(ctx, typ)
-					}
-					if err != nil {
-						t.Fatalf("%s: %s: %v", mode, txnNames[typ], err)
-					}
-					d := wire.get().minus(before)
-					want := claimedTrips(c, mode, typ)
-					if d.syncs != want {
-						t.Fatalf("%s: %s: %d round trips, want %d", mode, txnNames[typ], d.syncs, want)
-					}
-					if mode != InteractionBatched && d.executes != d.syncs {
-						t.Fatalf("%s: %s: %d statements in %d round trips, want one each", mode, txnNames[typ], d.executes, d.syncs)
+		for _, unnamed := range []bool{false, true} {
+			for _, mode := range Interactions {
+				te.w.opts.Interaction = mode
+				wire := &wireCount{}
+				conn := te.openCounted(t, wire, unnamed)
+				cl, err := te.w.NewClient(ctx, conn, clientInfo(0, 1, 11))
+				if err != nil {
+					t.Fatal(err)
+				}
+				c := cl.(*Client)
+				for typ := range numTxns {
+					for range 20 {
+						if typ == NewOrder {
+							drawCommitting(c, 1)
+						}
+						before := wire.get()
+						var err error
+						if typ == NewOrder {
+							err = c.runDrawn(ctx, NewOrder)
+						} else {
+							err = c.Run(ctx, typ)
+						}
+						if err != nil {
+							t.Fatalf("%s: %s: %v", mode, txnNames[typ], err)
+						}
+						d := wire.get().minus(before)
+						want := claimedTrips(c, mode, typ)
+						if d.syncs != want {
+							t.Fatalf("%s: %s: %d round trips, want %d", mode, txnNames[typ], d.syncs, want)
+						}
+						if mode != InteractionBatched && d.executes != d.syncs {
+							t.Fatalf("%s: %s: %d statements in %d round trips, want one each", mode, txnNames[typ], d.executes, d.syncs)
+						}
+						if wantParses := map[bool]int{false: 0, true: d.executes}[unnamed]; d.parses != wantParses {
+							t.Fatalf("%s unnamed %v: %s: %d statements parsed of %d, want %d", mode, unnamed, txnNames[typ], d.parses, d.executes, wantParses)
+						}
 					}
 				}
 			}
@@ -235,10 +243,10 @@ type wireCount struct {
 	tail []byte // a message not yet whole
 }
 
-type wireCounts struct{ syncs, executes int }
+type wireCounts struct{ syncs, executes, parses int }
 
 func (a wireCounts) minus(b wireCounts) wireCounts {
-	return wireCounts{a.syncs - b.syncs, a.executes - b.executes}
+	return wireCounts{a.syncs - b.syncs, a.executes - b.executes, a.parses - b.parses}
 }
 
 func (w *wireCount) get() wireCounts {
@@ -268,6 +276,8 @@ func (w *wireCount) sent(b []byte) {
 			w.n.executes++
 		case 'E':
 			w.n.executes++
+		case 'P':
+			w.n.parses++
 		}
 		w.tail = w.tail[n:]
 	}
@@ -284,8 +294,9 @@ func (c countingConn) Write(b []byte) (int, error) {
 }
 
 // openCounted opens a connection of the tenant whose messages w counts
-// once it is open (the startup and authentication are not counted).
-func (te *tenant) openCounted(t *testing.T, w *wireCount) *pgx.Conn {
+// once it is open (the startup and authentication are not counted);
+// unnamed asks for unnamed statements, as a pooler's DSN does.
+func (te *tenant) openCounted(t *testing.T, w *wireCount, unnamed bool) *pgx.Conn {
 	t.Helper()
 	wc, err := te.connect(context.Background())
 	if err != nil {
@@ -297,6 +308,9 @@ func (te *tenant) openCounted(t *testing.T, w *wireCount) *pgx.Conn {
 	}
 	cfg := probe.Config().Copy()
 	probe.Close(context.Background())
+	if unnamed {
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
+	}
 	dial := cfg.DialFunc
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := dial(ctx, network, addr)

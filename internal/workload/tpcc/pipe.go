@@ -65,6 +65,12 @@ func newPipe(pg *pgconn.PgConn) pipe {
 // send queues s with its current parameters.
 func (p *pipe) send(s *stmt) {
 	p.bind.PreparedStatement = s.name
+	if s.parse != nil {
+		// Unnamed: each statement of the round trip replaces the last
+		// (Parse, Bind, Execute in turn; the server runs them in order).
+		p.fe.SendParse(s.parse)
+		p.bind.PreparedStatement = ""
+	}
 	p.bind.Parameters = s.params
 	p.fe.SendBind(&p.bind)
 	p.fe.SendExecute(&p.exec)
@@ -85,6 +91,10 @@ func (p *pipe) alone(s *stmt) error {
 // next, then calls end.
 func (p *pipe) one(s *stmt) error {
 	if p.wire != nil {
+		if s.parse != nil && !s.wired {
+			p.wire.Unnamed(s.sd)
+			s.wired = true
+		}
 		p.buf.reset()
 		p.err = p.wire.RoundTrip(s.name, s.params, &p.buf)
 		p.buffered, p.pending, p.ready = true, 0, true
@@ -155,7 +165,8 @@ func (p *pipe) next() bool {
 			}
 			return false
 		}
-		// BindComplete, and messages pgconn has handled (notices).
+		// ParseComplete, BindComplete, and messages pgconn has handled
+		// (notices).
 	}
 }
 

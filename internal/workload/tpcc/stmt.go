@@ -6,6 +6,10 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 // stmt is a prepared statement with its parameter buffers, allocated once
@@ -13,6 +17,14 @@ import (
 type stmt struct {
 	name, sql string
 	params    [][]byte
+	// parse is the statement sent unnamed before each execution, on a
+	// connection whose statements must not be named (workload.Unnamed:
+	// behind a pooler that moves the client between server connections);
+	// nil for a named statement. sd is its description, for the wire
+	// (workload.Wire.Unnamed), and wired says the wire has it.
+	parse *pgproto3.Parse
+	sd    *pgconn.StatementDescription
+	wired bool
 }
 
 // Parameter type OIDs the statements use.
@@ -39,9 +51,13 @@ const (
 // types the server inferred.
 func (s *stmt) prepare(ctx context.Context, conn *pgx.Conn, name, sql string) error {
 	s.name, s.sql = "tpcc_"+name, sql
-	sd, err := conn.Prepare(ctx, s.name, sql)
+	sd, err := workload.Prepare(ctx, conn, s.name, sql)
 	if err != nil {
 		return fmt.Errorf("tpcc: prepare %s: %w", name, err)
+	}
+	if workload.Unnamed(conn) {
+		s.parse = &pgproto3.Parse{Query: sql, ParameterOIDs: sd.ParamOIDs}
+		s.sd = sd
 	}
 	size := 0
 	for _, oid := range sd.ParamOIDs {

@@ -192,3 +192,23 @@ func gcd(a, b int) int {
 	}
 	return a
 }
+
+// RunsUnnamed: its statements go through workload.Prepare, and its
+// clients send them unnamed (stmt.parse) behind a pooler that cannot
+// keep named ones.
+func (w *Workload) RunsUnnamed() bool { return true }
+
+// SessionState: a procedure's call has no BEGIN to carry the isolation
+// level, so it runs in the session's (SET SESSION CHARACTERISTICS);
+// read committed is the server's own default.
+func (w *Workload) SessionState() (option, value, why string) {
+	if w.opts.Interaction == InteractionProcedures && w.opts.Isolation != IsolationReadCommitted {
+		return "isolation", w.opts.Isolation, "in interaction procedures each call runs in the session's isolation level, which a pooler that moves the client between server connections does not keep; use interaction batched or statements (BEGIN carries the level), or sut.pooler.mode session"
+	}
+	return "", "", ""
+}
+
+var (
+	_ workload.UnnamedRunner = (*Workload)(nil)
+	_ workload.SessionBound  = (*Workload)(nil)
+)

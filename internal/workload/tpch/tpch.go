@@ -201,3 +201,21 @@ func (w *Workload) Repeat() int { return w.opts.RepeatQueries }
 func (o Options) CheckRun(tenants, clients int) []spec.Problem {
 	return CheckStreams(o, tenants, clients)
 }
+
+// RunsUnnamed: its queries go as the unnamed statement already
+// (pgconn's ExecParams), on every connection.
+func (w *Workload) RunsUnnamed() bool { return true }
+
+// SessionState: the query timeout is the session's statement_timeout,
+// set once when the client connects.
+func (w *Workload) SessionState() (option, value, why string) {
+	if w.opts.QueryTimeout > 0 {
+		return "query_timeout", w.opts.QueryTimeout.String(), "the timeout is the session's statement_timeout, set once per client, which a pooler that moves the client between server connections does not keep; leave query_timeout out, or use sut.pooler.mode session"
+	}
+	return "", "", ""
+}
+
+var (
+	_ workload.UnnamedRunner = (*Workload)(nil)
+	_ workload.SessionBound  = (*Workload)(nil)
+)
