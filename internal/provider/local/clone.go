@@ -21,11 +21,9 @@ import (
 
 // stoppedServer is the bookkeeping of inst, which must have been stopped.
 func (p *Provider) stoppedServer(inst *provider.Instance) (*server, error) {
-	p.mu.Lock()
-	srv := p.servers[inst]
-	p.mu.Unlock()
-	if srv == nil {
-		return nil, fmt.Errorf("instance %s was not started by this provider", inst.Name)
+	srv, err := p.serverOf(inst)
+	if err != nil {
+		return nil, err
 	}
 	srv.mu.Lock()
 	defer srv.mu.Unlock()

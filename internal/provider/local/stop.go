@@ -28,11 +28,9 @@ const killWait = 10 * time.Second
 // called again, and after the server died. A cancelled ctx skips the
 // waits for a clean shutdown, not the cleanup.
 func (p *Provider) Stop(ctx context.Context, inst *provider.Instance) error {
-	p.mu.Lock()
-	srv := p.servers[inst]
-	p.mu.Unlock()
-	if srv == nil {
-		return fmt.Errorf("instance %s was not started by this provider", inst.Name)
+	srv, err := p.serverOf(inst)
+	if err != nil {
+		return err
 	}
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
@@ -43,7 +41,7 @@ func (p *Provider) Stop(ctx context.Context, inst *provider.Instance) error {
 	if err := srv.stopPooler(); err != nil {
 		return fmt.Errorf("stop instance %s: %w", inst.Name, err)
 	}
-	err := srv.terminate(ctx, p.opts.StopTimeout)
+	err = srv.terminate(ctx, p.opts.StopTimeout)
 	if err == nil && srv.group != nil {
 		err = srv.group.Remove(killWait)
 	}
@@ -70,11 +68,9 @@ func (p *Provider) Stop(ctx context.Context, inst *provider.Instance) error {
 // the server is then forgotten by the ledger. Nothing to do for a server
 // on the work directory's file system.
 func (p *Provider) Remove(ctx context.Context, inst *provider.Instance) error {
-	p.mu.Lock()
-	srv := p.servers[inst]
-	p.mu.Unlock()
-	if srv == nil {
-		return fmt.Errorf("instance %s was not started by this provider", inst.Name)
+	srv, err := p.serverOf(inst)
+	if err != nil {
+		return err
 	}
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
@@ -86,6 +82,17 @@ func (p *Provider) Remove(ctx context.Context, inst *provider.Instance) error {
 	}
 	srv.forget()
 	return nil
+}
+
+// serverOf is the bookkeeping of inst, which this provider started.
+func (p *Provider) serverOf(inst *provider.Instance) (*server, error) {
+	p.mu.Lock()
+	srv := p.servers[inst]
+	p.mu.Unlock()
+	if srv == nil {
+		return nil, fmt.Errorf("instance %s was not started by this provider", inst.Name)
+	}
+	return srv, nil
 }
 
 // terminate stops this provider's own child process.
