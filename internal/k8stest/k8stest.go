@@ -4,7 +4,7 @@
 // and pause images built from the host's files (no registry). No fake
 // stands in for the cluster.
 //
-//	func TestMain(m *testing.M) { k8stest.Main(m) } // one cluster per package
+//	func TestMain(m *testing.M) { k8stest.Main(m) } // one cluster per package (or os.Exit(k8stest.Run(m)))
 //	c := k8stest.Get(t)                             // skips when there is none
 //
 // It needs root and TENANTBENCH_K8S=1 (else every test that asks for the
@@ -77,9 +77,11 @@ func unavailable() string {
 
 // Main runs the package's tests around one cluster and exits: with no
 // cluster (unavailable) the tests run and skip.
-func Main(m *testing.M) { os.Exit(run(m)) }
+func Main(m *testing.M) { os.Exit(Run(m)) }
 
-func run(m *testing.M) int {
+// Run is Main for a TestMain with more to do before it exits: it returns
+// the exit code.
+func Run(m *testing.M) int {
 	if skipped = unavailable(); skipped != "" {
 		return m.Run()
 	}

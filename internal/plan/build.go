@@ -94,6 +94,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, []spec.Problem) {
 	eng, more := checkSUT(s, regs)
 	more = append(more, checkServers(s, regs, eng)...)
+	more = append(more, checkCluster(s, regs)...)
 	more = suggestNames(more, map[string]suggestion{
 		"sut.engine":   {s.SUT.Engine, regs.Engines.Names()},
 		"sut.provider": {s.SUT.Provider, regs.Providers.Names()},
@@ -139,7 +140,8 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine) (*Pl
 		Pooler:    poolerOf(s),
 		Dimensions: Dimensions{Models: s.Tenancy.Model, Tenants: s.Tenancy.Tenants, Scales: s.Workload.Scale,
 			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases)},
-		Order: s.RunOrder(), OrderDefault: s.OrderDefaulted(), Servers: servers(s, regs)}
+		Order: s.RunOrder(), OrderDefault: s.OrderDefaulted(), Servers: servers(s, regs),
+		Cluster: clusterOf(s, regs)}
 	if s.Probe != nil {
 		p.Probe = &Probe{Every: s.Probe.Every, What: s.Probe.What}
 	}

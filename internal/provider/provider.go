@@ -42,6 +42,19 @@ type InstanceSpec struct {
 	// provider that places tenants on the user's servers (Borrowed)
 	// begins every name it creates with it.
 	RunID string
+	// Cluster is the Kubernetes cluster to run the instance in, for a
+	// provider that runs servers as pods (Factory.Cluster); nil for the
+	// others.
+	Cluster *Cluster
+}
+
+// Cluster is sut.kubernetes as the plan resolved it: the environment
+// variable holding the kubeconfig's path (the file's contents never go
+// to the spec, plan or ledger), the namespace, and the server's image.
+type Cluster struct {
+	KubeconfigEnv string `json:"kubeconfig_env"`
+	Namespace     string `json:"namespace"`
+	Image         string `json:"image"`
 }
 
 // Server is a server the user runs, named in sut.servers: its name and
@@ -130,6 +143,11 @@ type Record struct {
 	Objects []Object `json:"objects,omitempty"`
 	// Pooler is the pooler in front of the server, nil for none.
 	Pooler *PoolerRecord `json:"pooler,omitempty"`
+	// Cluster and Labels are a server run in a Kubernetes cluster: the
+	// cluster, and the labels every object made for it carries, by which
+	// down deletes them.
+	Cluster *Cluster          `json:"kubernetes,omitempty"`
+	Labels  map[string]string `json:"labels,omitempty"`
 }
 
 // PoolerRecord is a pooler's process and cgroup, for down.

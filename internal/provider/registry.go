@@ -33,6 +33,12 @@ type Factory struct {
 	// each server (its instances are provider.Pooler): sut.pooler needs
 	// it.
 	Pools bool
+	// Cluster says the provider runs its servers in a Kubernetes cluster
+	// that sut.kubernetes names, and CheckCluster says at plan what is
+	// wrong with it (its variable unset, the cluster unreachable, rights
+	// missing in the namespace), "" when nothing is.
+	Cluster      bool
+	CheckCluster func(ctx context.Context, c Cluster) string
 }
 
 // Registry is the set of known providers, by name. An explicit value, not
