@@ -284,7 +284,7 @@ func (ki *instance) watch(exited chan<- struct{}) {
 	}
 }
 
-// instance is a server run as a pod: the Recorder and Limits
+// instance is a server run as a pod: the Recorder, Limits and Unsampled
 // capabilities.
 type instance struct {
 	spec   provider.InstanceSpec
@@ -299,9 +299,15 @@ type instance struct {
 }
 
 var (
-	_ provider.Recorder = (*instance)(nil)
-	_ provider.Limits   = (*instance)(nil)
+	_ provider.Recorder  = (*instance)(nil)
+	_ provider.Limits    = (*instance)(nil)
+	_ provider.Unsampled = (*instance)(nil)
 )
+
+// Unsampled: the pod's processes are in the kubelet's cgroups, which the
+// monitor does not read; the kubelet's per-pod statistics are not
+// sampled yet.
+func (ki *instance) Unsampled() string { return "not measured (pod in a Kubernetes cluster)" }
 
 // Record fills in what `down` needs: the cluster (its variable, never
 // the kubeconfig) and the labels. DataDir is the ledger's key of a
