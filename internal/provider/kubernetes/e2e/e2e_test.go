@@ -205,3 +205,108 @@ progress: 1s
 		t.Errorf("%s is left after runs that deleted everything", run.LiveFile)
 	}
 }
+
+// started runs `tenantbench run` of a long tpcb in the database model and
+// returns it once the run's pod exists, with its results directory and
+// environment.
+func started(t *testing.T, c *k8stest.Cluster, cs *kubernetes.Clientset, ns string) (*exec.Cmd, string, []string) {
+	t.Helper()
+	bin := tenantbench(t)
+	tmp := t.TempDir()
+	spec := `name: k8s
+sut:
+  provider: kubernetes
+  kubernetes: {kubeconfig_env: ` + kubeconfigEnv + `, namespace: ` + ns + `, image: "` + c.PGImage + `"}
+tenancy: {model: database, tenants: 2}
+workload: {name: tpcb, scale: 1, clients: 1, duration: 10m}
+`
+	specPath := filepath.Join(tmp, "k8s.yaml")
+	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "TMPDIR="+tmp, run.RegistryEnv+"="+filepath.Join(tmp, "registry"))
+	out := filepath.Join(tmp, "results")
+	cmd := exec.Command(bin, "run", specPath, "--out", out)
+	cmd.Env = env
+	log, err := os.Create(filepath.Join(tmp, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	for end := time.Now().Add(3 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		pods, err := cs.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: k8sprov.LabelRun})
+		if err == nil && len(pods.Items) > 0 && ready(pods.Items[0]) {
+			break
+		}
+		if time.Now().After(end) {
+			b, _ := os.ReadFile(log.Name())
+			t.Fatalf("no pod of the run is ready after 3 minutes:\n%s", b)
+		}
+	}
+	return cmd, out, env
+}
+
+func ready(p corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// TestInterrupted: Ctrl-C while the run goes on leaves nothing of it in
+// the namespace.
+func TestInterrupted(t *testing.T) {
+	c := k8stest.Get(t)
+	const ns = "tb-interrupted"
+	cs := namespace(t, c, ns)
+	cmd, _, _ := started(t, c, cs, ns)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("tenantbench still runs 2 minutes after Ctrl-C")
+	}
+	if left := anyRun(t, cs, ns); len(left) > 0 {
+		t.Errorf("left in namespace %s after Ctrl-C: %v", ns, left)
+	}
+}
+
+// TestKilledThenDown: after a SIGKILL the run's objects are still in the
+// namespace and the ledger names them; `tenantbench down DIR` deletes
+// them by their labels.
+func TestKilledThenDown(t *testing.T) {
+	c := k8stest.Get(t)
+	const ns = "tb-killed"
+	cs := namespace(t, c, ns)
+	cmd, out, env := started(t, c, cs, ns)
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if left := anyRun(t, cs, ns); len(left) == 0 {
+		t.Fatal("nothing of the killed run is in the namespace: the test proves nothing")
+	}
+	book, err := run.ReadLive(out)
+	if err != nil || book == nil || len(book.Instances) != 1 || len(book.Instances[0].Labels) == 0 {
+		t.Fatalf("ledger %+v, %v: want the run's one server with its labels", book, err)
+	}
+	down := exec.Command(cmd.Path, "down", out)
+	down.Env = env
+	if b, err := down.CombinedOutput(); err != nil {
+		t.Fatalf("down: %v\n%s", err, b)
+	}
+	if left := anyRun(t, cs, ns); len(left) > 0 {
+		t.Errorf("left in namespace %s after down: %v", ns, left)
+	}
+}
