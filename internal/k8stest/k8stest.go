@@ -36,6 +36,9 @@ import (
 // network and sysctls for as long as it runs.
 const Enable = "TENANTBENCH_K8S"
 
+// lockFile serializes the clusters of test packages run at once.
+const lockFile = "/tmp/tenantbench-k8stest.lock"
+
 var (
 	mu      sync.Mutex
 	current *Cluster
@@ -84,6 +87,19 @@ func Main(m *testing.M) { os.Exit(Run(m)) }
 func Run(m *testing.M) int {
 	if skipped = unavailable(); skipped != "" {
 		return m.Run()
+	}
+	// One cluster on the machine at a time (fixed ports, bridge, paths):
+	// test packages run at once by `go test ./...` take turns. The lock
+	// goes with the process, however it ends.
+	lock, err := os.OpenFile(lockFile, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "k8stest: %v\n", err)
+		return 1
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		fmt.Fprintf(os.Stderr, "k8stest: locking %s: %v\n", lockFile, err)
+		return 1
 	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
