@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"time"
@@ -55,6 +56,15 @@ func namespace(t *testing.T, c *k8stest.Cluster, name string) *kubernetes.Client
 		}
 	}
 	return cs
+}
+
+// command runs tenantbench; it dies with the test process (a test binary
+// stopped by a signal exits from k8stest's handler, skipping cleanups).
+func command(bin string, env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return cmd
 }
 
 // tenantbench builds the command for a test.
@@ -144,14 +154,12 @@ progress: 1s
 		t.Fatal(err)
 	}
 	env := append(os.Environ(), "TMPDIR="+tmp, run.RegistryEnv+"="+filepath.Join(tmp, "registry"))
-	cmd := exec.Command(bin, "plan", specPath)
-	cmd.Env = env
+	cmd := command(bin, env, "plan", specPath)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("plan: %v\n%s", err, out)
 	}
 	out := filepath.Join(tmp, "results")
-	cmd = exec.Command(bin, "run", specPath, "--out", out)
-	cmd.Env = env
+	cmd = command(bin, env, "run", specPath, "--out", out)
 	b, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, b)
@@ -226,8 +234,7 @@ workload: {name: tpcb, scale: 1, clients: 1, duration: 10m}
 	}
 	env := append(os.Environ(), "TMPDIR="+tmp, run.RegistryEnv+"="+filepath.Join(tmp, "registry"))
 	out := filepath.Join(tmp, "results")
-	cmd := exec.Command(bin, "run", specPath, "--out", out)
-	cmd.Env = env
+	cmd := command(bin, env, "run", specPath, "--out", out)
 	log, err := os.Create(filepath.Join(tmp, "log"))
 	if err != nil {
 		t.Fatal(err)
@@ -301,8 +308,7 @@ func TestKilledThenDown(t *testing.T) {
 	if err != nil || book == nil || len(book.Instances) != 1 || len(book.Instances[0].Labels) == 0 {
 		t.Fatalf("ledger %+v, %v: want the run's one server with its labels", book, err)
 	}
-	down := exec.Command(cmd.Path, "down", out)
-	down.Env = env
+	down := command(cmd.Path, env, "down", out)
 	if b, err := down.CombinedOutput(); err != nil {
 		t.Fatalf("down: %v\n%s", err, b)
 	}
