@@ -55,7 +55,9 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 			if p, err = build(s, sp, regs, eng); err != nil {
 				more = append(more, spec.Problem{Path: "workload", Allowed: err.Error()})
 			} else {
-				more = append(more, checkMachine(p, eng, m, regs.Providers[p.Provider].Servers)...)
+				f := regs.Providers[p.Provider]
+				// the user's servers and a cluster's pods are not this machine's processes
+				more = append(more, checkMachine(p, eng, m, f.Servers || f.Cluster)...)
 				more = append(more, checkInterference(p)...)
 				more = append(more, checkClassConnections(p)...)
 				more = append(more, checkPoolSize(p)...)
