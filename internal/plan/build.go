@@ -55,7 +55,9 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 			if p, err = build(s, sp, regs, eng, m); err != nil {
 				more = append(more, spec.Problem{Path: "workload", Allowed: err.Error()})
 			} else {
-				more = append(more, checkMachine(p, eng, m, regs.Providers[p.Provider].Servers)...)
+				f := regs.Providers[p.Provider]
+				// the user's servers and a cluster's pods are not this machine's processes
+				more = append(more, checkMachine(p, eng, m, f.Servers || f.Cluster)...)
 				more = append(more, checkInterference(p)...)
 				more = append(more, checkClassConnections(p)...)
 				more = append(more, checkPoolSize(p)...)
@@ -96,6 +98,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, []spec.Problem) {
 	eng, more := checkSUT(s, regs)
 	more = append(more, checkServers(s, regs, eng)...)
+	more = append(more, checkCluster(s, regs)...)
 	more = suggestNames(more, map[string]suggestion{
 		"sut.engine":   {s.SUT.Engine, regs.Engines.Names()},
 		"sut.provider": {s.SUT.Provider, regs.Providers.Names()},
@@ -145,7 +148,8 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine, m Ma
 		Dimensions: Dimensions{Models: s.Tenancy.Model, Tenants: s.Tenancy.Tenants, Scales: s.Workload.Scale,
 			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases),
 			Storage: s.SUT.Storage.Kind, Volumes: s.SUT.Storage.Volume, CPUPolicies: s.SUT.Resources.CPUPolicy},
-		Order: s.RunOrder(), OrderDefault: s.OrderDefaulted(), Servers: servers(s, regs), models: regs.Models}
+		Order: s.RunOrder(), OrderDefault: s.OrderDefaulted(), Servers: servers(s, regs), models: regs.Models,
+		Cluster: clusterOf(s, regs)}
 	if s.Probe != nil {
 		p.Probe = &Probe{Every: s.Probe.Every, What: s.Probe.What}
 	}

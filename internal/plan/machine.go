@@ -75,8 +75,9 @@ func Here() Machine {
 
 // checkMachine checks every run's servers, connections and memory
 // against the machine, once per distinct shape of run.
-// With remote servers (the user's: provider external) only tenantbench's
-// own open files are this machine's.
+// With remote servers (the user's: provider external; pods of a cluster:
+// provider kubernetes) only tenantbench's own open files are this
+// machine's.
 func checkMachine(p *Plan, eng engine.Engine, m Machine, remote bool) []spec.Problem {
 	serverProcesses, serverMemory, backendMemory := eng.Footprint()
 	if remote {

@@ -85,6 +85,9 @@ type Plan struct {
 	// Servers are sut.servers, for a provider that places tenants on the
 	// servers the user runs (external); each Instance names its own.
 	Servers []provider.Server `json:"servers,omitempty"`
+	// Cluster is sut.kubernetes, for a provider that runs its servers in
+	// a Kubernetes cluster, with its defaults.
+	Cluster *provider.Cluster `json:"kubernetes,omitempty"`
 
 	// Warnings are what the checks let pass but a user should read (a
 	// custom setting no server checks, a server version the run will

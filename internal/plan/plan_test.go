@@ -85,7 +85,7 @@ func TestBuildProblems(t *testing.T) {
 		{"max_connections under connection_limit", "name: t\nsut: {settings: {max_connections: 12}}\ntenancy: {tenants: 2, guards: [connection_limit]}\n" +
 			"workload: {name: tpcb, clients: 3}\n", "sut.settings.max_connections", "12", "needs at least 15", 2},
 		{"engine typo", minimal + "sut: {engine: postgress}\n", "sut.engine", "postgress", "must be one of mariadb, postgres; did you mean postgres?", 3},
-		{"provider typo", minimal + "sut: {provider: locale}\n", "sut.provider", "locale", "must be one of external, local; did you mean local?", 3},
+		{"provider typo", minimal + "sut: {provider: locale}\n", "sut.provider", "locale", "must be one of external, kubernetes, local; did you mean local?", 3},
 		{"engine unknown", minimal + "sut: {engine: oracle}\n", "sut.engine", "oracle", "must be one of mariadb, postgres", 3},
 		{"schema model on mariadb", minimal + "sut: {engine: mariadb}\ntenancy: {model: schema}\n", "tenancy.model", "schema",
 			"the schema model needs schemas apart from databases, which mariadb has not (there a schema is a database): use the database model (sut.engine is mariadb; models it runs: database, instance)", 4},
@@ -105,7 +105,13 @@ func TestBuildProblems(t *testing.T) {
 			"cannot be set in a spec: tenantbench listens on loopback only", 3},
 		{"mariadb setting name", minimal + "sut: {engine: mariadb, settings: {Innodb_Buffer_Pool_Size: 1G}}\ntenancy: {model: database}\n", "sut.settings.Innodb_Buffer_Pool_Size", "",
 			"must be a MariaDB server option in lowercase", 3},
-		{"provider unknown", minimal + "sut: {provider: kubernetes}\n", "sut.provider", "kubernetes", "must be one of external, local", 3},
+		{"provider unknown", minimal + "sut: {provider: nomad}\n", "sut.provider", "nomad", "must be one of external, kubernetes, local", 3},
+		{"kubernetes without a cluster", minimal + "sut: {provider: kubernetes}\n", "sut.provider", "kubernetes", "needs the cluster to run servers in", 3},
+		{"kubernetes variable unset", minimal + "sut: {provider: kubernetes, kubernetes: {kubeconfig_env: TB_PLAN_TEST_UNSET}}\n", "sut.kubernetes", "",
+			"TB_PLAN_TEST_UNSET is not set", 3},
+		{"kubernetes for local", minimal + "sut:\n  kubernetes: {kubeconfig_env: KUBECONFIG}\n", "sut.kubernetes", "", "provider local runs no server in a cluster", 4},
+		{"kubernetes namespace", minimal + "sut:\n  provider: kubernetes\n  kubernetes: {kubeconfig_env: X, namespace: Bad_NS}\n", "sut.kubernetes.namespace", "Bad_NS",
+			"must be a namespace's name", 5},
 		{"memory small", minimal + "sut: {resources: {memory: 10MiB}}\n", "sut.resources.memory", "10MiB",
 			"at least 64MiB: a postgres server needs that much", 3},
 		{"setting name case", minimal + "sut: {settings: {Work_Mem: 4MB}}\n", "sut.settings.Work_Mem", "", "PostgreSQL parameter name in lowercase", 3},
@@ -174,6 +180,11 @@ func TestSUTAgreesWithRegistries(t *testing.T) {
 		if r.Providers[name].Servers && len(problems) == 1 && problems[0].Path == "sut.servers" {
 			// Accepted; it asks for the servers to place tenants on
 			// (external_test.go gives it one).
+			continue
+		}
+		if r.Providers[name].Cluster && len(problems) == 1 && problems[0].Path == "sut.provider" && strings.Contains(problems[0].Allowed, "sut.kubernetes") {
+			// Accepted; it asks for the cluster to run servers in
+			// (provider/kubernetes's tests give it one).
 			continue
 		}
 		if len(problems) > 0 {

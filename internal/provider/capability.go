@@ -39,6 +39,13 @@ func CgroupOf(i *Instance) (path, mode string) {
 	return "", "none"
 }
 
+// Unsampled is a server whose CPU and memory this machine does not
+// sample (it has no ResourceSampler): Unsampled says why, as the results
+// put it ("not measured (...)").
+type Unsampled interface {
+	Unsampled() string
+}
+
 // Storage is a server whose data on disk can be measured.
 type Storage interface {
 	// StorageBytes is the size of the server's data files.

@@ -54,6 +54,10 @@ type InstanceSpec struct {
 	// made by the provider's Networker): it listens on the namespace's
 	// address, which is the instance's Host.
 	Network *netns.Net
+	// Cluster is the Kubernetes cluster to run the instance in, for a
+	// provider that runs servers as pods (Factory.Cluster); nil for the
+	// others.
+	Cluster *Cluster
 }
 
 // StorageSpec is sut.storage for one server: its kind (spec.StorageDisk,
@@ -64,6 +68,15 @@ type StorageSpec struct {
 	Kind      string `json:"kind,omitempty"`
 	Volume    string `json:"volume,omitempty"`
 	SizeBytes int64  `json:"size_bytes,omitempty"`
+}
+
+// Cluster is sut.kubernetes as the plan resolved it: the environment
+// variable holding the kubeconfig's path (the file's contents never go
+// to the spec, plan or ledger), the namespace, and the server's image.
+type Cluster struct {
+	KubeconfigEnv string `json:"kubeconfig_env"`
+	Namespace     string `json:"namespace"`
+	Image         string `json:"image"`
 }
 
 // Server is a server the user runs, named in sut.servers: its name and
@@ -156,6 +169,11 @@ type Record struct {
 	// (sut.storage), each listed before it is mounted, in the order
 	// made; StopRecord unmounts them in reverse.
 	Mounts []Mount `json:"mounts,omitempty"`
+	// Cluster and Labels are a server run in a Kubernetes cluster: the
+	// cluster, and the labels every object made for it carries, by which
+	// down deletes them.
+	Cluster *Cluster          `json:"kubernetes,omitempty"`
+	Labels  map[string]string `json:"labels,omitempty"`
 }
 
 // Mount is a file system a provider mounted for a server's data.

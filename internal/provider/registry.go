@@ -45,6 +45,12 @@ type Factory struct {
 	// given cores (InstanceSpec.Cores; sut.resources.cpu_policy), ""
 	// when it can; nil for a provider that cannot.
 	Cores func() string
+	// Cluster says the provider runs its servers in a Kubernetes cluster
+	// that sut.kubernetes names, and CheckCluster says at plan what is
+	// wrong with it (its variable unset, the cluster unreachable, rights
+	// missing in the namespace), "" when nothing is.
+	Cluster      bool
+	CheckCluster func(ctx context.Context, c Cluster) string
 }
 
 // Registry is the set of known providers, by name. An explicit value, not

@@ -86,7 +86,8 @@ func (e *execution) observations(end time.Time, err error) *results.Observations
 
 // notMeasured says why the run's servers' CPU and memory are not
 // measured: none of them is a process this machine sees (no
-// provider.ResourceSampler: the user's servers, provider external).
+// provider.ResourceSampler: the user's servers, provider external; pods,
+// provider kubernetes), in the words of the instance's Unsampled.
 func (e *execution) notMeasured() string {
 	for _, inst := range e.instances {
 		if _, ok := provider.As[provider.ResourceSampler](inst); ok || inst == nil {
@@ -95,6 +96,9 @@ func (e *execution) notMeasured() string {
 	}
 	if len(e.instances) == 0 {
 		return ""
+	}
+	if u, ok := provider.As[provider.Unsampled](e.instances[0]); ok {
+		return u.Unsampled()
 	}
 	return "not measured (external server)"
 }

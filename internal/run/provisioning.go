@@ -129,11 +129,12 @@ func (e *execution) postIngest(ctx context.Context) error {
 
 // instanceSpecs are the servers the run's model needs, with their limits;
 // on the user's servers, the server of each and the run's name there
-// (tenancy.RunName, drawn once per run).
+// (tenancy.RunName, drawn once per run); in a cluster, the cluster and
+// the same name, which labels the run's objects there.
 func (e *execution) instanceSpecs() ([]provider.InstanceSpec, error) {
 	specs := make([]provider.InstanceSpec, len(e.run.Instances))
 	runName := ""
-	if len(e.plan.Servers) > 0 {
+	if len(e.plan.Servers) > 0 || e.plan.Cluster != nil {
 		n, err := tenancy.RunName(e.run.ID)
 		if err != nil {
 			return nil, err
@@ -152,6 +153,9 @@ func (e *execution) instanceSpecs() ([]provider.InstanceSpec, error) {
 		}
 		if sv := e.plan.ServerOf(in); sv != nil {
 			specs[i].Server, specs[i].RunID = sv, runName
+		}
+		if c := e.plan.Cluster; c != nil { // its objects are labelled with the run's name
+			specs[i].Cluster, specs[i].RunID = c, runName
 		}
 	}
 	return specs, nil

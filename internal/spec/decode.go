@@ -286,6 +286,7 @@ func (d *Decoder) sut(n *yaml.Node, path string, s *SUT) {
 		{"pooler", func(n *yaml.Node, p string) { d.pooler(n, p, &s.Pooler) }},
 		{"network", func(n *yaml.Node, p string) { d.network(n, p, &s.Network) }},
 		{"storage", func(n *yaml.Node, p string) { d.storage(n, p, &s.Storage) }},
+		{"kubernetes", func(n *yaml.Node, p string) { d.kubernetes(n, p, &s.Kubernetes) }},
 		{"resources", func(n *yaml.Node, p string) {
 			d.Mapping(n, p, []Field{
 				{"cpus", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadFloat, &s.Resources.CPUs) }},
@@ -313,6 +314,20 @@ func (d *Decoder) servers(n *yaml.Node, path string, dst *[]Server) {
 		out = append(out, sv)
 	})
 	*dst = out
+}
+
+// kubernetes reads sut.kubernetes: {kubeconfig_env, namespace, image}.
+func (d *Decoder) kubernetes(n *yaml.Node, path string, dst **Kubernetes) {
+	if IsNull(resolve(n)) {
+		return
+	}
+	var k Kubernetes
+	d.Mapping(n, path, []Field{
+		{"kubeconfig_env", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &k.KubeconfigEnv) }},
+		{"namespace", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &k.Namespace) }},
+		{"image", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &k.Image) }},
+	})
+	*dst = &k
 }
 
 // pooler reads sut.pooler: kind, mode and pool_size, the unwritten ones

@@ -69,6 +69,18 @@ type SUT struct {
 	Servers []Server `yaml:"servers,omitempty"`
 	// Storage is where the servers' data directories live (storage.go).
 	Storage Storage `yaml:"storage"`
+	// Kubernetes is the cluster a provider that runs servers as pods
+	// (kubernetes) places them in; nil for none.
+	Kubernetes *Kubernetes `yaml:"kubernetes,omitempty"`
+}
+
+// Kubernetes is sut.kubernetes: the environment variable holding the
+// kubeconfig's path (no credential goes in the spec), the namespace the
+// run's objects go to, and the server's image.
+type Kubernetes struct {
+	KubeconfigEnv string `yaml:"kubeconfig_env"`
+	Namespace     string `yaml:"namespace"`
+	Image         string `yaml:"image,omitempty"`
 }
 
 // Server is one of sut.servers: a name for the plan and the results, and

@@ -195,6 +195,33 @@ func (v *validator) sut(s *SUT) {
 		oneOf(v, join("sut.settings", key), s.Settings[key], settingValueRule)
 	}
 	v.servers(s.Servers)
+	v.kubernetes(s.Kubernetes)
+}
+
+// namespaceName is a Kubernetes namespace's name (an RFC 1123 label).
+var namespaceName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+
+// NamespaceOK says a namespace's name is one Kubernetes takes ("" is
+// the default namespace).
+func NamespaceOK(ns string) bool { return ns == "" || namespaceName.MatchString(ns) }
+
+// kubernetes checks sut.kubernetes as written; whether the provider takes
+// it and whether the cluster answers is the plan's to check.
+func (v *validator) kubernetes(k *Kubernetes) {
+	if k == nil {
+		return
+	}
+	switch {
+	case k.KubeconfigEnv == "":
+		v.add("sut.kubernetes.kubeconfig_env", "", "required: the environment variable holding the kubeconfig file's path "+
+			"(no credential goes in the spec)")
+	case !envName.MatchString(k.KubeconfigEnv):
+		v.add("sut.kubernetes.kubeconfig_env", shown(k.KubeconfigEnv), "must be an environment variable's name (letters, digits, '_', not starting with a digit)")
+	}
+	if !NamespaceOK(k.Namespace) {
+		v.add("sut.kubernetes.namespace", shown(k.Namespace), "must be a namespace's name: lower-case letters, digits and '-', "+
+			"starting and ending with a letter or digit, at most 63 characters (empty: default)")
+	}
 }
 
 // serverName is what a server's name may be: it names the server in the

@@ -5,12 +5,14 @@ package providers
 import (
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/provider/external"
+	"github.com/tenantbench/tenantbench/internal/provider/kubernetes"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
 )
 
 // Builtin returns the providers tenantbench has: local (servers as
 // processes on this machine) and external (servers the user runs, named
-// in sut.servers). kubernetes is planned.
+// in sut.servers) and kubernetes (servers as pods of the cluster
+// sut.kubernetes names).
 func Builtin() provider.Registry {
 	r := provider.Registry{}
 	r.Add(provider.Factory{
@@ -24,5 +26,6 @@ func Builtin() provider.Registry {
 		Cores:      local.Cores,
 	})
 	r.Add(external.Factory())
+	r.Add(kubernetes.Factory())
 	return r
 }

@@ -9,11 +9,14 @@ import (
 
 func TestBuiltin(t *testing.T) {
 	r := Builtin()
-	if got := strings.Join(r.Names(), ","); got != "external,local" {
-		t.Errorf("providers %s, want external,local", got)
+	if got := strings.Join(r.Names(), ","); got != "external,kubernetes,local" {
+		t.Errorf("providers %s, want external,kubernetes,local", got)
 	}
-	if _, err := r.New("kubernetes"); err == nil || !strings.Contains(err.Error(), "known: external, local") {
-		t.Errorf("New(kubernetes): %v, want the known providers", err)
+	if _, err := r.New("nomad"); err == nil || !strings.Contains(err.Error(), "known: external, kubernetes, local") {
+		t.Errorf("New(nomad): %v, want the known providers", err)
+	}
+	if f := r["kubernetes"]; f.StopRecord == nil || !f.Cluster || f.CheckCluster == nil || f.Servers {
+		t.Error("kubernetes runs servers in the cluster sut.kubernetes names and deletes them by label")
 	}
 	if r["local"].StopRecord == nil {
 		t.Error("local keeps servers but cannot stop them")

@@ -1,0 +1,75 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/spec"
+)
+
+// clusterCheckTimeout bounds the plan's look at the cluster
+// (sut.kubernetes).
+const clusterCheckTimeout = 20 * time.Second
+
+// checkCluster checks sut.kubernetes against the provider: a provider
+// that runs its servers in a cluster (Factory.Cluster) needs it, and its
+// CheckCluster says whether the cluster answers and lets the run create
+// what it needs in the namespace; any other provider takes none.
+func checkCluster(s *spec.Spec, regs Registries) []spec.Problem {
+	f, ok := regs.Providers[s.SUT.Provider]
+	if !ok {
+		return nil // checkSUT refused it
+	}
+	k := s.SUT.Kubernetes
+	if !f.Cluster {
+		if k == nil {
+			return nil
+		}
+		var takers []string
+		for _, name := range regs.Providers.Names() {
+			if regs.Providers[name].Cluster {
+				takers = append(takers, name)
+			}
+		}
+		return []spec.Problem{{Path: "sut.kubernetes", Allowed: fmt.Sprintf("provider %s runs no server in a cluster and takes no sut.kubernetes "+
+			"(the providers that do: %s)", f.Name, strings.Join(takers, ", "))}}
+	}
+	if k == nil {
+		return []spec.Problem{{Path: "sut.provider", Value: f.Name, Allowed: fmt.Sprintf("provider %s needs the cluster to run servers in: "+
+			"sut.kubernetes: {kubeconfig_env: VAR, namespace: NAME}, the variable holding the kubeconfig file's path", f.Name)}}
+	}
+	if k.KubeconfigEnv == "" || !spec.NamespaceOK(k.Namespace) || f.CheckCluster == nil {
+		return nil // the spec's check refused it
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), clusterCheckTimeout)
+	defer cancel()
+	if msg := f.CheckCluster(ctx, *clusterOf(s, regs)); msg != "" {
+		return []spec.Problem{{Path: "sut.kubernetes", Allowed: msg}}
+	}
+	return nil
+}
+
+// clusterOf is sut.kubernetes with its defaults (namespace default; the
+// image postgres:<sut.version>, postgres:17 when the version is left
+// open), nil when the provider takes none.
+func clusterOf(s *spec.Spec, regs Registries) *provider.Cluster {
+	k := s.SUT.Kubernetes
+	if k == nil || !regs.Providers[s.SUT.Provider].Cluster {
+		return nil
+	}
+	c := provider.Cluster{KubeconfigEnv: k.KubeconfigEnv, Namespace: k.Namespace, Image: k.Image}
+	if c.Namespace == "" {
+		c.Namespace = "default"
+	}
+	if c.Image == "" {
+		v, _, _ := strings.Cut(s.SUT.Version, ".")
+		if v == "" {
+			v = "17"
+		}
+		c.Image = "postgres:" + v
+	}
+	return &c
+}

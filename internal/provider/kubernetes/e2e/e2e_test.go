@@ -1,0 +1,318 @@
+// Package e2e runs tenantbench on a real cluster with provider
+// kubernetes. Apart from package kubernetes because it runs the command,
+// whose packages import the provider.
+package e2e
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/tenantbench/tenantbench/internal/k8stest"
+	k8sprov "github.com/tenantbench/tenantbench/internal/provider/kubernetes"
+	"github.com/tenantbench/tenantbench/internal/run"
+)
+
+func TestMain(m *testing.M) { os.Exit(k8stest.Run(m)) }
+
+// kubeconfigEnv is the variable the tests' sut.kubernetes names.
+const kubeconfigEnv = "TB_TEST_KUBECONFIG"
+
+// namespace makes a namespace for one test, deleted when it ends.
+func namespace(t *testing.T, c *k8stest.Cluster, name string) *kubernetes.Clientset {
+	t.Helper()
+	t.Setenv(kubeconfigEnv, c.Kubeconfig)
+	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	// pods are refused until the namespace's service account exists
+	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		if _, err := cs.CoreV1().ServiceAccounts(name).Get(ctx, "default", metav1.GetOptions{}); err == nil {
+			break
+		}
+	}
+	return cs
+}
+
+// command runs tenantbench; it dies with the test process (a test binary
+// stopped by a signal exits from k8stest's handler, skipping cleanups).
+func command(bin string, env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return cmd
+}
+
+// tenantbench builds the command for a test.
+func tenantbench(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "tenantbench")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/tenantbench/tenantbench/cmd/tenantbench").CombinedOutput(); err != nil {
+		t.Fatalf("building tenantbench: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// anyRun lists the objects in the namespace that carry a run label of
+// any run.
+func anyRun(t *testing.T, cs *kubernetes.Clientset, ns string) []string {
+	t.Helper()
+	ctx := context.Background()
+	list := metav1.ListOptions{LabelSelector: k8sprov.LabelRun}
+	var out []string
+	sts, err := cs.AppsV1().StatefulSets(ns).List(ctx, list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range sts.Items {
+		out = append(out, "statefulset "+o.Name)
+	}
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range pods.Items {
+		out = append(out, "pod "+o.Name)
+	}
+	secrets, err := cs.CoreV1().Secrets(ns).List(ctx, list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range secrets.Items {
+		out = append(out, "secret "+o.Name)
+	}
+	return out
+}
+
+func readCSV(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) < 1 {
+		t.Fatalf("%s: %v", path, err)
+	}
+	var out []map[string]string
+	for _, r := range recs[1:] {
+		m := map[string]string{}
+		for i, h := range recs[0] {
+			m[h] = r[i]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestRunTPCB: `tenantbench run` of tpcb on the cluster, two tenants in
+// the database model (one pod) and the instance model (a pod each, the
+// spec's CPUs and memory each): both runs commit, their results are
+// written, and nothing of them is left in the namespace or the ledger.
+func TestRunTPCB(t *testing.T) {
+	c := k8stest.Get(t)
+	const ns = "tb-e2e"
+	cs := namespace(t, c, ns)
+	bin := tenantbench(t)
+	tmp := t.TempDir()
+	spec := `name: k8s
+sut:
+  provider: kubernetes
+  kubernetes: {kubeconfig_env: ` + kubeconfigEnv + `, namespace: ` + ns + `, image: "` + c.PGImage + `"}
+  resources: {cpus: 1, memory: 512MiB}
+tenancy: {model: [database, instance], tenants: 2}
+workload: {name: tpcb, scale: 1, clients: 2, duration: 3s}
+progress: 1s
+`
+	specPath := filepath.Join(tmp, "k8s.yaml")
+	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "TMPDIR="+tmp, run.RegistryEnv+"="+filepath.Join(tmp, "registry"))
+	cmd := command(bin, env, "plan", specPath)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	out := filepath.Join(tmp, "results")
+	cmd = command(bin, env, "run", specPath, "--out", out)
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, b)
+	}
+	rows := readCSV(t, filepath.Join(out, "results.csv"))
+	if len(rows) != 2 {
+		t.Fatalf("results.csv has %d rows, want 2\n%s", len(rows), b)
+	}
+	for _, r := range rows {
+		tps, _ := strconv.ParseFloat(r["throughput_tps"], 64)
+		if r["status"] != "ok" || tps <= 0 {
+			t.Errorf("run %s (%s): status %s, tps %s, error %s", r["run_id"], r["model"], r["status"], r["throughput_tps"], r["error"])
+		}
+		committed := map[string]bool{} // a row per tenant and transaction type
+		for _, tr := range readCSV(t, filepath.Join(out, "runs", r["run_id"], "tenants.csv")) {
+			if n, _ := strconv.Atoi(tr["committed"]); n > 0 {
+				committed[tr["tenant"]] = true
+			}
+		}
+		if len(committed) != 2 {
+			t.Errorf("run %s: tenants that committed %v, want t01 and t02", r["run_id"], committed)
+		}
+	}
+	// The instance model's tenants had a pod each, under the spec's
+	// limits; the servers' CPU and memory say why they are not measured.
+	var sum struct {
+		Instances []struct {
+			Name           string  `json:"name"`
+			LimitsEnforced bool    `json:"limits_enforced"`
+			CPUs           float64 `json:"cpus"`
+		} `json:"instances"`
+		NotMeasured string `json:"not_measured"`
+	}
+	b, err = os.ReadFile(filepath.Join(out, "runs", "002", "summary.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &sum)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Instances) != 2 || !sum.Instances[1].LimitsEnforced || sum.Instances[1].CPUs != 1 {
+		t.Errorf("run 002 (instance): instances %+v, want two of 1 CPU, limits enforced", sum.Instances)
+	}
+	if !strings.Contains(sum.NotMeasured, "pod") {
+		t.Errorf("run 002: not_measured %q, want the pods' reason", sum.NotMeasured)
+	}
+	if left := anyRun(t, cs, ns); len(left) > 0 {
+		t.Errorf("left in namespace %s: %v", ns, left)
+	}
+	if _, err := os.Stat(filepath.Join(out, run.LiveFile)); err == nil {
+		t.Errorf("%s is left after runs that deleted everything", run.LiveFile)
+	}
+}
+
+// started runs `tenantbench run` of a long tpcb in the database model and
+// returns it once the run's pod exists, with its results directory and
+// environment.
+func started(t *testing.T, c *k8stest.Cluster, cs *kubernetes.Clientset, ns string) (*exec.Cmd, string, []string) {
+	t.Helper()
+	bin := tenantbench(t)
+	tmp := t.TempDir()
+	spec := `name: k8s
+sut:
+  provider: kubernetes
+  kubernetes: {kubeconfig_env: ` + kubeconfigEnv + `, namespace: ` + ns + `, image: "` + c.PGImage + `"}
+tenancy: {model: database, tenants: 2}
+workload: {name: tpcb, scale: 1, clients: 1, duration: 10m}
+`
+	specPath := filepath.Join(tmp, "k8s.yaml")
+	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "TMPDIR="+tmp, run.RegistryEnv+"="+filepath.Join(tmp, "registry"))
+	out := filepath.Join(tmp, "results")
+	cmd := command(bin, env, "run", specPath, "--out", out)
+	log, err := os.Create(filepath.Join(tmp, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	for end := time.Now().Add(3 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		pods, err := cs.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: k8sprov.LabelRun})
+		if err == nil && len(pods.Items) > 0 && ready(pods.Items[0]) {
+			break
+		}
+		if time.Now().After(end) {
+			b, _ := os.ReadFile(log.Name())
+			t.Fatalf("no pod of the run is ready after 3 minutes:\n%s", b)
+		}
+	}
+	return cmd, out, env
+}
+
+func ready(p corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// TestInterrupted: Ctrl-C while the run goes on leaves nothing of it in
+// the namespace.
+func TestInterrupted(t *testing.T) {
+	c := k8stest.Get(t)
+	const ns = "tb-interrupted"
+	cs := namespace(t, c, ns)
+	cmd, _, _ := started(t, c, cs, ns)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("tenantbench still runs 2 minutes after Ctrl-C")
+	}
+	if left := anyRun(t, cs, ns); len(left) > 0 {
+		t.Errorf("left in namespace %s after Ctrl-C: %v", ns, left)
+	}
+}
+
+// TestKilledThenDown: after a SIGKILL the run's objects are still in the
+// namespace and the ledger names them; `tenantbench down DIR` deletes
+// them by their labels.
+func TestKilledThenDown(t *testing.T) {
+	c := k8stest.Get(t)
+	const ns = "tb-killed"
+	cs := namespace(t, c, ns)
+	cmd, out, env := started(t, c, cs, ns)
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if left := anyRun(t, cs, ns); len(left) == 0 {
+		t.Fatal("nothing of the killed run is in the namespace: the test proves nothing")
+	}
+	book, err := run.ReadLive(out)
+	if err != nil || book == nil || len(book.Instances) != 1 || len(book.Instances[0].Labels) == 0 {
+		t.Fatalf("ledger %+v, %v: want the run's one server with its labels", book, err)
+	}
+	down := command(cmd.Path, env, "down", out)
+	if b, err := down.CombinedOutput(); err != nil {
+		t.Fatalf("down: %v\n%s", err, b)
+	}
+	if left := anyRun(t, cs, ns); len(left) > 0 {
+		t.Errorf("left in namespace %s after down: %v", ns, left)
+	}
+}

@@ -1,0 +1,199 @@
+package kubernetes
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/tenantbench/tenantbench/internal/k8stest"
+	"github.com/tenantbench/tenantbench/internal/pgtest"
+	"github.com/tenantbench/tenantbench/internal/provider"
+)
+
+// kubeconfigEnv is the variable the tests' sut.kubernetes names.
+const kubeconfigEnv = "TB_TEST_KUBECONFIG"
+
+// book is a ledger that keeps the last record of each instance, as
+// live.json does.
+type book struct {
+	mu   sync.Mutex
+	live map[string]provider.Record
+}
+
+func (b *book) Live(r provider.Record) { b.mu.Lock(); b.live[r.DataDir] = r; b.mu.Unlock() }
+func (b *book) Gone(r provider.Record) { b.mu.Lock(); delete(b.live, r.DataDir); b.mu.Unlock() }
+
+// namespace makes a namespace for one test, deleted when it ends, and
+// returns the cluster as a spec names it.
+func namespace(t *testing.T, name string) provider.Cluster {
+	t.Helper()
+	c := k8stest.Get(t)
+	t.Setenv(kubeconfigEnv, c.Kubeconfig)
+	cl := provider.Cluster{KubeconfigEnv: kubeconfigEnv, Namespace: name, Image: c.PGImage}
+	cs, err := client(cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	// pods are refused until the namespace's service account exists
+	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		if _, err := cs.CoreV1().ServiceAccounts(name).Get(ctx, "default", metav1.GetOptions{}); err == nil {
+			break
+		}
+	}
+	return cl
+}
+
+// labelled counts the objects in the namespace that carry the run's
+// label.
+func labelled(t *testing.T, cl provider.Cluster, run string) int {
+	t.Helper()
+	cs, err := client(cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := countLabelled(context.Background(), cs, cl.Namespace,
+		metav1.ListOptions{LabelSelector: labels.SelectorFromSet(map[string]string{LabelRun: run}).String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestStartStop: an instance is a pod under the spec's limits that a
+// client reaches at its IP with the run's settings in force; the ledger
+// records its cluster and labels before anything exists; Stop leaves
+// nothing labelled with the run, and StopRecord (down) deletes an
+// instance from its record alone.
+func TestStartStop(t *testing.T) {
+	cl := namespace(t, "tb-startstop")
+	ctx := context.Background()
+	l := &book{live: map[string]provider.Record{}}
+	spec := provider.InstanceSpec{Name: "t01", WorkDir: t.TempDir(), RunID: "r001_abc123", Ledger: l, Cluster: &cl,
+		CPUs: 0.5, MemoryBytes: 256 << 20, MaxConnections: 37, Settings: map[string]string{"work_mem": "8MB"}}
+	inst, err := Provider{}.Start(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inst.Host == "" || !strings.HasPrefix(inst.Host, "203.0.113.") || inst.Version == "" {
+		t.Errorf("host %q (want the pod's IP), version %q", inst.Host, inst.Version)
+	}
+	if lim, ok := provider.As[provider.Limits](inst); !ok {
+		t.Error("no Limits")
+	} else if c, m, enf := lim.Limits(); c != 0.5 || m != 256<<20 || !enf {
+		t.Errorf("limits %v %v %v", c, m, enf)
+	}
+	conn := pgtest.Connect(t, inst, "postgres")
+	for setting, want := range map[string]string{"max_connections": "37", "work_mem": "8MB"} {
+		var got string
+		if err := conn.QueryRow(ctx, "SHOW "+setting).Scan(&got); err != nil || got != want {
+			t.Errorf("%s = %q (%v), want %s", setting, got, err, want)
+		}
+	}
+	cs, _ := client(cl)
+	pod, err := cs.CoreV1().Pods(cl.Namespace).Get(ctx, objectName(spec.RunID, "t01")+"-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := pod.Status.QOSClass; q != corev1.PodQOSGuaranteed {
+		t.Errorf("pod QoS %s, want Guaranteed (requests = limits)", q)
+	}
+	if lim := pod.Spec.Containers[0].Resources.Limits; lim.Cpu().MilliValue() != 500 || lim.Memory().Value() != 256<<20 {
+		t.Errorf("limits %v", lim)
+	}
+	l.mu.Lock()
+	var rec provider.Record
+	for _, r := range l.live {
+		rec = r
+	}
+	l.mu.Unlock()
+	if rec.Cluster == nil || rec.Cluster.Namespace != cl.Namespace || rec.Labels[LabelRun] != "r001_abc123" || rec.Labels[LabelInstance] != "t01" {
+		t.Fatalf("ledger record %+v", rec)
+	}
+	if err := (Provider{}).Stop(ctx, inst); err != nil {
+		t.Fatal(err)
+	}
+	if n := labelled(t, cl, "r001_abc123"); n != 0 || len(l.live) != 0 {
+		t.Errorf("after Stop: %d objects labelled with the run, %d records live", n, len(l.live))
+	}
+	select {
+	case <-inst.Exited:
+		t.Error("Exited closed by a Stop that was asked for")
+	default:
+	}
+
+	// down: a run killed after its instance started leaves only the record.
+	spec.RunID, spec.Name = "r002_def456", "shared"
+	inst, err = Provider{}.Start(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec = inst.Record()
+	close(inst.Control.(*instance).stop) // as if the process were gone
+	if n := labelled(t, cl, "r002_def456"); n != 3 {
+		t.Errorf("%d objects labelled with the run, want 3 (statefulset, pod, secret)", n)
+	}
+	if err := StopRecord(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	if n := labelled(t, cl, "r002_def456"); n != 0 {
+		t.Errorf("after StopRecord: %d objects labelled with the run", n)
+	}
+}
+
+// TestCheckCluster: the plan's check names an unset variable, a missing
+// kubeconfig and namespace, and passes a cluster where the run may work.
+func TestCheckCluster(t *testing.T) {
+	cl := namespace(t, "tb-check")
+	ctx := context.Background()
+	if msg := CheckCluster(ctx, cl); msg != "" {
+		t.Errorf("a usable namespace: %s", msg)
+	}
+	missing := cl
+	missing.Namespace = "tb-nosuch"
+	if msg := CheckCluster(ctx, missing); !strings.Contains(msg, "tb-nosuch") {
+		t.Errorf("a missing namespace: %q", msg)
+	}
+	unset := cl
+	unset.KubeconfigEnv = "TB_TEST_UNSET_KUBECONFIG"
+	os.Unsetenv(unset.KubeconfigEnv)
+	if msg := CheckCluster(ctx, unset); !strings.Contains(msg, "TB_TEST_UNSET_KUBECONFIG is not set") {
+		t.Errorf("an unset variable: %q", msg)
+	}
+	t.Setenv("TB_TEST_BAD_KUBECONFIG", "/nonexistent/kubeconfig")
+	bad := cl
+	bad.KubeconfigEnv = "TB_TEST_BAD_KUBECONFIG"
+	if msg := CheckCluster(ctx, bad); !strings.Contains(msg, "cannot be read") {
+		t.Errorf("a missing kubeconfig: %q", msg)
+	}
+}
+
+// TestImageNotPulled: an image that cannot be had fails the start with
+// Kubernetes's reason, soon, and leaves nothing behind.
+func TestImageNotPulled(t *testing.T) {
+	cl := namespace(t, "tb-noimage")
+	cl.Image = "localhost/nosuch:1"
+	l := &book{live: map[string]provider.Record{}}
+	t0 := time.Now()
+	_, err := Provider{}.Start(context.Background(), provider.InstanceSpec{Name: "t01", RunID: "r001_aaaaaa", Cluster: &cl, Ledger: l})
+	if err == nil || !strings.Contains(err.Error(), "cannot start") {
+		t.Fatalf("Start with a missing image: %v", err)
+	}
+	if d := time.Since(t0); d > time.Minute {
+		t.Errorf("the failure took %s", d)
+	}
+	if n := labelled(t, cl, "r001_aaaaaa"); n != 0 || len(l.live) != 0 {
+		t.Errorf("after a failed start: %d objects labelled, %d records live", n, len(l.live))
+	}
+}

@@ -1,0 +1,327 @@
+package kubernetes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/provider"
+)
+
+// port is PostgreSQL's in the pod.
+const port = 5432
+
+// dataDir is where the pod's volume is mounted; PGDATA is a directory
+// below it, as the postgres image wants (a volume's root may hold
+// lost+found).
+const dataDir = "/var/lib/postgresql/data"
+
+// Start creates the instance's Secret and StatefulSet, waits for its pod
+// to be Ready and for a real connection, and returns the instance at
+// the pod's IP. The ledger hears of the instance before anything is
+// created, so that a tenantbench killed meanwhile leaves the labels for
+// down. A failed start deletes what it created.
+func (Provider) Start(ctx context.Context, s provider.InstanceSpec) (*provider.Instance, error) {
+	if s.Cluster == nil {
+		return nil, fmt.Errorf("instance %s: no cluster named for it (sut.kubernetes)", s.Name)
+	}
+	if s.RunID == "" {
+		return nil, fmt.Errorf("instance %s: no run name to label its objects with", s.Name)
+	}
+	eng, err := engineOf(s.Engine)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := client(*s.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	pw, err := password()
+	if err != nil {
+		return nil, err
+	}
+	name := objectName(s.RunID, s.Name)
+	ki := &instance{spec: s, cs: cs, name: name, ns: s.Cluster.Namespace,
+		labels: map[string]string{LabelRun: labelValue(s.RunID), LabelInstance: labelValue(s.Name)},
+		stop:   make(chan struct{})}
+	inst := &provider.Instance{Name: s.Name, Engine: eng, Port: port, User: "postgres", Password: pw, Control: ki,
+		LimitsEnforced: s.CPUs > 0 || s.MemoryBytes > 0}
+	ki.inst = inst
+	if s.Ledger != nil {
+		s.Ledger.Live(inst.Record())
+	}
+	if err := ki.create(ctx, pw); err != nil {
+		return nil, ki.abandon(err)
+	}
+	ip, err := ki.waitReady(ctx)
+	if err != nil {
+		return nil, ki.abandon(err)
+	}
+	inst.Host = ip
+	if inst.Version, err = ki.waitConnection(ctx); err != nil {
+		return nil, ki.abandon(err)
+	}
+	exited := make(chan struct{})
+	inst.Exited = exited
+	go ki.watch(exited)
+	if s.Ledger != nil {
+		s.Ledger.Live(inst.Record())
+	}
+	return inst, nil
+}
+
+// abandon deletes what a failed start created and returns err.
+func (ki *instance) abandon(err error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if derr := deleteLabelled(ctx, ki.cs, ki.ns, ki.labels); derr != nil {
+		return errors.Join(err, fmt.Errorf("deleting what was created: %w", derr))
+	}
+	if ki.spec.Ledger != nil {
+		ki.spec.Ledger.Gone(ki.inst.Record())
+	}
+	return err
+}
+
+// create makes the Secret holding the password and the StatefulSet.
+func (ki *instance) create(ctx context.Context, pw string) error {
+	s := ki.spec
+	meta := metav1.ObjectMeta{Name: ki.name, Namespace: ki.ns, Labels: ki.labels}
+	secret := &corev1.Secret{ObjectMeta: meta, StringData: map[string]string{"password": pw}}
+	if _, err := ki.cs.CoreV1().Secrets(ki.ns).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("instance %s: creating secret %s in namespace %s: %w", s.Name, ki.name, ki.ns, err)
+	}
+	// requests = limits: a Guaranteed pod, its CPUs a CFS quota, as the
+	// local provider's cgroup gives.
+	res := corev1.ResourceList{}
+	if s.CPUs > 0 {
+		res[corev1.ResourceCPU] = *resource.NewMilliQuantity(int64(s.CPUs*1000+0.5), resource.DecimalSI)
+	}
+	if s.MemoryBytes > 0 {
+		res[corev1.ResourceMemory] = *resource.NewQuantity(s.MemoryBytes, resource.BinarySI)
+	}
+	uid := int64(999) // the postgres image's user
+	one := int32(1)
+	podLabels := maps.Clone(ki.labels)
+	sts := &appsv1.StatefulSet{ObjectMeta: meta, Spec: appsv1.StatefulSetSpec{
+		Replicas: &one, ServiceName: ki.name,
+		Selector: &metav1.LabelSelector{MatchLabels: ki.labels},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: podLabels}, Spec: corev1.PodSpec{
+			SecurityContext: &corev1.PodSecurityContext{RunAsUser: &uid, RunAsGroup: &uid, FSGroup: &uid},
+			// no cluster DNS is needed: clients connect to the pod's IP
+			DNSPolicy: corev1.DNSDefault,
+			Containers: []corev1.Container{{
+				Name: "postgres", Image: s.Cluster.Image, ImagePullPolicy: corev1.PullIfNotPresent,
+				Args: ki.args(),
+				Env: []corev1.EnvVar{
+					{Name: "PGDATA", Value: dataDir + "/pgdata"},
+					{Name: "POSTGRES_PASSWORD", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+						LocalObjectReference: corev1.LocalObjectReference{Name: ki.name}, Key: "password"}}},
+				},
+				Ports:     []corev1.ContainerPort{{Name: "postgres", ContainerPort: port}},
+				Resources: corev1.ResourceRequirements{Requests: res, Limits: res},
+				ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(port)}},
+					PeriodSeconds: 1},
+				VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: dataDir}},
+			}},
+			// emptyDir: the data lives as long as the pod, which is as long
+			// as the run needs it; no storage class or provisioner needed.
+			Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
+		}},
+	}}
+	if _, err := ki.cs.AppsV1().StatefulSets(ki.ns).Create(ctx, sts, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("instance %s: creating statefulset %s in namespace %s: %w", s.Name, ki.name, ki.ns, err)
+	}
+	return nil
+}
+
+// args are postgres's command line: the run's settings, and
+// max_connections when they leave it to the run.
+func (ki *instance) args() []string {
+	set := maps.Clone(ki.spec.Settings)
+	if set == nil {
+		set = map[string]string{}
+	}
+	if _, ok := set["max_connections"]; !ok && ki.spec.MaxConnections > 0 {
+		set["max_connections"] = strconv.Itoa(ki.spec.MaxConnections)
+	}
+	args := []string{"postgres"}
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		args = append(args, "-c", k+"="+set[k])
+	}
+	return args
+}
+
+// podName is the StatefulSet's one pod.
+func (ki *instance) podName() string { return ki.name + "-0" }
+
+// waitReady waits for the pod's Ready condition and returns its IP; a
+// container that cannot start (its image cannot be pulled, it crashes)
+// fails at once with Kubernetes's reason.
+func (ki *instance) waitReady(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	for {
+		p, err := ki.cs.CoreV1().Pods(ki.ns).Get(ctx, ki.podName(), metav1.GetOptions{})
+		if err == nil {
+			if msg := stuck(p); msg != "" {
+				return "", fmt.Errorf("instance %s: pod %s in namespace %s cannot start: %s", ki.spec.Name, p.Name, ki.ns, msg)
+			}
+			if ready(p) && p.Status.PodIP != "" {
+				return p.Status.PodIP, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("instance %s: pod %s in namespace %s not ready after %s: %w%s", ki.spec.Name, ki.podName(), ki.ns,
+				readyTimeout, ctx.Err(), ki.events())
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// ready says the pod's Ready condition holds.
+func ready(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// stuck is why a pod's container will not start by waiting longer, ""
+// when it may.
+func stuck(p *corev1.Pod) string {
+	for _, c := range p.Status.ContainerStatuses {
+		if w := c.State.Waiting; w != nil {
+			switch w.Reason {
+			case "ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName", "CreateContainerConfigError", "CrashLoopBackOff":
+				return w.Reason + ": " + w.Message
+			}
+		}
+	}
+	return ""
+}
+
+// events are the pod's latest events, as a phrase for an error.
+func (ki *instance) events() string {
+	ev, err := ki.cs.CoreV1().Events(ki.ns).List(context.Background(), metav1.ListOptions{FieldSelector: "involvedObject.name=" + ki.podName()})
+	if err != nil || len(ev.Items) == 0 {
+		return ""
+	}
+	var out []string
+	for _, e := range ev.Items[max(0, len(ev.Items)-3):] {
+		out = append(out, e.Reason+": "+e.Message)
+	}
+	return fmt.Sprintf(" (events: %q)", out)
+}
+
+// waitConnection connects as the superuser until the server answers (the
+// pod is Ready once its port is open; the server may still be starting
+// up on its first initdb) and returns its version.
+func (ki *instance) waitConnection(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	a, ok := ki.inst.Engine.(engine.Admin)
+	if !ok {
+		return "", fmt.Errorf("engine %s has no admin SQL", ki.inst.Engine.Name())
+	}
+	for {
+		cctx, ccancel := context.WithTimeout(ctx, 5*time.Second)
+		conn, err := ki.inst.Engine.Connect(cctx, ki.inst.AdminDSN(a.MaintenanceDatabase()))
+		ccancel()
+		if err == nil {
+			v := conn.ServerVersion()
+			conn.Close(context.Background())
+			return v, nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("instance %s: pod %s (%s) is Ready but takes no connection: %w", ki.spec.Name, ki.podName(), ki.inst.Host, err)
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+}
+
+// watch closes exited when the server ends without being asked: its pod
+// gone or its container restarted.
+func (ki *instance) watch(exited chan<- struct{}) {
+	for {
+		select {
+		case <-ki.stop:
+			return
+		case <-time.After(2 * time.Second):
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		p, err := ki.cs.CoreV1().Pods(ki.ns).Get(ctx, ki.podName(), metav1.GetOptions{})
+		cancel()
+		if err != nil && ctx.Err() != nil {
+			continue // the API server is slow: no news
+		}
+		restarted := err == nil && len(p.Status.ContainerStatuses) > 0 && p.Status.ContainerStatuses[0].RestartCount > 0
+		if err != nil || restarted || p.Status.PodIP != ki.inst.Host {
+			select {
+			case <-ki.stop:
+			default:
+				close(exited)
+			}
+			return
+		}
+	}
+}
+
+// instance is a server run as a pod: the Recorder, Limits and Unsampled
+// capabilities.
+type instance struct {
+	spec   provider.InstanceSpec
+	inst   *provider.Instance
+	cs     *kubernetes.Clientset
+	name   string
+	ns     string
+	labels map[string]string
+
+	once sync.Once
+	stop chan struct{}
+}
+
+var (
+	_ provider.Recorder  = (*instance)(nil)
+	_ provider.Limits    = (*instance)(nil)
+	_ provider.Unsampled = (*instance)(nil)
+)
+
+// Unsampled: the pod's processes are in the kubelet's cgroups, which the
+// monitor does not read; the kubelet's per-pod statistics are not
+// sampled yet.
+func (ki *instance) Unsampled() string { return "not measured (pod in a Kubernetes cluster)" }
+
+// Record fills in what `down` needs: the cluster (its variable, never
+// the kubeconfig) and the labels. DataDir is the ledger's key of a
+// record: here the namespace and the objects' name.
+func (ki *instance) Record(r *provider.Record) {
+	r.DataDir = fmt.Sprintf("kubernetes:%s/%s", ki.ns, ki.name)
+	r.WorkDir = ki.spec.WorkDir
+	c := *ki.spec.Cluster
+	r.Cluster = &c
+	r.Labels = maps.Clone(ki.labels)
+}
+
+// Limits are the pod's: requests = limits, enforced by the kubelet's
+// cgroup.
+func (ki *instance) Limits() (cpus float64, memoryBytes int64, enforced bool) {
+	return ki.spec.CPUs, ki.spec.MemoryBytes, ki.spec.CPUs > 0 || ki.spec.MemoryBytes > 0
+}

@@ -1,0 +1,147 @@
+package kubernetes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	authv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/tenantbench/tenantbench/internal/provider"
+)
+
+// goneTimeout bounds the wait for a deleted pod to be gone.
+const goneTimeout = 2 * time.Minute
+
+// Stop deletes the instance's objects (by its labels) and waits until
+// its pod is gone.
+func (Provider) Stop(ctx context.Context, inst *provider.Instance) error {
+	ki, ok := inst.Control.(*instance)
+	if !ok {
+		return fmt.Errorf("instance %s is not a pod of provider kubernetes", inst.Name)
+	}
+	ki.once.Do(func() { close(ki.stop) })
+	if err := deleteLabelled(ctx, ki.cs, ki.ns, ki.labels); err != nil {
+		return fmt.Errorf("instance %s: %w", inst.Name, err)
+	}
+	if ki.spec.Ledger != nil {
+		ki.spec.Ledger.Gone(inst.Record())
+	}
+	return nil
+}
+
+// StopRecord deletes what a run's ledger lists in a cluster (`tenantbench
+// down`), by its labels: the kubeconfig's variable must be set again in
+// this process.
+func StopRecord(ctx context.Context, r provider.Record) error {
+	if r.Cluster == nil || len(r.Labels) == 0 {
+		return fmt.Errorf("record %s names no cluster or labels", r.Name)
+	}
+	cs, err := client(*r.Cluster)
+	if err != nil {
+		return fmt.Errorf("%w (to delete what the run created there)", err)
+	}
+	return deleteLabelled(ctx, cs, r.Cluster.Namespace, r.Labels)
+}
+
+// deleteLabelled deletes the StatefulSets, pods and Secrets in ns that
+// carry every one of lbls, and waits for the pods to be gone.
+func deleteLabelled(ctx context.Context, cs *kubernetes.Clientset, ns string, lbls map[string]string) error {
+	sel := labels.SelectorFromSet(lbls).String()
+	list := metav1.ListOptions{LabelSelector: sel}
+	fg := metav1.DeletePropagationForeground
+	del := metav1.DeleteOptions{PropagationPolicy: &fg}
+	var errs []error
+	if err := cs.AppsV1().StatefulSets(ns).DeleteCollection(ctx, del, list); err != nil {
+		errs = append(errs, fmt.Errorf("deleting statefulsets %s: %w", sel, err))
+	}
+	grace := int64(5) // a fast shutdown is enough: the data goes too
+	if err := cs.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &grace}, list); err != nil {
+		errs = append(errs, fmt.Errorf("deleting pods %s: %w", sel, err))
+	}
+	if err := cs.CoreV1().Secrets(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, list); err != nil {
+		errs = append(errs, fmt.Errorf("deleting secrets %s: %w", sel, err))
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	wctx, cancel := context.WithTimeout(ctx, goneTimeout)
+	defer cancel()
+	for {
+		n, err := countLabelled(wctx, cs, ns, list)
+		if err == nil && n == 0 {
+			return nil
+		}
+		select {
+		case <-wctx.Done():
+			return fmt.Errorf("objects labelled %s in namespace %s still there after %s (%d left)", sel, ns, goneTimeout, n)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// countLabelled counts the StatefulSets, pods and Secrets that carry the
+// labels.
+func countLabelled(ctx context.Context, cs *kubernetes.Clientset, ns string, list metav1.ListOptions) (int, error) {
+	sts, err := cs.AppsV1().StatefulSets(ns).List(ctx, list)
+	if err != nil {
+		return -1, err
+	}
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, list)
+	if err != nil {
+		return -1, err
+	}
+	secrets, err := cs.CoreV1().Secrets(ns).List(ctx, list)
+	if err != nil {
+		return -1, err
+	}
+	return len(sts.Items) + len(pods.Items) + len(secrets.Items), nil
+}
+
+// rights are what a run does in its namespace.
+var rights = []authv1.ResourceAttributes{
+	{Group: "apps", Resource: "statefulsets", Verb: "create"},
+	{Group: "apps", Resource: "statefulsets", Verb: "deletecollection"},
+	{Group: "apps", Resource: "statefulsets", Verb: "list"},
+	{Resource: "pods", Verb: "get"},
+	{Resource: "pods", Verb: "list"},
+	{Resource: "pods", Verb: "deletecollection"},
+	{Resource: "secrets", Verb: "create"},
+	{Resource: "secrets", Verb: "deletecollection"},
+	{Resource: "secrets", Verb: "list"},
+	{Resource: "events", Verb: "list"},
+}
+
+// CheckCluster is the plan's check of sut.kubernetes: the variable set,
+// the kubeconfig readable, the cluster answering, the namespace there,
+// and the rights a run needs in it (which verbs on what are missing).
+// "" when all is well.
+func CheckCluster(ctx context.Context, c provider.Cluster) string {
+	cs, err := client(c)
+	if err != nil {
+		return err.Error()
+	}
+	if _, err := cs.CoreV1().Namespaces().Get(ctx, c.Namespace, metav1.GetOptions{}); err != nil {
+		return fmt.Sprintf("namespace %s: %v", c.Namespace, err)
+	}
+	var missing []string
+	for _, r := range rights {
+		r.Namespace = c.Namespace
+		rv := &authv1.SelfSubjectAccessReview{Spec: authv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &r}}
+		got, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, rv, metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Sprintf("cannot ask the cluster for the rights in namespace %s: %v", c.Namespace, err)
+		}
+		if !got.Status.Allowed {
+			missing = append(missing, r.Verb+" "+r.Resource)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Sprintf("the kubeconfig's user may not %v in namespace %s: a run creates and deletes them there", missing, c.Namespace)
+	}
+	return ""
+}
