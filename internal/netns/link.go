@@ -58,7 +58,7 @@ func us(d time.Duration) string { return strconv.FormatInt(d.Microseconds(), 10)
 // String is the link as sut.network writes it.
 func (l Link) String() string {
 	if l.Plain() {
-		return "plain (no netem)"
+		return "plain (no emulator)"
 	}
 	var parts []string
 	parts = append(parts, "delay "+l.Delay.String())
