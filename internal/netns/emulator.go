@@ -17,6 +17,8 @@ type emulator interface {
 	// usable says why link cannot run here, "" when it can; it may try
 	// the kernel in a namespace of its own.
 	usable(ctx context.Context, link Link) string
+	// describe says in a line how it emulates a link, for the plan.
+	describe() string
 	// start puts link on n once the veth pair is up and addressed,
 	// telling note of each part before making it. Net.Remove (or Remove
 	// of the record) undoes it.
@@ -73,6 +75,15 @@ func ChooseEmulator(ctx context.Context, name string, link Link) (string, string
 	return "", strings.Join(whys, "; ")
 }
 
+// Describe says in a line how emulator name emulates a link, "" for
+// none.
+func Describe(name string) string {
+	if em, ok := emulators[name]; ok {
+		return em.describe()
+	}
+	return ""
+}
+
 // netem is tc netem on each end's egress: the kernel does everything,
 // and reorders packets under jitter as netem does.
 type netem struct{}
@@ -95,6 +106,10 @@ func (netem) usable(ctx context.Context, link Link) string {
 	default:
 		return "tc cannot put netem on a link: " + err.Error()
 	}
+}
+
+func (netem) describe() string {
+	return "tc netem on each end's egress (under jitter, netem may reorder packets)"
 }
 
 func (netem) start(ctx context.Context, n *Net, note func(Record)) error {

@@ -68,6 +68,11 @@ func (queue) usable(ctx context.Context, link Link) string {
 	return ""
 }
 
+func (queue) describe() string {
+	return "iptables NFQUEUE rules in the namespace and a delayer process hold each packet for delay ± jitter (uniform) and drop the loss; " +
+		"each direction keeps its order (netem would reorder under jitter); a rate is HTB on each end"
+}
+
 func (queue) start(ctx context.Context, n *Net, note func(Record)) error {
 	if n.Link.delays() {
 		// The queues are served before any rule sends a packet there.
