@@ -133,8 +133,9 @@ func (d *Delayer) statusFile() string { return filepath.Join(d.Dir, "status.json
 func (d *Delayer) logFile() string    { return filepath.Join(d.Dir, "delayer.log") }
 
 // startDelayer starts the delayer inside the namespace, in a cgroup of
-// its own (/tenantbench/<namespace>/delayer) so that its CPU is neither
-// tenantbench's nor the servers', in a process group of its own and
+// its own (/tenantbench/<namespace>/delayer, but for v1's cpu controller)
+// so that its CPU is accounted apart from tenantbench's and the servers',
+// in a process group of its own and
 // without a parent-death signal: a kept run's servers stay reachable
 // after tenantbench ends, and `down` ends it from the ledger. It returns
 // once both queues are served.
@@ -151,7 +152,10 @@ func (n *Net) startDelayer(ctx context.Context, note func(Record)) error {
 	n.Delayer = d
 	note(n.Record)
 	var g *cgroup.Group
-	if sys := cgroup.Detect(); sys.Mode != cgroup.None {
+	// Not below /tenantbench in v1's cpu hierarchy: there its wake-ups
+	// would wait behind the servers (WithoutCPUController); cpuacct
+	// still counts its CPU apart.
+	if sys := cgroup.Detect().WithoutCPUController(); sys.Mode != cgroup.None {
 		path, err := cgroup.GroupPath(n.Name, "delayer")
 		if err != nil {
 			return err
@@ -285,7 +289,7 @@ func endDelayer(d *Delayer) error {
 		sys := cgroup.Detect()
 		if string(sys.Mode) != d.CgroupMode {
 			errs = append(errs, fmt.Errorf("the delayer's cgroup %s is %s, this machine's %s", d.Cgroup, d.CgroupMode, sys.Mode))
-		} else if err := sys.Open(d.Cgroup).Remove(10 * time.Second); err != nil {
+		} else if err := sys.WithoutCPUController().Open(d.Cgroup).Remove(10 * time.Second); err != nil {
 			errs = append(errs, err)
 		}
 	}
