@@ -38,6 +38,11 @@ func init() {
 type Counts struct {
 	Passed  uint64 `json:"passed"`
 	Dropped uint64 `json:"dropped"` // drawn with the link's loss
+	// LateUs is how late, on average, the delayer gave a verdict after
+	// the packet's departure (its wake-up's lateness), in microseconds;
+	// LateMaxUs the most.
+	LateUs    float64 `json:"late_us"`
+	LateMaxUs float64 `json:"late_max_us"`
 }
 
 // DelayerStatus is the delayer's status file: written once both queues
@@ -60,6 +65,16 @@ type direction struct {
 	last    int64 // the previous packet's departure, CLOCK_MONOTONIC ns
 	passed  atomic.Uint64
 	dropped atomic.Uint64
+	lateSum atomic.Int64 // ns, over passed + dropped
+	lateMax atomic.Int64 // ns
+}
+
+func (d *direction) counts() Counts {
+	c := Counts{Passed: d.passed.Load(), Dropped: d.dropped.Load(), LateMaxUs: float64(d.lateMax.Load()) / 1e3}
+	if n := c.Passed + c.Dropped; n > 0 {
+		c.LateUs = float64(d.lateSum.Load()) / 1e3 / float64(n)
+	}
+	return c
 }
 
 type heldPacket struct {
@@ -105,8 +120,7 @@ func delayerMain(args []string) int {
 	}
 	write := func(ended bool) {
 		st := DelayerStatus{Ready: true, Ended: ended, Errors: errCount.Load(),
-			In:  Counts{dirs[0].passed.Load(), dirs[0].dropped.Load()},
-			Out: Counts{dirs[1].passed.Load(), dirs[1].dropped.Load()}}
+			In: dirs[0].counts(), Out: dirs[1].counts()}
 		if err := writeStatus(*status, st); err != nil {
 			fmt.Fprintf(os.Stderr, "delayer: %v\n", err)
 		}
@@ -164,15 +178,8 @@ func serve(ctx context.Context, queue uint16, delay, jitter time.Duration, loss 
 		if a.PacketID == nil {
 			return 0
 		}
-		at := monotonic() + int64(delay)
-		if jitter > 0 {
-			at += rand.Int64N(2*int64(jitter)+1) - int64(jitter)
-		}
-		if at < d.last {
-			at = d.last // FIFO: never before the packet ahead
-		}
-		d.last = at
-		d.held <- heldPacket{id: *a.PacketID, depart: at, drop: loss > 0 && rand.Float64() < loss}
+		d.last = departure(monotonic(), d.last, delay, jitter, rand.Int64N)
+		d.held <- heldPacket{id: *a.PacketID, depart: d.last, drop: loss > 0 && rand.Float64() < loss}
 		return 0
 	}
 	onErr := func(err error) int {
@@ -193,6 +200,17 @@ func serve(ctx context.Context, queue uint16, delay, jitter time.Duration, loss 
 	return d, nil
 }
 
+// departure is when a packet that arrived at arrival leaves: arrival +
+// delay + a draw from ±jitter (draw(n) is uniform in [0, n)), but never
+// before last, the departure of the packet ahead of it in its direction.
+func departure(arrival, last int64, delay, jitter time.Duration, draw func(int64) int64) int64 {
+	at := arrival + int64(delay)
+	if jitter > 0 {
+		at += draw(2*int64(jitter)+1) - int64(jitter)
+	}
+	return max(at, last)
+}
+
 // release gives each held packet its verdict at its departure, in order.
 func (d *direction) release(ctx context.Context, fail context.CancelCauseFunc, errs *atomic.Uint64) {
 	runtime.LockOSThread()
@@ -205,6 +223,7 @@ func (d *direction) release(ctx context.Context, fail context.CancelCauseFunc, e
 			return
 		}
 		sleepUntil(p.depart)
+		late := max(monotonic()-p.depart, 0)
 		verdict := nfqueue.NfAccept
 		if p.drop {
 			verdict = nfqueue.NfDrop
@@ -219,6 +238,10 @@ func (d *direction) release(ctx context.Context, fail context.CancelCauseFunc, e
 				return
 			}
 			continue
+		}
+		d.lateSum.Add(late)
+		if late > d.lateMax.Load() {
+			d.lateMax.Store(late) // this goroutine alone writes it
 		}
 		if p.drop {
 			d.dropped.Add(1)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -142,22 +143,36 @@ func TestQueueDelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer plain.Remove()
+	other := queueNet(t, Link{Delay: time.Millisecond})
+	if other.Queue == n.Queue || other.Subnet == n.Subnet {
+		t.Errorf("two Nets share queue %d or subnet %s", n.Queue, n.Subnet)
+	}
 	ld, lp := listenIn(t, n), listenIn(t, plain)
 	serveConns(ld, echo)
 	serveConns(lp, echo)
-	far, near := medianRTT(t, ld), medianRTT(t, lp)
-	if b, err := os.ReadFile(filepath.Join(n.Delayer.Dir, "delayer.log")); err == nil {
+	// A busy machine only ever adds (late wake-ups, the delayer's and
+	// the test's): up to 3 measures, the least added counts.
+	added, near := time.Hour, time.Duration(0)
+	for range 3 {
+		var far time.Duration
+		far, near = medianRTT(t, ld), medianRTT(t, lp)
+		t.Logf("median round trip: %v through 2 ms each way, %v over a plain link", far, near)
+		if added = min(added, far-near); added < 6*time.Millisecond {
+			break
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(n.Delayer.Dir, "delayer.log")); err == nil && len(b) > 0 {
 		t.Logf("delayer log: %s", b)
 	}
-	t.Logf("median round trip: %v through 2 ms each way, %v over a plain link", far, near)
-	if added := far - near; added < 4*time.Millisecond || added >= 6*time.Millisecond {
+	if added < 4*time.Millisecond || added >= 6*time.Millisecond {
 		t.Errorf("the delayer added %v to a round trip, want 4 ms to 6 ms", added)
 	}
 	if err := n.Remove(); err != nil { // its last counts
 		t.Fatal(err)
 	}
 	st, ok := n.DelayerCounts()
-	if !ok || st.In.Passed < 50 || st.Out.Passed < 50 || st.In.Dropped+st.Out.Dropped != 0 {
+	t.Logf("delayer: %+v", st)
+	if !ok || st.In.Passed < 50 || st.Out.Passed < 50 || st.In.Dropped+st.Out.Dropped != 0 || st.In.LateMaxUs <= 0 {
 		t.Errorf("delayer counts %+v, %v", st, ok)
 	}
 	j := queueNet(t, Link{Delay: 2 * time.Millisecond, Jitter: time.Millisecond})
@@ -165,7 +180,8 @@ func TestQueueDelay(t *testing.T) {
 	serveConns(lj, echo)
 	rtt := medianRTT(t, lj)
 	t.Logf("median round trip through 2 ms ± 1 ms each way: %v", rtt)
-	if added := rtt - near; added < 2*time.Millisecond || added >= 7*time.Millisecond {
+	// ± 1 ms each way, in order: never below 2 ms (1 ms each way).
+	if added := rtt - near; added < 2*time.Millisecond || added >= 8*time.Millisecond {
 		t.Errorf("2 ms ± 1 ms each way added %v to a round trip", added)
 	}
 }
@@ -238,5 +254,42 @@ func TestQueueRate(t *testing.T) {
 	t.Logf("%d bytes in %v: %.1f Mbit/s over a %g Mbit/s link", size, took, bits/1e6, rate/1e6)
 	if bits > 1.1*rate || bits < 0.6*rate {
 		t.Errorf("throughput %.1f Mbit/s, want about %g", bits/1e6, rate/1e6)
+	}
+}
+
+// TestDeparture: each packet leaves delay ± jitter after its arrival, but
+// never before the one ahead of it: with packets arriving faster than
+// the jitter spreads them, the order holds and only later ones wait.
+func TestDeparture(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const delay, jitter = 2 * time.Millisecond, time.Millisecond
+	var last int64
+	waited := 0
+	for i := range 10000 {
+		arrival := int64(i) * int64(100*time.Microsecond)
+		var drawn int64
+		at := departure(arrival, last, delay, jitter, func(n int64) int64 { drawn = r.Int64N(n); return drawn })
+		own := arrival + int64(delay) + drawn - int64(jitter) // its own draw, alone
+		if own < arrival+int64(delay-jitter) || own > arrival+int64(delay+jitter) {
+			t.Fatalf("packet %d drew %v, outside delay ± jitter", i, time.Duration(own-arrival))
+		}
+		switch {
+		case at < last:
+			t.Fatalf("packet %d leaves at %d, before the one ahead (%d)", i, at, last)
+		case at > own:
+			if at != last {
+				t.Fatalf("packet %d leaves later than its draw without waiting for the one ahead", i)
+			}
+			waited++
+		case at != own:
+			t.Fatalf("packet %d leaves before its draw", i)
+		}
+		last = at
+	}
+	if waited == 0 {
+		t.Error("no packet ever waited for the one ahead: the test shows nothing")
+	}
+	if got := departure(5, 0, 0, 0, nil); got != 5 {
+		t.Errorf("no delay: leaves at %d, want its arrival", got)
 	}
 }

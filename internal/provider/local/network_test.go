@@ -134,9 +134,17 @@ func TestNetworkDelay(t *testing.T) {
 		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
 		return ds[len(ds)/2]
 	}
-	remote, local := rtt(far), rtt(near)
-	t.Logf("median SELECT 1: %v through the link, %v on loopback", remote, local)
-	if added := remote - local; added < 4*time.Millisecond || added >= 6*time.Millisecond {
+	// A busy machine only ever adds (late wake-ups, the link's and
+	// the test's): up to 3 measures, the least added counts.
+	added := time.Hour
+	for range 3 {
+		remote, local := rtt(far), rtt(near)
+		t.Logf("median SELECT 1: %v through the link, %v on loopback", remote, local)
+		if added = min(added, remote-local); added < 6*time.Millisecond {
+			break
+		}
+	}
+	if added < 4*time.Millisecond || added >= 6*time.Millisecond {
 		t.Errorf("the link (%s) added %v to a round trip, want 4 ms (2 ms each way) to 6 ms", n.Link, added)
 	}
 }
