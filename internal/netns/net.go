@@ -188,7 +188,7 @@ func (n *Net) Remove() error {
 // Exists says whether anything r records is still there: the namespace,
 // the host's veth end, or the delayer.
 func Exists(r Record) bool {
-	if d := r.Delayer; d != nil && (d.Pid > 0 && startTime(d.Pid) == d.Start || d.Dir != "" && exists(d.Dir)) {
+	if d := r.Delayer; d != nil && (d.Pid > 0 && d.Start != 0 && startTime(d.Pid) == d.Start || d.Dir != "" && exists(d.Dir)) {
 		return true
 	}
 	return exists(filepath.Join(nsDir, r.Name)) || exists(filepath.Join("/sys/class/net", r.HostIf))
