@@ -73,7 +73,14 @@ func (m Machine) networkUsable(link netns.Link) (string, string) {
 	if why := netns.Usable(ctx, netns.Link{}); why != "" {
 		return "", why
 	}
-	return netns.ChooseEmulator(ctx, link.Emulator, link)
+	name, why := netns.ChooseEmulator(ctx, link.Emulator, link)
+	if why != "" && link.Emulator != "" && link.Emulator != netns.Auto {
+		// The one asked for cannot; say which can.
+		if other, no := netns.ChooseEmulator(ctx, netns.Auto, link); no == "" {
+			why += "; emulator " + other + " (or auto) can run it here"
+		}
+	}
+	return name, why
 }
 
 // networkOf is the checked sut.network as plan.json records it.
