@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,10 +19,10 @@ import (
 	"github.com/tenantbench/tenantbench/internal/run"
 )
 
-// runUntilProgress starts `tenantbench run` of a long spec with a plain
-// sut.network link and returns it once its workload phase reports
-// progress, with the results directory.
-func runUntilProgress(t *testing.T, tmp string) (*exec.Cmd, string) {
+// runUntilProgress starts `tenantbench run` of a long spec through
+// sut.network (link, as the spec writes it) and returns it once its
+// workload phase reports progress, with the results directory.
+func runUntilProgress(t *testing.T, tmp, link string) (*exec.Cmd, string) {
 	t.Helper()
 	if why := netns.Usable(context.Background(), netns.Link{}); why != "" {
 		t.Skip("sut.network: " + why)
@@ -29,7 +30,7 @@ func runUntilProgress(t *testing.T, tmp string) (*exec.Cmd, string) {
 	out := filepath.Join(tmp, "results")
 	specPath := filepath.Join(tmp, "remote.yaml")
 	os.WriteFile(specPath, []byte(`name: remote
-sut: {network: {}}
+sut: {network: `+link+`}
 tenancy: {model: database, tenants: 2}
 workload: {name: tpcb, scale: 1, clients: 2, duration: 10m}
 `), 0o644)
@@ -70,11 +71,22 @@ func liveNetworks(t *testing.T, out string) []netns.Record {
 	return b.Networks
 }
 
+// delayedLink is a link with a delay on the queue emulator where it can
+// run (its delayer is then tenantbench's own program started again),
+// else a plain one.
+func delayedLink() string {
+	if netns.Usable(context.Background(), netns.Link{Delay: time.Millisecond, Emulator: "queue"}) == "" {
+		return "{delay: 1ms, emulator: queue}"
+	}
+	return "{}"
+}
+
 // TestNetworkInterrupt: Ctrl-C during a run through sut.network stops
-// its servers and removes its namespace and veth pair.
+// its servers and removes its namespace and veth pair (and the delayer
+// of a delayed link).
 func TestNetworkInterrupt(t *testing.T) {
 	tmp := workRoot(t)
-	cmd, out := runUntilProgress(t, tmp)
+	cmd, out := runUntilProgress(t, tmp, delayedLink())
 	nets := liveNetworks(t, out)
 	if len(nets) != 1 || !netns.Exists(nets[0]) {
 		t.Fatalf("live.json lists networks %+v while the run goes on", nets)
@@ -93,11 +105,11 @@ func TestNetworkInterrupt(t *testing.T) {
 }
 
 // TestNetworkKillAndDown: a tenantbench killed (SIGKILL) during a run
-// through sut.network leaves its namespace, listed in live.json; down
-// removes it, with the servers, and env.json has the link.
+// through sut.network leaves its namespace (and a delayed link's
+// delayer), listed in live.json; down removes it, with the servers.
 func TestNetworkKillAndDown(t *testing.T) {
 	tmp := workRoot(t)
-	cmd, out := runUntilProgress(t, tmp)
+	cmd, out := runUntilProgress(t, tmp, delayedLink())
 	nets := liveNetworks(t, out)
 	if len(nets) != 1 {
 		t.Fatalf("live.json lists networks %+v", nets)
@@ -119,6 +131,18 @@ func TestNetworkKillAndDown(t *testing.T) {
 	}
 	if netns.Exists(nets[0]) {
 		t.Errorf("down left namespace %s or veth %s", nets[0].Name, nets[0].HostIf)
+	}
+	if d := nets[0].Delayer; d != nil {
+		if !strings.Contains(string(b), "ended its delayer") {
+			t.Errorf("down does not say it ended the delayer:\n%s", b)
+		}
+		// Its parent killed, it is init's child: a zombie until init
+		// reaps it, which is gone enough.
+		if st, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(d.Pid), "stat")); err == nil && !strings.Contains(string(st), ") Z ") {
+			t.Errorf("delayer (pid %d) still runs after down: %s", d.Pid, st)
+		}
+	} else if delayedLink() != "{}" {
+		t.Errorf("live.json has no delayer: %+v", nets[0])
 	}
 	assertNoLeftovers(t, tmp)
 }

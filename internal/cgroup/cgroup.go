@@ -342,3 +342,24 @@ func rmdir(dir string, deadline time.Time) error {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// WithoutCPUController is s less v1's cpu controller: a group created
+// through it is in every other hierarchy (cpuacct still accounts its CPU
+// time) but its processes stay in the cpu hierarchy's root group. That is
+// for a process that must wake on time whatever the servers do (the
+// network delayer): in a group below /tenantbench it would be weighed
+// against all of tenantbench's groups together, and v1's real-time group
+// scheduling gives a new group no real-time time. v2 has one hierarchy:
+// s is returned as it is.
+func (s System) WithoutCPUController() System {
+	if s.Mode != V1 {
+		return s
+	}
+	out := System{Mode: s.Mode, Reason: s.Reason, v2: s.v2, v1: map[cgroup1.Name]string{}}
+	for n, dir := range s.v1 {
+		if n != cgroup1.Cpu {
+			out.v1[n] = dir
+		}
+	}
+	return out
+}

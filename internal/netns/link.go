@@ -1,7 +1,10 @@
 // Package netns puts a run's servers behind an emulated network link: a
-// network namespace joined to the host by a veth pair, with tc netem on
-// each end's egress (sut.network). It runs iproute2's ip and tc, and
-// starts a program inside the namespace (Net.Start). Root only.
+// network namespace joined to the host by a veth pair, with the link's
+// emulator on it (sut.network): tc netem on each end's egress, or, on a
+// kernel without netem, NFQUEUE rules in the namespace served by a
+// delayer process (queue.go, delayer.go) and HTB for a rate. It runs
+// iproute2's ip and tc and iptables, and starts a program inside the
+// namespace (Net.Start). Root only.
 package netns
 
 import (
@@ -22,10 +25,14 @@ type Link struct {
 	Loss float64 `json:"loss_pct"`
 	// Rate is the link's bandwidth in bit/s; 0 = as fast as the veth.
 	Rate int64 `json:"rate_bit_s"`
+	// Emulator puts the link on the veth pair: "netem", "queue" (see
+	// Emulators), Auto or "" for the first one usable here; Create
+	// leaves the one it used, "" for a plain link.
+	Emulator string `json:"emulator,omitempty"`
 }
 
-// Plain says the link adds nothing: no qdisc is put on it, and packets
-// cross the veth pair as fast as the kernel moves them.
+// Plain says the link adds nothing: no qdisc or emulator is put on it,
+// and packets cross the veth pair as fast as the kernel moves them.
 func (l Link) Plain() bool { return l.Delay == 0 && l.Jitter == 0 && l.Loss == 0 && l.Rate == 0 }
 
 // netemArgs are tc's arguments for the link's netem qdisc.
@@ -51,7 +58,7 @@ func us(d time.Duration) string { return strconv.FormatInt(d.Microseconds(), 10)
 // String is the link as sut.network writes it.
 func (l Link) String() string {
 	if l.Plain() {
-		return "plain (no netem)"
+		return "plain (no emulator)"
 	}
 	var parts []string
 	parts = append(parts, "delay "+l.Delay.String())
@@ -64,7 +71,11 @@ func (l Link) String() string {
 	if l.Rate > 0 {
 		parts = append(parts, "rate "+FormatRate(l.Rate))
 	}
-	return strings.Join(parts, ", ") + " each way"
+	s := strings.Join(parts, ", ") + " each way"
+	if l.Emulator != "" && l.Emulator != Auto {
+		s += " (" + l.Emulator + ")"
+	}
+	return s
 }
 
 // rateUnits are tc's rate units (tc(8), "RATES"): bits and bytes per

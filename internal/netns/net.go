@@ -30,13 +30,22 @@ type Record struct {
 	Subnet   string `json:"subnet"`    // a /30 of Pool, "" until allocated
 	HostAddr string `json:"host_addr"` // the host end's address: the clients'
 	NSAddr   string `json:"ns_addr"`   // the namespace end's: the servers'
+	// Emulator is the link's ("netem", "queue"; "" for a plain link).
+	Emulator string `json:"emulator,omitempty"`
+	// Queue is the queue emulator's NFQUEUE of packets into the
+	// namespace, Queue+1 of those out of it: taken with the /30, under
+	// the same lock, so no two Nets share one (0 for none).
+	Queue int `json:"queue,omitempty"`
+	// Delayer is the queue emulator's process, nil for none.
+	Delayer *Delayer `json:"delayer,omitempty"`
 }
 
 // Net is a namespace joined to the host by a veth pair with the link's
-// netem on it.
+// emulator on it.
 type Net struct {
 	Record
 	Link Link
+	proc *delayerProc // the queue emulator's delayer, when this process started it
 }
 
 // nameRE is what a namespace name may be: Prefix, the run's id, a random
@@ -70,8 +79,9 @@ func newRecord(id string) (Record, error) {
 
 // Create makes the Net of run id with link: the namespace, the veth
 // pair with a free /30 of Pool (host end .1, namespace end .2),
-// loopback up in the namespace, and netem on both ends unless the link
-// is plain. note is told of the record before each part is made (a
+// loopback up in the namespace, and the link's emulator on both ends
+// unless the link is plain (link.Emulator "" or Auto: chosen here, see
+// ChooseEmulator; the Net's Link and Record name the one used). note is told of the record before each part is made (a
 // ledger), so that a process killed meanwhile leaves it findable. On
 // any error, Create removes what it made.
 func Create(ctx context.Context, id string, link Link, note func(Record)) (n *Net, err error) {
@@ -79,6 +89,20 @@ func Create(ctx context.Context, id string, link Link, note func(Record)) (n *Ne
 	if err != nil {
 		return nil, err
 	}
+	if link.Plain() {
+		link.Emulator = ""
+	} else if link.Emulator == "" || link.Emulator == Auto {
+		name, why := ChooseEmulator(ctx, link.Emulator, link)
+		if why != "" {
+			return nil, fmt.Errorf("sut.network %s cannot run here: %s", link, why)
+		}
+		link.Emulator = name
+	}
+	em, ok := emulators[link.Emulator]
+	if !link.Plain() && !ok {
+		return nil, fmt.Errorf("emulator %q is not known: %s", link.Emulator, strings.Join(Emulators(), ", "))
+	}
+	rec.Emulator = link.Emulator
 	n = &Net{Record: rec, Link: link}
 	if note == nil {
 		note = func(Record) {}
@@ -108,23 +132,24 @@ func Create(ctx context.Context, id string, link Link, note func(Record)) (n *Ne
 		{"ip", "-n", n.Name, "link", "set", n.NSIf, "up"},
 		{"ip", "-n", n.Name, "link", "set", "lo", "up"},
 	}
-	if !link.Plain() {
-		steps = append(steps,
-			append([]string{"tc", "qdisc", "add", "dev", n.HostIf, "root"}, link.netemArgs()...),
-			append([]string{"tc", "-n", n.Name, "qdisc", "add", "dev", n.NSIf, "root"}, link.netemArgs()...))
-	}
 	for _, s := range steps {
 		if err := run(ctx, s[0], s[1:]...); err != nil {
+			return n, err
+		}
+	}
+	if !link.Plain() {
+		if err := em.start(ctx, n, note); err != nil {
 			return n, err
 		}
 	}
 	return n, nil
 }
 
-// Remove deletes what r records: the namespace (its veth end goes with
-// it, and the pair and both qdiscs with that) and the host end, should
-// the pair not have been made whole. Something already gone is no
-// error; a name that is not this package's is not touched.
+// Remove deletes what r records: the delayer, its cgroup and files,
+// then the namespace (its veth end, iptables rules and qdisc go with it,
+// and the pair and the host end's qdisc with that) and the host end,
+// should the pair not have been made whole. Something already gone is
+// no error; a name that is not this package's is not touched.
 func Remove(r Record) error {
 	if !nameRE.MatchString(r.Name) || !ifRE.MatchString(r.HostIf) {
 		return fmt.Errorf("network %q (veth %q) is not tenantbench's; not touching it", r.Name, r.HostIf)
@@ -132,6 +157,12 @@ func Remove(r Record) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var errs []error
+	if r.Delayer != nil {
+		// Before the namespace: a process in it keeps it alive.
+		if err := endDelayer(r.Delayer); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if exists(filepath.Join(nsDir, r.Name)) {
 		if err := run(ctx, "ip", "netns", "del", r.Name); err != nil {
 			errs = append(errs, err)
@@ -145,12 +176,21 @@ func Remove(r Record) error {
 	return errors.Join(errs...)
 }
 
-// Remove deletes the Net (Remove of its record).
-func (n *Net) Remove() error { return Remove(n.Record) }
+// Remove deletes the Net (Remove of its record), first asking its
+// delayer to end and keeping its last counts (DelayerCounts).
+func (n *Net) Remove() error {
+	if n.proc != nil && n.Delayer != nil {
+		n.proc.stop(n.Delayer)
+	}
+	return Remove(n.Record)
+}
 
-// Exists says whether anything r records is still there: the namespace
-// or the host's veth end.
+// Exists says whether anything r records is still there: the namespace,
+// the host's veth end, or the delayer.
 func Exists(r Record) bool {
+	if d := r.Delayer; d != nil && (d.Pid > 0 && d.Start != 0 && startTime(d.Pid) == d.Start || d.Dir != "" && exists(d.Dir)) {
+		return true
+	}
 	return exists(filepath.Join(nsDir, r.Name)) || exists(filepath.Join("/sys/class/net", r.HostIf))
 }
 
@@ -215,6 +255,9 @@ func (n *Net) address(ctx context.Context, note func(Record)) error {
 	}
 	host := sub.Addr().Next()
 	n.Subnet, n.HostAddr, n.NSAddr = sub.String(), host.String(), host.Next().String()
+	if n.Emulator == "queue" {
+		n.Queue = queueBase + 2*int(sub.Addr().As4()[3]/4)
+	}
 	note(n.Record)
 	return run(ctx, "ip", "addr", "add", n.HostAddr+"/30", "dev", n.HostIf)
 }

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -49,37 +48,18 @@ func (n *Net) Start(cmd *exec.Cmd) error {
 
 // Usable says why sut.network cannot run on this machine, "" when it
 // can: root (network namespaces and tc need it), iproute2's ip and tc,
-// and, for a link that is not plain, the kernel's netem qdisc, tried in
-// a namespace of its own that is removed at once.
+// and, for a link that is not plain, its emulator (link.Emulator, or
+// the one Auto would choose), tried in a namespace of its own that is
+// removed at once.
 func Usable(ctx context.Context, link Link) string {
 	if os.Geteuid() != 0 {
 		return "needs root: tenantbench makes a network namespace, a veth pair and tc qdiscs"
 	}
 	for _, p := range []string{"ip", "tc"} {
-		if _, err := exec.LookPath(p); err != nil {
-			if _, err := os.Stat(filepath.Join("/usr/sbin", p)); err != nil {
-				return p + " not found: install iproute2"
-			}
+		if _, err := lookPath(p); err != nil {
+			return p + " not found: install iproute2"
 		}
 	}
-	if link.Plain() {
-		return ""
-	}
-	rec, err := newRecord("probe")
-	if err != nil {
-		return err.Error()
-	}
-	if err := run(ctx, "ip", "netns", "add", rec.Name); err != nil {
-		return "cannot make a network namespace: " + err.Error()
-	}
-	defer run(context.Background(), "ip", "netns", "del", rec.Name)
-	err = run(ctx, "tc", append([]string{"-n", rec.Name, "qdisc", "add", "dev", "lo", "root"}, link.netemArgs()...)...)
-	switch {
-	case err == nil:
-		return ""
-	case strings.Contains(err.Error(), "qdisc kind is unknown"):
-		return "this kernel has no netem qdisc (CONFIG_NET_SCH_NETEM, module sch_netem): only a plain link (delay 0, no jitter, loss or rate) can run here"
-	default:
-		return "tc cannot put netem on a link: " + err.Error()
-	}
+	_, why := ChooseEmulator(ctx, link.Emulator, link)
+	return why
 }

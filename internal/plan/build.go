@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/interfere"
+	"github.com/tenantbench/tenantbench/internal/netns"
 	"github.com/tenantbench/tenantbench/internal/provision"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
@@ -37,7 +38,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 	if s == nil {
 		return nil, problems
 	}
-	eng, more := checkRegistered(s, regs, m)
+	eng, link, more := checkRegistered(s, regs, m)
 	var server, warnings []spec.Problem
 	if eng != nil {
 		server, warnings = checkServer(s, eng)
@@ -55,6 +56,9 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 			if p, err = build(s, sp, regs, eng, m); err != nil {
 				more = append(more, spec.Problem{Path: "workload", Allowed: err.Error()})
 			} else {
+				if link != nil {
+					p.Network = link // with the emulator chosen on this machine
+				}
 				f := regs.Providers[p.Provider]
 				// the user's servers and a cluster's pods are not this machine's processes
 				more = append(more, checkMachine(p, eng, m, f.Servers || f.Cluster)...)
@@ -95,7 +99,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 // machine but not a valid spec: the engine and provider, the workload and
 // its options, the tenancy models and the memory limit. It returns the
 // engine, nil when sut.engine names none.
-func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, []spec.Problem) {
+func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, *netns.Link, []spec.Problem) {
 	eng, more := checkSUT(s, regs)
 	more = append(more, checkServers(s, regs, eng)...)
 	more = append(more, checkCluster(s, regs)...)
@@ -113,9 +117,9 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, [
 	more = append(more, checkClasses(s, regs)...)
 	_, bad := checkPooler(s, regs, eng)
 	more = append(more, bad...)
-	_, bad = checkNetwork(s, regs, m)
+	link, bad := checkNetwork(s, regs, m)
 	more = append(more, bad...)
-	return eng, append(more, checkMemory(s, regs, m)...)
+	return eng, link, append(more, checkMemory(s, regs, m)...)
 }
 
 // suggestion is a name as written and the names it must be one of.

@@ -17,7 +17,7 @@ func Calibration(path string, regs Registries, clients int) (*Plan, []spec.Probl
 	// sut.resources whatever divide says: the memory check sees that.
 	one := *s
 	one.SUT.Resources.Divide = false
-	eng, more := checkRegistered(&one, regs, Here())
+	eng, _, more := checkRegistered(&one, regs, Here())
 	for _, pr := range more {
 		problems = append(problems, pl.Place(pr))
 	}

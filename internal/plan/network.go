@@ -3,6 +3,8 @@ package plan
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/tenantbench/tenantbench/internal/netns"
@@ -10,12 +12,14 @@ import (
 )
 
 // checkNetwork checks sut.network: a rate tc reads, a jitter no larger
-// than the delay, a provider that can place servers behind a link (not
-// the user's servers: they are where they are), clients over TCP (a unix
-// socket would not cross the link), and a machine where it can run: root,
-// iproute2, and netem in the kernel for a link that is not plain. The
-// decoder refused negative durations and a loss outside 0..100 % with
-// their lines. It returns the link the runs ask for, nil for none.
+// than the delay, an emulator netns knows, a provider that can place
+// servers behind a link (not the user's servers: they are where they
+// are), clients over TCP (a unix socket would not cross the link), and a
+// machine where it can run: root, iproute2, and for a link that is not
+// plain the emulator asked for (auto: netem, else the queue emulator).
+// The decoder refused negative durations and a loss outside 0..100 %
+// with their lines. It returns the link the runs ask for, with the
+// emulator chosen here, nil for none.
 func checkNetwork(s *spec.Spec, regs Registries, m Machine) (*netns.Link, []spec.Problem) {
 	nw := s.SUT.Network
 	if nw == nil {
@@ -28,6 +32,10 @@ func checkNetwork(s *spec.Spec, regs Registries, m Machine) (*netns.Link, []spec
 		}
 	}
 	link := *networkOf(s)
+	if e := nw.Emulator; e != "" && !slices.Contains(netns.Emulators(), e) {
+		out = append(out, spec.Problem{Path: "sut.network.emulator", Value: e, Allowed: "must be one of " +
+			strings.Join(netns.Emulators(), ", ") + spec.Suggest(e, netns.Emulators())})
+	}
 	if link.Jitter > link.Delay {
 		out = append(out, spec.Problem{Path: "sut.network.jitter", Value: nw.Jitter.String(), Allowed: fmt.Sprintf(
 			"must be at most the delay (%s): netem draws each packet's delay from delay ± jitter", nw.Delay)})
@@ -41,9 +49,11 @@ func checkNetwork(s *spec.Spec, regs Registries, m Machine) (*netns.Link, []spec
 			Allowed: "must be tcp with sut.network: the clients reach the servers across the link, a unix socket would not cross it"})
 	}
 	if len(out) == 0 {
-		if why := m.networkUsable(link); why != "" {
+		name, why := m.networkUsable(link)
+		if why != "" {
 			out = append(out, spec.Problem{Path: "sut.network", Value: link.String(), Allowed: "cannot run here: " + why})
 		}
+		link.Emulator = name
 	}
 	if len(out) > 0 {
 		return nil, out
@@ -51,15 +61,26 @@ func checkNetwork(s *spec.Spec, regs Registries, m Machine) (*netns.Link, []spec
 	return &link, nil
 }
 
-// networkUsable says why a link cannot run on m, "" when it can: the
-// machine's own figure for root, then netns.Usable (iproute2, netem).
-func (m Machine) networkUsable(link netns.Link) string {
+// networkUsable is the emulator that runs link on m ("" for a plain
+// link), or why none can: the machine's own figure for root, then
+// netns.Usable's checks (iproute2) and netns.ChooseEmulator.
+func (m Machine) networkUsable(link netns.Link) (string, string) {
 	if !m.Root {
-		return "needs root: tenantbench makes a network namespace, a veth pair and tc qdiscs"
+		return "", "needs root: tenantbench makes a network namespace, a veth pair and tc qdiscs"
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return netns.Usable(ctx, link)
+	if why := netns.Usable(ctx, netns.Link{}); why != "" {
+		return "", why
+	}
+	name, why := netns.ChooseEmulator(ctx, link.Emulator, link)
+	if why != "" && link.Emulator != "" && link.Emulator != netns.Auto {
+		// The one asked for cannot; say which can.
+		if other, no := netns.ChooseEmulator(ctx, netns.Auto, link); no == "" {
+			why += "; emulator " + other + " (or auto) can run it here"
+		}
+	}
+	return name, why
 }
 
 // networkOf is the checked sut.network as plan.json records it.
@@ -69,5 +90,5 @@ func networkOf(s *spec.Spec) *netns.Link {
 		return nil
 	}
 	rate, _ := netns.ParseRate(nw.Rate) // checked: "" is 0
-	return &netns.Link{Delay: nw.Delay.D(), Jitter: nw.Jitter.D(), Loss: nw.Loss, Rate: rate}
+	return &netns.Link{Delay: nw.Delay.D(), Jitter: nw.Jitter.D(), Loss: nw.Loss, Rate: rate, Emulator: nw.Emulator}
 }

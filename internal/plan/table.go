@@ -9,6 +9,8 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/interfere"
 	"github.com/tenantbench/tenantbench/internal/spec"
+
+	"github.com/tenantbench/tenantbench/internal/netns"
 )
 
 // WriteTable prints the plan for people: the experiment, one row per run
@@ -33,6 +35,11 @@ func (p *Plan) WriteTable(w io.Writer) error {
 	if l := p.Network; l != nil {
 		if _, err := fmt.Fprintf(w, "network: the servers sit in a network namespace of each run, behind a link of %s; the clients cross it over TCP\n", l); err != nil {
 			return err
+		}
+		if d := netns.Describe(l.Emulator); d != "" {
+			if _, err := fmt.Fprintf(w, "network emulator %s: %s\n", l.Emulator, d); err != nil {
+				return err
+			}
 		}
 	}
 	if err := p.writeInterference(w); err != nil {

@@ -72,7 +72,9 @@ type execution struct {
 	interf *interference
 	// net is the run's network namespace and link (sut.network), nil
 	// for none (network.go).
-	net      *netns.Net
+	net *netns.Net
+	// abort ends the run's phases with a cause (a dead delayer).
+	abort    context.CancelCauseFunc
 	events   []results.Event
 	hostIdle *float64
 	// pools are the poolers in front of the servers, by instance
@@ -95,9 +97,15 @@ func (e *execution) logf(format string, a ...any) {
 // figures are results.Summarize's.
 func (e *execution) do(ctx context.Context) *results.Summary {
 	e.t0 = time.Now()
-	err := e.phasesUpTo(ctx)
+	// The phases' own context: cancelled, with its cause, when the run
+	// can no longer measure what it asked for (network.go); ctx stays
+	// the user's (Ctrl-C: interrupted).
+	phaseCtx, abort := context.WithCancelCause(ctx)
+	defer abort(nil)
+	e.abort = abort
+	err := e.phasesUpTo(phaseCtx)
 	e.memWatch.finish(e.instances)
-	err = errors.Join(append(append([]error{err}, e.memoryKillErrors()...), e.exitedErrors()...)...)
+	err = errors.Join(append(append(append([]error{err}, e.memoryKillErrors()...), e.exitedErrors()...), e.networkErrors()...)...)
 	// The monitor stops before the servers do: its last round and the
 	// DBMS statistics need them up.
 	samples, merr := e.mon.Stop()

@@ -97,7 +97,11 @@ func CleanUp(ctx context.Context, b *LiveBook, stop StopFunc, say func(string)) 
 			errs = append(errs, fmt.Errorf("network namespace %s: %w", n.Name, err))
 			continue
 		}
-		say(fmt.Sprintf("removed network namespace %s and veth %s (%s)", n.Name, n.HostIf, n.Subnet))
+		what := fmt.Sprintf("removed network namespace %s and veth %s (%s)", n.Name, n.HostIf, n.Subnet)
+		if n.Delayer != nil {
+			what += fmt.Sprintf(", ended its delayer (pid %d)", n.Delayer.Pid)
+		}
+		say(what)
 	}
 	for _, w := range b.WorkDirs {
 		if !isWorkDir(w) {

@@ -34,6 +34,28 @@ func (e *execution) openNetwork(ctx context.Context) error {
 	}
 	e.net = n
 	e.logf("network namespace %s: servers at %s behind a link of %s, clients at %s", n.Name, n.NSAddr, n.Link, n.HostAddr)
+	// A dead delayer drops every packet from then on: the run ends at
+	// once saying why, rather than waiting for its clients to time out.
+	if died := n.Died(); died != nil && e.abort != nil {
+		go func() {
+			select {
+			case <-died:
+				e.abort(n.DelayerErr())
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return nil
+}
+
+// networkErrors names the run's delayer if it died during the run.
+func (e *execution) networkErrors() []error {
+	if e.net == nil {
+		return nil
+	}
+	if err := e.net.DelayerErr(); err != nil {
+		return []error{fmt.Errorf("sut.network: %w; every packet across the link was dropped from then on", err)}
+	}
 	return nil
 }
 
@@ -47,6 +69,10 @@ func (e *execution) closeNetwork() error {
 		return fmt.Errorf("removing network namespace %s: %w", e.net.Name, err)
 	}
 	e.opts.Ledger.NetworkGone(e.net.Record)
+	if st, ok := e.net.DelayerCounts(); ok {
+		e.logf("delayer of %s: into the namespace %d packets passed, %d dropped; out of it %d passed, %d dropped",
+			e.net.Name, st.In.Passed, st.In.Dropped, st.Out.Passed, st.Out.Dropped)
+	}
 	return nil
 }
 
@@ -94,11 +120,20 @@ type NetworkEnv struct {
 	Subnet     string `json:"subnet"`
 	ClientAddr string `json:"client_addr"`
 	ServerAddr string `json:"server_addr"`
+	// Queue and Delayer: the queue emulator's first NFQUEUE and its
+	// delayer's counts over the run (packets passed and dropped each
+	// way), absent with netem or a plain link.
+	Queue   int                  `json:"queue,omitempty"`
+	Delayer *netns.DelayerStatus `json:"delayer,omitempty"`
 }
 
 func networkEnv(n *netns.Net) *NetworkEnv {
 	if n == nil {
 		return nil
 	}
-	return &NetworkEnv{Link: n.Link, Namespace: n.Name, Subnet: n.Subnet, ClientAddr: n.HostAddr, ServerAddr: n.NSAddr}
+	env := &NetworkEnv{Link: n.Link, Namespace: n.Name, Subnet: n.Subnet, ClientAddr: n.HostAddr, ServerAddr: n.NSAddr, Queue: n.Queue}
+	if st, ok := n.DelayerCounts(); ok {
+		env.Delayer = &st
+	}
+	return env
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -129,11 +130,22 @@ func checkThroughNetwork(t *testing.T, ex *execution) {
 
 // TestDownRemovesNetwork: the ledger of a run that ended without its
 // teardown (as after SIGKILL: its servers up in the namespace) lets down
-// stop the servers and remove the namespace and veth pair.
+// stop the servers and remove the namespace and veth pair, and, with a
+// delay on the queue emulator, its delayer, the delayer's cgroup and
+// files.
 func TestDownRemovesNetwork(t *testing.T) {
+	for _, link := range []string{"{}", "{delay: 1ms, emulator: queue}"} {
+		t.Run(link, func(t *testing.T) { downRemovesNetwork(t, link) })
+	}
+}
+
+func downRemovesNetwork(t *testing.T, link string) {
+	if link != "{}" {
+		needNetwork(t, netns.Link{Delay: time.Millisecond, Emulator: "queue"})
+	}
 	needNetwork(t, netns.Link{})
 	ex := newExecution(t, `name: t
-sut: {network: {}}
+sut: {network: `+link+`}
 tenancy: {model: database, tenants: 1}
 workload: {name: tpcb, scale: 1, clients: 1, duration: 1s}
 `)
@@ -160,6 +172,18 @@ workload: {name: tpcb, scale: 1, clients: 1, duration: 1s}
 	t.Log(strings.Join(said, "\n"))
 	if netns.Exists(n.Record) {
 		t.Errorf("down left namespace %s or veth %s", n.Name, n.HostIf)
+	}
+	if link != "{}" {
+		d := b.Networks[0].Delayer
+		if d == nil || d.Pid == 0 || d.Dir == "" {
+			t.Fatalf("the ledger's delayer: %+v", d)
+		}
+		if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(d.Pid))); err == nil {
+			t.Errorf("delayer (pid %d) still runs", d.Pid)
+		}
+		if _, err := os.Stat(d.Dir); err == nil {
+			t.Errorf("delayer's directory %s left", d.Dir)
+		}
 	}
 	for _, inst := range ex.instances {
 		if pid := local.Of(inst).Pid; pid > 0 {
@@ -197,5 +221,40 @@ workload: {name: tpcb, scale: 1, clients: 1, duration: 3s}
 	t.Logf("mean latency %.3f ms on loopback, %.3f ms through 2 ms each way", near, far)
 	if far-near < 4 {
 		t.Errorf("the link added %.3f ms, want at least 4", far-near)
+	}
+}
+
+// TestRunDelayerDies: a delayer that dies during the workload ends the
+// phase at once (not at its 60 s), and the run's error names it.
+func TestRunDelayerDies(t *testing.T) {
+	needNetwork(t, netns.Link{Delay: time.Millisecond, Emulator: "queue"})
+	ex := newExecution(t, `name: t
+sut: {network: {delay: 1ms, emulator: queue}}
+tenancy: {model: database, tenants: 1}
+workload: {name: tpcb, scale: 1, clients: 1, duration: 60s}
+`)
+	ctx, abort := context.WithCancelCause(context.Background())
+	defer abort(nil)
+	ex.abort = abort
+	for _, phase := range []func(context.Context) error{ex.provision, ex.setup, ex.ingest, ex.postIngest} {
+		if err := phase(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := ex.net.Delayer
+	if d == nil {
+		t.Fatal("no delayer")
+	}
+	time.AfterFunc(time.Second, func() { syscall.Kill(d.Pid, syscall.SIGKILL) })
+	t0 := time.Now()
+	err := ex.workload(ctx)
+	took := time.Since(t0)
+	t.Logf("workload ended after %v: %v; cause: %v", took, err, context.Cause(ctx))
+	if took > 30*time.Second {
+		t.Errorf("the workload went on for %v after its delayer died", took)
+	}
+	errs := ex.networkErrors()
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "delayer") || !strings.Contains(context.Cause(ctx).Error(), "delayer") {
+		t.Errorf("the run says %v, cause %v", errs, context.Cause(ctx))
 	}
 }

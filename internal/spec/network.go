@@ -12,7 +12,7 @@ import (
 // emulated link, which every client round trip crosses (Matos and
 // Pedreira's and EDB 2026's "remote" client placement). Each value is
 // applied to each direction: Delay is one-way. The zero value, `{}`, is a
-// plain link (a network namespace and veth pair, no netem). One value per
+// plain link (a network namespace and veth pair, no emulator). One value per
 // spec, not a matrix dimension.
 type Network struct {
 	Delay  Duration `yaml:"delay"`
@@ -22,6 +22,10 @@ type Network struct {
 	// Rate is the link's bandwidth as tc writes it ("1gbit"), "" for
 	// the veth's own; the plan reads it (package netns).
 	Rate string `yaml:"rate,omitempty"`
+	// Emulator is what puts the link on the veth pair: auto (the
+	// default, ""), netem or queue; the plan checks the name and
+	// chooses (package netns).
+	Emulator string `yaml:"emulator,omitempty"`
 }
 
 // network reads sut.network; a negative delay or jitter and a loss
@@ -37,6 +41,7 @@ func (d *Decoder) network(n *yaml.Node, path string, dst **Network) {
 		{"jitter", func(n *yaml.Node, p string) { Scalar(d, n, p, nonNegative, &nw.Jitter) }},
 		{"loss", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadPercent, &nw.Loss) }},
 		{"rate", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &nw.Rate) }},
+		{"emulator", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &nw.Emulator) }},
 	})
 	*dst = &nw
 }

@@ -23,6 +23,11 @@ func TestNetwork(t *testing.T) {
 	if s := mustParse(t, "name: t\nsut: {network: {}}\nworkload: {name: tpcb}\n"); s.SUT.Network == nil || *s.SUT.Network != (Network{}) {
 		t.Errorf("network: {} read as %+v", s.SUT.Network)
 	}
+	if s := mustParse(t, "name: t\nsut: {network: {delay: 1ms, emulator: queue}}\nworkload: {name: tpcb}\n"); s.SUT.Network.Emulator != "queue" {
+		t.Errorf("emulator: queue read as %+v", s.SUT.Network)
+	} else {
+		roundTrip(t, s)
+	}
 	if s := mustParse(t, "name: t\nsut: {network: {loss: 3}}\nworkload: {name: tpcb}\n"); s.SUT.Network.Loss != 3 {
 		t.Errorf("loss: 3 read as %v", s.SUT.Network.Loss)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -112,7 +113,9 @@ func TestNetwork(t *testing.T) {
 
 // TestNetworkDelay: a link of 2 ms each way adds at least 4 ms to a
 // round trip (SELECT 1), against a server on loopback on the same
-// machine, and not much more.
+// machine, and less than 6 ms (the median of 50), with whichever
+// emulator auto chooses here (the queue emulator on a kernel without
+// netem).
 func TestNetworkDelay(t *testing.T) {
 	p := newProvider(t, Options{})
 	n := network(t, p, netns.Link{Delay: 2 * time.Millisecond})
@@ -131,10 +134,78 @@ func TestNetworkDelay(t *testing.T) {
 		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
 		return ds[len(ds)/2]
 	}
-	remote, local := rtt(far), rtt(near)
-	t.Logf("median SELECT 1: %v through the link, %v on loopback", remote, local)
-	if added := remote - local; added < 4*time.Millisecond || added > 8*time.Millisecond {
-		t.Errorf("the link added %v to a round trip, want 4 ms (2 ms each way) and not twice that", added)
+	// A busy machine only ever adds (late wake-ups, the link's and
+	// the test's): up to 3 measures, the least added counts.
+	added := time.Hour
+	for range 3 {
+		remote, local := rtt(far), rtt(near)
+		t.Logf("median SELECT 1: %v through the link, %v on loopback", remote, local)
+		if added = min(added, remote-local); added < 6*time.Millisecond {
+			break
+		}
+	}
+	if added < 4*time.Millisecond || added >= 6*time.Millisecond {
+		t.Errorf("the link (%s) added %v to a round trip, want 4 ms (2 ms each way) to 6 ms", n.Link, added)
+	}
+}
+
+// TestNetworkLoss: through a link that loses 20 % of the packets each
+// way, queries still complete (TCP retransmits), and the queue
+// emulator's delayer counts its drops.
+func TestNetworkLoss(t *testing.T) {
+	p := newProvider(t, Options{})
+	n := network(t, p, netns.Link{Loss: 20})
+	inst := start(t, p, provider.InstanceSpec{Name: "lossy", WorkDir: testDir(t), Network: n})
+	conn := connect(t, inst.DSN("tcp", "postgres", inst.User, inst.Password))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for i := range 20 {
+		var got int
+		if err := conn.QueryRow(ctx, "SELECT $1::int", i).Scan(&got); err != nil || got != i {
+			t.Fatalf("query %d: %d, %v", i, got, err)
+		}
+	}
+	if n.Emulator != "queue" {
+		t.Logf("emulator %s: no delayer to count", n.Emulator)
+		return
+	}
+	if err := n.Remove(); err != nil { // the delayer's last counts
+		t.Fatal(err)
+	}
+	st, ok := n.DelayerCounts()
+	all, drops := st.In.Passed+st.In.Dropped+st.Out.Passed+st.Out.Dropped, st.In.Dropped+st.Out.Dropped
+	t.Logf("delayer: %d of %d packets dropped (%+v)", drops, all, st)
+	if !ok || drops == 0 || float64(drops) > 0.4*float64(all) {
+		t.Errorf("with 20 %% loss the delayer dropped %d of %d packets", drops, all)
+	}
+}
+
+// TestNetworkRate: a COPY of 4 MB into a server behind a 16 mbit/s link
+// runs at about that rate, far below loopback's.
+func TestNetworkRate(t *testing.T) {
+	const rate = 16e6
+	p := newProvider(t, Options{})
+	n := network(t, p, netns.Link{Rate: rate})
+	inst := start(t, p, provider.InstanceSpec{Name: "slow", WorkDir: testDir(t), Network: n})
+	conn := connect(t, inst.DSN("tcp", "postgres", inst.User, inst.Password))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := conn.Exec(ctx, "CREATE TEMP TABLE bulk (line text)"); err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Repeat("x", 1023) + "\n"
+	const size = 4 << 20
+	data := strings.Repeat(line, size/len(line))
+	t0 := time.Now()
+	tag, err := conn.PgConn().CopyFrom(ctx, strings.NewReader(data), "COPY bulk FROM STDIN")
+	took := time.Since(t0)
+	if err != nil || tag.RowsAffected() != int64(size/len(line)) {
+		t.Fatalf("COPY: %v, %v", tag, err)
+	}
+	bits := float64(len(data)*8) / took.Seconds()
+	t.Logf("COPY of %d bytes in %v: %.1f Mbit/s over a %g Mbit/s link (%s)", len(data), took, bits/1e6, rate/1e6, n.Link)
+	if bits > 1.1*rate || bits < 0.5*rate {
+		t.Errorf("COPY ran at %.1f Mbit/s, want about %g", bits/1e6, rate/1e6)
 	}
 }
 
