@@ -50,16 +50,20 @@ func (s *sampler) samplePools(ctx context.Context, t time.Duration) {
 // of the pooler per transaction (ms) over the window f..t: the growth of
 // its database's wait total over that of its transactions, from the last
 // round before the window (zero before the pooler's first round: it
-// starts with no transaction) to the last in it. Only for a tenant alone
-// in its database (pgbouncer keeps these totals per database).
+// starts with no transaction) to the last in it, or, when no round fell
+// in a window shorter than the interval (a TPC-H stream that ended
+// early), to the first round after it: the workload's clients were the
+// pooler's only ones, so its totals did not grow after t. Only for a
+// tenant alone in its database (pgbouncer keeps these totals per
+// database).
 func (is *InstanceSeries) poolWait(f, t time.Duration, into map[string]float64) {
 	type span struct {
-		before, last *PoolSample
+		before, last, after *PoolSample
 	}
 	spans := map[string]*span{}
 	for i := range is.Pools {
 		p := &is.Pools[i]
-		if p.Tenant == "" || !p.DBAlone || p.T > t {
+		if p.Tenant == "" || !p.DBAlone {
 			continue
 		}
 		sp := spans[p.Tenant]
@@ -67,13 +71,21 @@ func (is *InstanceSeries) poolWait(f, t time.Duration, into map[string]float64) 
 			sp = &span{}
 			spans[p.Tenant] = sp
 		}
-		if p.T < f {
+		switch {
+		case p.T > t:
+			if sp.after == nil {
+				sp.after = p
+			}
+		case p.T < f:
 			sp.before = p
-		} else {
+		default:
 			sp.last = p
 		}
 	}
 	for tenant, sp := range spans {
+		if sp.last == nil {
+			sp.last = sp.after
+		}
 		if sp.last == nil {
 			continue
 		}
