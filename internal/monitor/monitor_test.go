@@ -135,9 +135,11 @@ func TestMonitor(t *testing.T) {
 	if w.Total.CPU < 1.5 {
 		t.Errorf("instance used %.2f CPU s during four heavy queries", w.Total.CPU)
 	}
-	// The tenant running them gets most of it.
+	// The tenant running them gets most of it; the rest is the
+	// background's (the checkpointer and WAL writer took 11 % in a full
+	// suite on 2 busy cores, so 90 % was too tight).
 	t01, t02 := w.TenantCPU["t01"], w.TenantCPU["t02"]
-	if t01 < 0.9*w.Total.CPU || t02 > 0.1*t01 {
+	if t01 < 0.8*w.Total.CPU || t02 > 0.1*t01 {
 		t.Errorf("tenant CPU t01 %.2f s, t02 %.2f s of the instance's %.2f s", t01, t02, w.Total.CPU)
 	}
 	// The driver's (this test's) CPU is apart and small.
