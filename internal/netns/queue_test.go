@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -293,3 +294,34 @@ func TestDeparture(t *testing.T) {
 		t.Errorf("no delay: leaves at %d, want its arrival", got)
 	}
 }
+
+// TestArrival: a packet's delay counts from the kernel's stamp of its
+// reception; a packet without one (or with one not to be believed) counts
+// from now less the stamped packets' mean wait.
+func TestArrival(t *testing.T) {
+	var wait atomic.Int64
+	d := &direction{wait: &wait}
+	stamp := time.Now().Add(-300 * time.Microsecond)
+	before := monotonic()
+	got := d.arrival(&stamp)
+	if waited := time.Duration(before - got); waited < 250*time.Microsecond || waited > 50*time.Millisecond {
+		t.Errorf("stamped 300 us ago: arrival %v before now", waited)
+	}
+	if d.stamped.Load() != 1 || wait.Load() <= 0 {
+		t.Errorf("stamped %d, mean wait %d ns", d.stamped.Load(), wait.Load())
+	}
+	wait.Store(int64(200 * time.Microsecond))
+	out := &direction{wait: &wait}
+	for _, s := range []*time.Time{nil, {}, ptr(time.Now().Add(time.Minute)), ptr(time.Now().Add(-time.Minute))} {
+		before = monotonic()
+		got = out.arrival(s)
+		if early := time.Duration(before - got); early < 150*time.Microsecond || early > 50*time.Millisecond {
+			t.Errorf("stamp %v: arrival %v before now, want about the mean wait, 200 us", s, early)
+		}
+	}
+	if out.stamped.Load() != 0 {
+		t.Errorf("%d unbelievable stamps counted", out.stamped.Load())
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
