@@ -84,6 +84,16 @@ func (m *tenantMap) category(c class, user, db []byte) int {
 func (s *sampler) activity(ctx context.Context, countWaits bool) error {
 	counted := false
 	err := s.conn.Activity(ctx, func(a *server.Activity) {
+		if s.threaded {
+			if a.Pid > 0 { // 0: a session without its thread yet
+				p := s.nameThread(a)
+				if countWaits {
+					s.waits.add(waitCat(p.cat), a.State, a.WaitType, a.WaitName)
+					counted = true
+				}
+			}
+			return
+		}
 		p := s.procs[a.Pid]
 		if p == nil {
 			p = &proc{cat: noTenant}

@@ -39,8 +39,13 @@ type sampler struct {
 	tenants    tenantMap
 	procs      map[int]*proc
 	pids       []int
-	round      uint32
-	lastPSS    time.Time
+	// threaded: the server runs its sessions as threads (threads.go);
+	// tasks are its threads by id, tids a round's list.
+	threaded bool
+	tasks    map[int]*proc
+	tids     []int
+	round    uint32
+	lastPSS  time.Time
 
 	// queries counts the activity reads that succeeded (see
 	// needActivity).
@@ -99,6 +104,7 @@ func newSampler(inst *provider.Instance, origin time.Time, pss time.Duration) *s
 		pss:    pss,
 		shmem:  -1,
 		procs:  map[int]*proc{},
+		tasks:  map[int]*proc{},
 		tenants: tenantMap{
 			names: pseudoTenants(),
 		},
@@ -112,9 +118,9 @@ func newSampler(inst *provider.Instance, origin time.Time, pss time.Duration) *s
 func (s *sampler) connect(ctx context.Context) error {
 	sql, ok := s.inst.Engine.(engine.Statistics)
 	if !ok {
-		// An engine without statistics queries (MariaDB for now): its
-		// server's processes and cgroup are sampled, its sessions and
-		// statistics views are not.
+		// An engine without statistics queries: its server's processes
+		// and cgroup are sampled, its sessions and statistics views are
+		// not.
 		return nil
 	}
 	s.sql = sql
@@ -128,6 +134,7 @@ func (s *sampler) connect(ctx context.Context) error {
 	}
 	s.conn = conn
 	s.monitorPid = conn.Pid()
+	s.threaded = threaded(conn)
 	err = s.stats.init(ctx, conn, sql.StatisticsViews())
 	if err == nil {
 		s.readShmem(ctx)
@@ -217,6 +224,11 @@ func (s *sampler) setPlacements(ps []tenancy.Placement) {
 			p.cat = noTenant
 		}
 	}
+	for _, p := range s.tasks {
+		if p.class == classClient || p.class == classParallel {
+			p.cat = noTenant
+		}
+	}
 }
 
 // sample runs one resource round: the processes of the instance, then
@@ -296,8 +308,15 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 			}
 		}
 		p.round = s.round
-		s.classify(p, pid)
-		s.attribute(p, st.utime, st.stime)
+		if s.threaded {
+			// Its CPU is attributed thread by thread; its memory is
+			// the background's (the sessions have none of their own).
+			p.class, p.cat = classBackground, catBackground
+			s.sampleThreads(pid, first, t, &smp)
+		} else {
+			s.classify(p, pid)
+			s.attribute(p, st.utime, st.stime)
+		}
 		// With the children each process reaped (the postmaster reaps
 		// every backend that exits), the tree's sum loses nothing.
 		c.procCPUUser += st.utime + uint64(max(st.cutime, 0))
@@ -347,6 +366,9 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 				s.errs.add(t, "%v", procErr("smaps_rollup", errUnparsable))
 			}
 		}
+		if s.threaded {
+			continue // its threads were counted
+		}
 		smp.Procs++
 		switch p.class {
 		case classMonitor:
@@ -358,6 +380,7 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 			smp.Background++
 		}
 	}
+	s.forgetThreads()
 	for pid, p := range s.procs {
 		if p.round != s.round {
 			s.retire(p)
@@ -412,7 +435,8 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 // and the query would change nothing: while wait events are sampled, their
 // ticks keep the names current, and the rounds skip it.
 func (s *sampler) needActivity() bool {
-	if s.round == 0 {
+	if s.round == 0 || s.threaded {
+		// A thread may run another session than at the last query.
 		return true
 	}
 	for _, pid := range s.pids {

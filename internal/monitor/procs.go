@@ -56,6 +56,8 @@ type proc struct {
 	// since (sampler.queries > asked) saw it or not, and a title class it
 	// did not correct stands (see sampler.needActivity).
 	asked uint32
+	// listed is the query that last listed a thread's session (threads.go).
+	listed uint32
 }
 
 // classOf maps pg_stat_activity.backend_type to a class.

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	dbserver "github.com/tenantbench/tenantbench/internal/engine/server"
+	"github.com/tenantbench/tenantbench/internal/engine/maven"
 	"github.com/tenantbench/tenantbench/internal/suggest"
 )
 
@@ -22,18 +22,24 @@ import (
 // `mariadbd --help --verbose` lists them), and the program itself must
 // take the values (mariadbd parses them with --help, refusing a bad
 // suffix, a negative unsigned or an unknown enum). The key "" is about the
-// version.
+// version, which must be installed, in the cache or published (nothing is
+// downloaded here).
 func (e Engine) CheckSettings(version string, settings map[string]string) (refused, warned map[string]string) {
 	refused, warned = map[string]string{}, map[string]string{}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p, err := e.FindPrograms(ctx, version, zeroFind)
-	if err != nil {
-		refused[""] = err.Error()
+	prog, ok, msg := server(ctx, version)
+	if !ok {
+		refused[""] = msg
 		return refused, warned
 	}
-	prog := programsOf(p)
-	names, err := optionNames(ctx, prog.Server)
+	if msg != "" {
+		// Not installed but published: the run fetches it, and its
+		// server refuses a bad setting when it starts.
+		warned[""] = msg
+		return refused, warned
+	}
+	names, err := optionNames(ctx, prog)
 	if err != nil {
 		warned[""] = fmt.Sprintf("the settings were not checked against MariaDB %s: %v", prog.Full, err)
 		return refused, warned
@@ -66,9 +72,9 @@ func (e Engine) CheckSettings(version string, settings map[string]string) (refus
 	if len(valued) == 0 {
 		return refused, warned
 	}
-	if why := readValues(ctx, prog.Server, settings, valued); why != "" {
+	if why := readValues(ctx, prog, settings, valued); why != "" {
 		for _, k := range valued {
-			if why := readValues(ctx, prog.Server, settings, []string{k}); why != "" {
+			if why := readValues(ctx, prog, settings, []string{k}); why != "" {
 				refused[k] = why
 			}
 		}
@@ -77,24 +83,25 @@ func (e Engine) CheckSettings(version string, settings map[string]string) (refus
 }
 
 // optionNames caches each server program's option names (normal form).
-var optionNames = func() func(ctx context.Context, server string) (map[string]bool, error) {
+var optionNames = func() func(ctx context.Context, p Programs) (map[string]bool, error) {
 	var mu sync.Mutex
 	cache := map[string]map[string]bool{}
-	return func(ctx context.Context, server string) (map[string]bool, error) {
+	return func(ctx context.Context, p Programs) (map[string]bool, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		if n, ok := cache[server]; ok {
+		if n, ok := cache[p.Server]; ok {
 			return n, nil
 		}
-		out, err := exec.CommandContext(ctx, server, "--no-defaults", "--help", "--verbose").Output()
+		args := append(append([]string{"--no-defaults"}, p.layoutArgs()...), "--help", "--verbose")
+		out, err := exec.CommandContext(ctx, p.Server, args...).Output()
 		if err != nil {
-			return nil, fmt.Errorf("%s --help --verbose: %w", server, err)
+			return nil, fmt.Errorf("%s --help --verbose: %w", p.Server, err)
 		}
 		n := parseOptionNames(out)
 		if len(n) == 0 {
-			return nil, fmt.Errorf("%s --help --verbose lists no variables", server)
+			return nil, fmt.Errorf("%s --help --verbose lists no variables", p.Server)
 		}
-		cache[server] = n
+		cache[p.Server] = n
 		return n, nil
 	}
 }()
@@ -139,13 +146,13 @@ var errorLine = regexp.MustCompile(`\[ERROR\] (?:Buffered error: )?(.*)$`)
 
 // readValues has the server read the values of keys on its command line
 // with --help, and returns its errors, "" when it took them.
-func readValues(ctx context.Context, server string, settings map[string]string, keys []string) string {
-	args := []string{"--no-defaults"}
+func readValues(ctx context.Context, p Programs, settings map[string]string, keys []string) string {
+	args := append([]string{"--no-defaults"}, p.layoutArgs()...)
 	for _, k := range keys {
 		args = append(args, "--"+k+"="+settings[k])
 	}
 	args = append(args, "--help", "--verbose")
-	cmd := exec.CommandContext(ctx, server, args...)
+	cmd := exec.CommandContext(ctx, p.Server, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err := cmd.Run()
@@ -164,6 +171,45 @@ func readValues(ctx context.Context, server string, settings map[string]string, 
 	return ""
 }
 
-// zeroFind: the plan downloads nothing, and MariaDB's programs are never
-// downloaded anyway.
-var zeroFind = dbserver.Find{NoFetch: true}
+// servers memoizes server's answer per version for the process: a plan
+// asks once per case.
+var servers sync.Map // version -> serverAnswer
+
+type serverAnswer struct {
+	p   Programs
+	ok  bool
+	msg string
+}
+
+// server is the installed (or cached) server of version ("" for the
+// newest), ok; else ok and a warning when the version is published (the
+// run fetches it), or not ok and why. Only the repository's list of
+// versions is read, nothing is downloaded.
+func server(ctx context.Context, version string) (Programs, bool, string) {
+	if a, ok := servers.Load(version); ok {
+		a := a.(serverAnswer)
+		return a.p, a.ok, a.msg
+	}
+	var f Fetcher
+	found := f.installed(ctx)
+	a := serverAnswer{ok: true}
+	if p, ok := choose(found, version); ok {
+		a.p = p
+	} else {
+		want := version
+		if want == "" {
+			want = DefaultFetchVersion
+		}
+		full, err := f.published(ctx, want)
+		if err != nil {
+			a.ok, a.msg = false, fmt.Sprintf("%v; it cannot be fetched either: %v", notFound(found, version), err)
+		} else {
+			a.msg = fmt.Sprintf("MariaDB %s is not installed: the run fetches %s from %s before its first server starts, "+
+				"and the server checks the settings then", want, full, maven.Central)
+		}
+	}
+	if ctx.Err() == nil {
+		servers.Store(version, a)
+	}
+	return a.p, a.ok, a.msg
+}

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/engine/maven"
 	dbserver "github.com/tenantbench/tenantbench/internal/engine/server"
 )
 
@@ -25,6 +26,20 @@ type Programs struct {
 	InstallDB string // mariadb-install-db (or mysql_install_db)
 	Full      string // "10.11.19"
 	Major     string // "10.11"
+	// Base is the installation's own directory when it is a standalone
+	// build (bin/, share/english/errmsg.sys below it: a fetched one),
+	// whose server is told where it is rather than trusting the paths
+	// compiled in; "" for a packaged server (Debian's), whose built-in
+	// paths are right.
+	Base string
+}
+
+// layoutArgs tell a standalone build's server where its files are.
+func (p Programs) layoutArgs() []string {
+	if p.Base == "" {
+		return nil
+	}
+	return []string{"--basedir=" + p.Base, "--lc-messages-dir=" + filepath.Join(p.Base, "share")}
 }
 
 func (p Programs) Version() string { return p.Full }
@@ -39,8 +54,12 @@ func programsOf(p dbserver.Programs) Programs {
 }
 
 // Installed lists every usable installation: $MARIADB_BINDIR first, then
-// PATH, /usr/sbin, /usr/local/mysql/bin, newest first after the pinned one.
-func Installed(ctx context.Context) []Programs {
+// PATH, /usr/sbin, /usr/local/mysql/bin and the builds fetched into the
+// default cache, newest first after the pinned one.
+func Installed(ctx context.Context) []Programs { return Fetcher{}.installed(ctx) }
+
+// installed is Installed with f's cache.
+func (f Fetcher) installed(ctx context.Context) []Programs {
 	var dirs []string
 	pinned := os.Getenv("MARIADB_BINDIR")
 	if pinned != "" {
@@ -48,6 +67,10 @@ func Installed(ctx context.Context) []Programs {
 	}
 	dirs = append(dirs, filepath.SplitList(os.Getenv("PATH"))...)
 	dirs = append(dirs, "/usr/sbin", "/usr/local/mysql/bin", "/usr/local/mariadb/bin")
+	for _, c := range f.cacheDirs() {
+		m, _ := filepath.Glob(filepath.Join(c, "mariadb-*", "bin"))
+		dirs = append(dirs, m...)
+	}
 	seen := map[string]bool{}
 	var out []Programs
 	for _, d := range dirs {
@@ -66,7 +89,7 @@ func Installed(ctx context.Context) []Programs {
 		first = 1
 	}
 	rest := out[first:]
-	sort.SliceStable(rest, func(i, j int) bool { return newer(rest[i].Full, rest[j].Full) })
+	sort.SliceStable(rest, func(i, j int) bool { return maven.CompareVersions(rest[i].Full, rest[j].Full) > 0 })
 	return out
 }
 
@@ -114,7 +137,15 @@ func inspect(ctx context.Context, dir string) (Programs, error) {
 		return p, fmt.Errorf("%s --version: %w", p.Server, err)
 	}
 	p.Full, p.Major, err = ParseVersion(string(out))
+	if root := filepath.Dir(base); fileExists(filepath.Join(root, "share", "english", "errmsg.sys")) {
+		p.Base = root
+	}
 	return p, err
+}
+
+func fileExists(f string) bool {
+	_, err := os.Stat(f)
+	return err == nil
 }
 
 func executable(f string) bool {
@@ -135,45 +166,61 @@ func ParseVersion(s string) (version, major string, err error) {
 	return m[1] + "." + m[2] + "." + m[3], m[1] + "." + m[2], nil
 }
 
-// newer orders dotted versions numerically.
-func newer(a, b string) bool {
-	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < len(pa) && i < len(pb); i++ {
-		var x, y int
-		fmt.Sscan(pa[i], &x)
-		fmt.Sscan(pb[i], &y)
-		if x != y {
-			return x > y
-		}
-	}
-	return len(pa) > len(pb)
-}
-
 // FindPrograms picks the installation of version: a major ("10.11"), a
-// full version, or "" for the newest. Nothing is downloaded: no fetchable
-// MariaDB build has been verified to run here, so a machine without the
-// server installs Debian's mariadb-server (.ci/run does).
-func (Engine) FindPrograms(ctx context.Context, version string, _ dbserver.Find) (dbserver.Programs, error) {
-	found := Installed(ctx)
+// full version, or "" for the newest. When none fits it fetches the
+// newest published build of version (DefaultFetchVersion for "") into the
+// cache, unless find forbids it.
+func (Engine) FindPrograms(ctx context.Context, version string, find dbserver.Find) (dbserver.Programs, error) {
+	f := Fetcher{CacheDir: find.CacheDir, Logf: find.Logf}
+	found := f.installed(ctx)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var have []string
+	if p, ok := choose(found, version); ok {
+		return p, nil
+	}
+	if find.NoFetch {
+		return nil, notFound(found, version)
+	}
+	want := version
+	if want == "" {
+		want = DefaultFetchVersion
+	}
+	p, err := f.Fetch(ctx, want)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w; fetching one failed too: %v", notFound(found, version), err)
+	}
+	return p, nil
+}
+
+// choose picks the first installation of version ("" matches any).
+func choose(found []Programs, version string) (Programs, bool) {
 	for _, p := range found {
 		if version == "" || p.Major == version || p.Full == version {
-			return p, nil
+			return p, true
 		}
+	}
+	return Programs{}, false
+}
+
+// notFound says what was sought and what was found instead.
+func notFound(found []Programs, version string) error {
+	var have []string
+	for _, p := range found {
 		have = append(have, p.Full+" in "+filepath.Dir(p.Server))
 	}
 	what := "MariaDB server programs"
 	if version != "" {
 		what = "MariaDB " + version + " server programs"
 	}
-	msg := fmt.Sprintf("no %s (mariadbd and mariadb-install-db) found in $MARIADB_BINDIR, PATH or /usr/sbin", what)
+	msg := fmt.Sprintf("no %s (mariadbd and mariadb-install-db) found in $MARIADB_BINDIR, PATH, /usr/sbin or the cache", what)
 	if len(have) > 0 {
 		msg += " (found " + strings.Join(have, ", ") + ")"
 	}
-	return nil, errors.New(msg + ": install them (Debian: apt-get install mariadb-server, then stop and disable its service) or set MARIADB_BINDIR")
+	return errors.New(msg + ": install them (Debian: apt-get install mariadb-server, then stop and disable its service), set MARIADB_BINDIR, or allow fetching")
 }
 
 // configName is tenantbench's configuration file in the data directory.
@@ -270,7 +317,9 @@ func (Engine) WriteConfig(_ dbserver.Programs, c dbserver.Config) error {
 // naming the data directory too so that its process tells which server it
 // is.
 func (Engine) StartCommand(p dbserver.Programs, c dbserver.Config) []string {
-	return []string{programsOf(p).Server, "--defaults-file=" + filepath.Join(c.DataDir, configName), "--datadir=" + c.DataDir}
+	mp := programsOf(p)
+	args := []string{mp.Server, "--defaults-file=" + filepath.Join(c.DataDir, configName), "--datadir=" + c.DataDir}
+	return append(args, mp.layoutArgs()...)
 }
 
 func (Engine) LogName() string { return "mariadb.log" }

@@ -33,6 +33,8 @@ var statusCounters = map[string]bool{
 	"Innodb_data_read": true, "Innodb_data_written": true, "Innodb_data_fsyncs": true, "Innodb_row_lock_waits": true,
 	"Innodb_row_lock_time": true, "Innodb_deadlocks": true, "Com_commit": true, "Com_rollback": true, "Questions": true,
 	"Bytes_received": true, "Bytes_sent": true, "Connections": true, "Aborted_connects": true, "Created_tmp_disk_tables": true,
+	// InnoDB's own row counts, where the version has them.
+	"Innodb_rows_read": true, "Innodb_rows_inserted": true, "Innodb_rows_updated": true, "Innodb_rows_deleted": true,
 }
 
 func (Engine) StatisticsViews() []string { return []string{globalStatus} }
@@ -63,7 +65,12 @@ func (Engine) OpenStats(ctx context.Context, dsn string) (dbserver.Stats, error)
 const statsTimeout = 5 * time.Second
 
 // Pid is the OS id of the session's server thread.
-func (s *stats) Pid() int                        { return int(s.tid) }
+func (s *stats) Pid() int { return int(s.tid) }
+
+// Threaded: MariaDB runs every session as a thread of its one process
+// (server.Threaded), so that the monitor attributes CPU per thread.
+func (s *stats) Threaded() bool { return true }
+
 func (s *stats) IsClosed() bool                  { return s.c.IsClosed() }
 func (s *stats) Close(ctx context.Context) error { return s.c.Close(ctx) }
 
@@ -119,8 +126,9 @@ func (s *stats) ReadView(ctx context.Context, view string) (map[string]map[strin
 // a "client backend" (the monitor's name for a client's session) on its
 // server thread (TID), its user and database, "idle" while it sleeps else
 // "active", its STATE as the wait ("MariaDB:<state>"). MariaDB's
-// background threads are not listed (performance_schema would, at a cost
-// the server pays all the time).
+// background threads are not listed: the monitor takes every thread no
+// session runs on for a background one. performance_schema.threads would
+// name them, at a cost the server pays all the time (docs/engines.md).
 func (s *stats) Activity(ctx context.Context, fn func(a *dbserver.Activity)) error {
 	ctx, cancel := context.WithTimeout(ctx, statsTimeout)
 	defer cancel()

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tenantbench/tenantbench/internal/engine/maven"
 )
 
 // Binaries is one installation of the PostgreSQL server programs.
@@ -216,34 +218,4 @@ func ParseVersion(s string) (version, major string, err error) {
 
 // compareVersions orders dotted versions numerically, with an optional
 // "-N" rebuild suffix ("10.5.0-1" > "10.5.0"): -1, 0 or 1.
-func compareVersions(a, b string) int {
-	pa, pb := versionParts(a), versionParts(b)
-	for i := 0; i < len(pa) || i < len(pb); i++ {
-		var x, y int
-		if i < len(pa) {
-			x = pa[i]
-		}
-		if i < len(pb) {
-			y = pb[i]
-		}
-		if x != y {
-			if x < y {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
-}
-
-func versionParts(v string) []int {
-	var out []int
-	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == '.' || r == '-' }) {
-		n, err := strconv.Atoi(f)
-		if err != nil {
-			n = -1
-		}
-		out = append(out, n)
-	}
-	return out
-}
+func compareVersions(a, b string) int { return maven.CompareVersions(a, b) }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/engine/maven"
 	"github.com/tenantbench/tenantbench/internal/suggest"
 )
 
@@ -254,7 +255,7 @@ func (f Finder) published(ctx context.Context, version string) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	return newestRelease(ctx, repo+"/io/zonky/test/postgres/"+artifact, version)
+	return maven.Newest(ctx, repo+"/io/zonky/test/postgres/"+artifact, version)
 }
 
 // nearest is the parameter key was probably meant to be, "" for none.

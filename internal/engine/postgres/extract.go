@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tenantbench/tenantbench/internal/engine/maven"
 	"github.com/xi2/xz"
 )
 
@@ -52,7 +53,7 @@ func extractTar(tr *tar.Reader, dir string) error {
 		if err != nil {
 			return err
 		}
-		target, err := inside(dir, h.Name)
+		target, err := maven.Inside(dir, h.Name)
 		if err != nil {
 			return err
 		}
@@ -86,7 +87,7 @@ func extractTar(tr *tar.Reader, dir string) error {
 			if filepath.IsAbs(h.Linkname) {
 				return fmt.Errorf("%s links outside the archive to %s", h.Name, h.Linkname)
 			}
-			if _, err := inside(dir, filepath.Join(filepath.Dir(h.Name), h.Linkname)); err != nil {
+			if _, err := maven.Inside(dir, filepath.Join(filepath.Dir(h.Name), h.Linkname)); err != nil {
 				return err
 			}
 			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
@@ -96,7 +97,7 @@ func extractTar(tr *tar.Reader, dir string) error {
 				return err
 			}
 		case tar.TypeLink:
-			src, err := inside(dir, h.Linkname)
+			src, err := maven.Inside(dir, h.Linkname)
 			if err != nil {
 				return err
 			}
@@ -110,14 +111,4 @@ func extractTar(tr *tar.Reader, dir string) error {
 			return fmt.Errorf("%s: unexpected entry type %q", h.Name, h.Typeflag)
 		}
 	}
-}
-
-// inside joins name to dir and fails if the result is not below dir.
-func inside(dir, name string) (string, error) {
-	p := filepath.Join(dir, name)
-	rel, err := filepath.Rel(dir, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return "", fmt.Errorf("archive entry %q would land outside %s", name, dir)
-	}
-	return p, nil
 }

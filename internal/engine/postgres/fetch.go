@@ -2,20 +2,13 @@ package postgres
 
 import (
 	"context"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
-	"encoding/hex"
-	"encoding/xml"
-	"errors"
 	"fmt"
-	"hash"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/tenantbench/tenantbench/internal/engine/maven"
 )
 
 // DefaultFetchMajor is fetched when no version is asked for and none is
@@ -27,7 +20,7 @@ const DefaultFetchMajor = "18"
 // MavenCentral is where the official builds are published
 // (io.zonky.test.postgres:embedded-postgres-binaries-*, the builds
 // github.com/fergusstrange/embedded-postgres uses).
-const MavenCentral = "https://repo1.maven.org/maven2"
+const MavenCentral = maven.Central
 
 // systemCacheDir is the cache when running as root: servers then run as an
 // unprivileged user, which must be able to read and execute the binaries,
@@ -74,7 +67,7 @@ func (f Finder) Fetch(ctx context.Context, version string) (Binaries, error) {
 	}
 	base := repo + "/io/zonky/test/postgres/" + artifact
 
-	full, err := newestRelease(ctx, base, version)
+	full, err := maven.Newest(ctx, base, version)
 	if err != nil {
 		return Binaries{}, err
 	}
@@ -89,18 +82,12 @@ func (f Finder) Fetch(ctx context.Context, version string) (Binaries, error) {
 
 	jarURL := fmt.Sprintf("%s/%s/%s-%s.jar", base, full, artifact, full)
 	f.logf("fetching PostgreSQL %s from %s", full, jarURL)
-	jar, err := os.CreateTemp(cache, ".download-*.jar")
+	jar, err := maven.Download(ctx, jarURL, cache)
 	if err != nil {
-		return Binaries{}, fmt.Errorf("create a download file in the cache: %w", err)
+		return Binaries{}, err
 	}
 	defer os.Remove(jar.Name())
 	defer jar.Close()
-	if err := download(ctx, jarURL, jar); err != nil {
-		return Binaries{}, err
-	}
-	if err := verify(ctx, jarURL, jar); err != nil {
-		return Binaries{}, err
-	}
 
 	// Extract beside the destination and rename, so that a cut download or
 	// a concurrent fetch never leaves a half-installed version in the cache.
@@ -149,114 +136,4 @@ func artifactName() (string, error) {
 		arch += "-alpine" // musl libc
 	}
 	return "embedded-postgres-binaries-linux-" + arch, nil
-}
-
-// newestRelease reads maven-metadata.xml and picks the newest release
-// whose version starts with the requested components.
-func newestRelease(ctx context.Context, base, version string) (string, error) {
-	var meta struct {
-		Versions []string `xml:"versioning>versions>version"`
-	}
-	url := base + "/maven-metadata.xml"
-	body, err := get(ctx, url)
-	if err != nil {
-		return "", err
-	}
-	if err := xml.Unmarshal(body, &meta); err != nil {
-		return "", fmt.Errorf("read %s: %w", url, err)
-	}
-	want := strings.Split(version, ".")
-	best := ""
-	for _, v := range meta.Versions {
-		parts := strings.Split(strings.SplitN(v, "-", 2)[0], ".")
-		if len(parts) < len(want) {
-			continue
-		}
-		match := true
-		for i := range want {
-			if parts[i] != want[i] {
-				match = false
-			}
-		}
-		if match && (best == "" || compareVersions(v, best) > 0) {
-			best = v
-		}
-	}
-	if best == "" {
-		return "", fmt.Errorf("no build of PostgreSQL %s is published at %s", version, url)
-	}
-	return best, nil
-}
-
-func get(ctx context.Context, url string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("download %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("download %s: %s", url, resp.Status)
-	}
-	// Metadata and checksums are small; a bound keeps a wrong URL from
-	// filling memory.
-	return io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-}
-
-func download(ctx context.Context, url string, to *os.File) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("download %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("download %s: %s", url, resp.Status)
-	}
-	if _, err := io.Copy(to, resp.Body); err != nil {
-		return fmt.Errorf("download %s: %w", url, err)
-	}
-	return nil
-}
-
-// verify checks the downloaded file against the strongest checksum the
-// repository publishes beside it. No checksum at all is an error: an
-// unverified server binary is not run.
-func verify(ctx context.Context, url string, f *os.File) error {
-	sums := []struct {
-		ext string
-		h   func() hash.Hash
-	}{{"sha512", sha512.New}, {"sha256", sha256.New}, {"sha1", sha1.New}}
-	var errs []error
-	for _, s := range sums {
-		body, err := get(ctx, url+"."+s.ext)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		fields := strings.Fields(string(body))
-		if len(fields) == 0 {
-			errs = append(errs, fmt.Errorf("%s.%s is empty", url, s.ext))
-			continue
-		}
-		h := s.h()
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
-		if _, err := io.Copy(h, f); err != nil {
-			return fmt.Errorf("checksum the download: %w", err)
-		}
-		got := hex.EncodeToString(h.Sum(nil))
-		if !strings.EqualFold(got, fields[0]) {
-			return fmt.Errorf("download %s is corrupt: %s %s, published %s", url, s.ext, got, fields[0])
-		}
-		return nil
-	}
-	return fmt.Errorf("cannot verify %s, no checksum published: %w", url, errors.Join(errs...))
 }

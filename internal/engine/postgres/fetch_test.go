@@ -19,22 +19,6 @@ const metadata = `<?xml version="1.0" encoding="UTF-8"?>
 <version>16.4.0</version><version>16.4.0-1</version><version>16.10.0</version>
 </versions></versioning></metadata>`
 
-func TestNewestRelease(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte(metadata))
-	}))
-	defer srv.Close()
-	for want, version := range map[string]string{"15": "15.13.0", "16": "16.10.0", "16.4": "16.4.0-1", "15.2": "15.2.0"} {
-		got, err := newestRelease(context.Background(), srv.URL, want)
-		if err != nil || got != version {
-			t.Errorf("newestRelease(%s) = %q, %v; want %s", want, got, err, version)
-		}
-	}
-	if _, err := newestRelease(context.Background(), srv.URL, "17"); err == nil {
-		t.Error("found a 17")
-	}
-}
-
 // TestFetchRefusesCorrupt serves a jar whose published checksum does not
 // match: nothing may be installed.
 func TestFetchRefusesCorrupt(t *testing.T) {

@@ -147,6 +147,16 @@ type Stats interface {
 	Close(ctx context.Context) error
 }
 
+// Threaded is a Stats session on a server that runs its sessions as
+// threads of one process (MariaDB), not as processes (PostgreSQL):
+// Activity's Pid is then the OS id of the session's thread, which may run
+// another session later (a thread cache). The monitor then reads the
+// CPU of each thread (/proc/<pid>/task/<tid>/stat) and names the threads
+// at every round.
+type Threaded interface {
+	Threaded() bool
+}
+
 // AdminLogin is where and as whom an admin connection string connects
 // (engine.Borrowable reads the user's).
 type AdminLogin struct {
