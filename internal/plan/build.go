@@ -38,7 +38,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 	if s == nil {
 		return nil, problems
 	}
-	eng, link, more := checkRegistered(s, regs, m)
+	eng, links, more := checkRegistered(s, regs, m)
 	var server, warnings []spec.Problem
 	if eng != nil {
 		server, warnings = checkServer(s, eng)
@@ -56,9 +56,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 			if p, err = build(s, sp, regs, eng, m); err != nil {
 				more = append(more, spec.Problem{Path: "workload", Allowed: err.Error()})
 			} else {
-				if link != nil {
-					p.Network = link // with the emulator chosen on this machine
-				}
+				setNetworks(p, links) // with the emulator chosen on this machine
 				f := regs.Providers[p.Provider]
 				// the user's servers and a cluster's pods are not this machine's processes
 				more = append(more, checkMachine(p, eng, m, f.Servers || f.Cluster)...)
@@ -99,7 +97,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 // machine but not a valid spec: the engine and provider, the workload and
 // its options, the tenancy models and the memory limit. It returns the
 // engine, nil when sut.engine names none.
-func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, *netns.Link, []spec.Problem) {
+func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, map[string]*netns.Link, []spec.Problem) {
 	eng, more := checkSUT(s, regs)
 	more = append(more, checkServers(s, regs, eng)...)
 	more = append(more, checkCluster(s, regs)...)
@@ -115,11 +113,10 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, *
 	more = append(more, parseInterference(s)...)
 	more = append(more, checkGuards(s)...)
 	more = append(more, checkClasses(s, regs)...)
-	_, bad := checkPooler(s, regs, eng)
+	more = append(more, checkPoolers(s, regs, eng)...)
+	links, bad := checkNetworks(s, regs, m)
 	more = append(more, bad...)
-	link, bad := checkNetwork(s, regs, m)
-	more = append(more, bad...)
-	return eng, link, append(more, checkMemory(s, regs, m)...)
+	return eng, links, append(more, checkMemory(s, regs, m)...)
 }
 
 // suggestion is a name as written and the names it must be one of.
@@ -147,11 +144,12 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine, m Ma
 		Workload: w.Name, SettingKeys: sp.SettingKeys, InterferenceKeys: sp.InterferenceKeys, Spec: s,
 		Resources: Resources{CPUs: s.SUT.Resources.CPUs, MemoryBytes: int64(s.SUT.Resources.Memory), Divide: s.SUT.Resources.Divide},
 		Load:      loadOf(w),
-		Pooler:    poolerOf(s),
-		Network:   networkOf(s),
+		Pooler:    poolerOf(s.SUT.Pooler),
+		Network:   networkOf(s.SUT.Network),
 		Dimensions: Dimensions{Models: s.Tenancy.Model, Tenants: s.Tenancy.Tenants, Scales: s.Workload.Scale,
 			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases),
-			Storage: s.SUT.Storage.Kind, Volumes: s.SUT.Storage.Volume, CPUPolicies: s.SUT.Resources.CPUPolicy},
+			Storage: s.SUT.Storage.Kind, Volumes: s.SUT.Storage.Volume, CPUPolicies: s.SUT.Resources.CPUPolicy,
+			Placements: placementNames(s)},
 		Order: s.RunOrder(), OrderDefault: s.OrderDefaulted(), Servers: servers(s, regs), models: regs.Models,
 		Cluster: clusterOf(s, regs)}
 	if s.Probe != nil {
@@ -185,9 +183,10 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine, m Ma
 // resolveRun is one run with its instances, tenants and options.
 func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine, m Machine) (Run, error) {
 	model := regs.Models[sr.Model]
+	place, _ := s.SUT.PlacementOf(sr.Placement)
 	r := Run{Run: *sr, Workload: s.Workload.Name, WarmupS: s.Workload.Warmup.D().Seconds(),
-		DurationS: s.Workload.Duration.D().Seconds(), Transport: s.SUT.Transport, Isolation: s.Tenancy.Isolation,
-		Guards: s.Tenancy.Guards}
+		DurationS: s.Workload.Duration.D().Seconds(), Transport: place.Transport, Isolation: s.Tenancy.Isolation,
+		Guards: s.Tenancy.Guards, Pooler: poolerOf(place.Pooler), Network: networkOf(place.Network)}
 	st := provision.Choose(model, eng, s.Workload.Provision, sr.Tenants, regs.Providers[s.SUT.Provider].Clones)
 	r.Provisioning, r.Provision = st.Name(), spec.ProvisionLoad
 	if st.Clones() {
@@ -257,7 +256,7 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine, 
 			if s.Tenancy.Classes != nil {
 				each[i] = conns[t]
 			}
-			if p := s.SUT.Pooler; p != nil {
+			if p := place.Pooler; p != nil {
 				// The pooler keeps a tenant's server connections open
 				// after its clients are gone (until pgbouncer's
 				// server_idle_timeout), while the check and the audit

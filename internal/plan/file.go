@@ -27,6 +27,14 @@ func Read(dir string) (*Plan, error) {
 	if err := json.Unmarshal(b, &p); err != nil {
 		return nil, fmt.Errorf("%s: %w", File, err)
 	}
+	for i := range p.Runs {
+		// A plan.json older than the runs' own pooler and network: the
+		// plan's were every run's.
+		r := &p.Runs[i]
+		if r.Pooler == nil && r.Network == nil && r.Placement == "" {
+			r.Pooler, r.Network = p.Pooler, p.Network
+		}
+	}
 	return &p, nil
 }
 

@@ -11,47 +11,66 @@ import (
 	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
-// checkNetwork checks sut.network: a rate tc reads, a jitter no larger
+// checkNetworks checks the network of each placement (spec.SUT.Placements:
+// sut.network, or each of sut.placement's) and returns each placement's
+// link by its name, with the emulator chosen here; a placement without a
+// network has none.
+func checkNetworks(s *spec.Spec, regs Registries, m Machine) (map[string]*netns.Link, []spec.Problem) {
+	links := map[string]*netns.Link{}
+	var out []spec.Problem
+	for i, pl := range s.SUT.Placements() {
+		link, bad := checkNetwork(s, pl, s.SUT.PlacementPath(i), regs, m)
+		out = append(out, bad...)
+		if link != nil {
+			links[pl.Name] = link
+		}
+	}
+	return links, out
+}
+
+// checkNetwork checks the network of placement pl, written at path
+// ("sut" or "sut.placement[1]"): a rate tc reads, a jitter no larger
 // than the delay, an emulator netns knows, a provider that can place
 // servers behind a link (not the user's servers: they are where they
 // are), clients over TCP (a unix socket would not cross the link), and a
 // machine where it can run: root, iproute2, and for a link that is not
 // plain the emulator asked for (auto: netem, else the queue emulator).
 // The decoder refused negative durations and a loss outside 0..100 %
-// with their lines. It returns the link the runs ask for, with the
-// emulator chosen here, nil for none.
-func checkNetwork(s *spec.Spec, regs Registries, m Machine) (*netns.Link, []spec.Problem) {
-	nw := s.SUT.Network
+// with their lines. It returns the link the placement's runs ask for,
+// with the emulator chosen here, nil for none.
+func checkNetwork(s *spec.Spec, pl spec.Placement, path string, regs Registries, m Machine) (*netns.Link, []spec.Problem) {
+	nw := pl.Network
 	if nw == nil {
 		return nil, nil
 	}
+	at := func(key string) string { return spec.Join(path, key) }
 	var out []spec.Problem
 	if nw.Rate != "" {
 		if _, err := netns.ParseRate(nw.Rate); err != nil {
-			out = append(out, spec.Problem{Path: "sut.network.rate", Value: spec.Shown(nw.Rate), Allowed: err.Error()})
+			out = append(out, spec.Problem{Path: at("network.rate"), Value: spec.Shown(nw.Rate), Allowed: err.Error()})
 		}
 	}
-	link := *networkOf(s)
+	link := *networkOf(nw)
 	if e := nw.Emulator; e != "" && !slices.Contains(netns.Emulators(), e) {
-		out = append(out, spec.Problem{Path: "sut.network.emulator", Value: e, Allowed: "must be one of " +
+		out = append(out, spec.Problem{Path: at("network.emulator"), Value: e, Allowed: "must be one of " +
 			strings.Join(netns.Emulators(), ", ") + spec.Suggest(e, netns.Emulators())})
 	}
 	if link.Jitter > link.Delay {
-		out = append(out, spec.Problem{Path: "sut.network.jitter", Value: nw.Jitter.String(), Allowed: fmt.Sprintf(
+		out = append(out, spec.Problem{Path: at("network.jitter"), Value: nw.Jitter.String(), Allowed: fmt.Sprintf(
 			"must be at most the delay (%s): netem draws each packet's delay from delay ± jitter", nw.Delay)})
 	}
 	if f, ok := regs.Providers[s.SUT.Provider]; ok && !f.Networks {
-		out = append(out, spec.Problem{Path: "sut.network", Value: link.String(), Allowed: "provider " + s.SUT.Provider +
-			" cannot place servers behind an emulated link (its servers are where they are); remove sut.network"})
+		out = append(out, spec.Problem{Path: at("network"), Value: link.String(), Allowed: "provider " + s.SUT.Provider +
+			" cannot place servers behind an emulated link (its servers are where they are); remove " + at("network")})
 	}
-	if s.SUT.Transport != "tcp" {
-		out = append(out, spec.Problem{Path: "sut.transport", Value: s.SUT.Transport,
-			Allowed: "must be tcp with sut.network: the clients reach the servers across the link, a unix socket would not cross it"})
+	if pl.Transport != "tcp" {
+		out = append(out, spec.Problem{Path: at("transport"), Value: pl.Transport,
+			Allowed: "must be tcp with " + at("network") + ": the clients reach the servers across the link, a unix socket would not cross it"})
 	}
 	if len(out) == 0 {
 		name, why := m.networkUsable(link)
 		if why != "" {
-			out = append(out, spec.Problem{Path: "sut.network", Value: link.String(), Allowed: "cannot run here: " + why})
+			out = append(out, spec.Problem{Path: at("network"), Value: link.String(), Allowed: "cannot run here: " + why})
 		}
 		link.Emulator = name
 	}
@@ -83,9 +102,8 @@ func (m Machine) networkUsable(link netns.Link) (string, string) {
 	return name, why
 }
 
-// networkOf is the checked sut.network as plan.json records it.
-func networkOf(s *spec.Spec) *netns.Link {
-	nw := s.SUT.Network
+// networkOf is a checked network as plan.json records it, nil for none.
+func networkOf(nw *spec.Network) *netns.Link {
 	if nw == nil {
 		return nil
 	}

@@ -63,10 +63,13 @@ type Plan struct {
 	StreamsEnd bool      `json:"streams_end"`
 	Resources  Resources `json:"resources"`
 	// Pooler is sut.pooler: the connection pooler in front of each
-	// server, nil for none.
+	// server, nil for none. Each run has its own (Run.Pooler): with
+	// sut.placement the runs differ and this is nil.
 	Pooler *pooler.Config `json:"pooler,omitempty"`
 	// Network is sut.network: the emulated link every run's servers sit
-	// behind, in a network namespace of the run; nil for loopback.
+	// behind, in a network namespace of the run; nil for loopback. Each
+	// run has its own (Run.Network): with sut.placement the runs differ
+	// and this is nil.
 	Network *netns.Link `json:"network,omitempty"`
 	Load    Load        `json:"load"`
 	// Dimensions are the values of the matrix's main dimensions, as the
@@ -128,6 +131,8 @@ type Dimensions struct {
 	Storage     []string `json:"storage,omitempty"`
 	Volumes     []string `json:"volumes,omitempty"`
 	CPUPolicies []string `json:"cpu_policies,omitempty"`
+	// Placements are the names of sut.placement, none without it.
+	Placements []string `json:"placements,omitempty"`
 }
 
 // Load describes the load of every run in words, for the plan's table and
@@ -168,7 +173,13 @@ type Run struct {
 	WarmupS     float64 `json:"warmup_s"`
 	// DurationS is workload.duration: at most, when the plan's StreamsEnd.
 	DurationS float64 `json:"duration_s"`
-	Transport string  `json:"transport"`
+	// Transport, Pooler and Network are the run's placement's
+	// (spec.Run.Placement): sut.transport, sut.pooler and sut.network, or
+	// those of its sut.placement. Pooler is nil for none, Network nil for
+	// loopback; Network's emulator is the one chosen at plan.
+	Transport string         `json:"transport"`
+	Pooler    *pooler.Config `json:"pooler,omitempty"`
+	Network   *netns.Link    `json:"network,omitempty"`
 	// Provisioning is how the tenants get their servers, roles and data:
 	// a strategy of package provision, chosen here once.
 	Provisioning string `json:"provisioning"`

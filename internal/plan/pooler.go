@@ -12,43 +12,58 @@ import (
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
-// checkPooler checks sut.pooler: a kind package pooler knows, one of its
-// modes, a pool of at least one connection, a provider that can start it,
-// an engine it can stand in front of, and the program installed. It
-// returns the pooler the runs ask for, nil for none.
-func checkPooler(s *spec.Spec, regs Registries, eng engine.Engine) (*pooler.Config, []spec.Problem) {
-	p := s.SUT.Pooler
-	if p == nil {
-		return nil, nil
+// checkPoolers checks the pooler of each placement (spec.SUT.Placements:
+// sut.pooler, or each of sut.placement's), one problem a path.
+func checkPoolers(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Problem {
+	var out []spec.Problem
+	seen := map[string]bool{}
+	for i, pl := range s.SUT.Placements() {
+		for _, pr := range checkPooler(s, pl.Pooler, s.SUT.PlacementPath(i), regs, eng) {
+			// Two placements in a mode that cannot keep named statements
+			// refuse the same workload at the same path.
+			if k := pr.Path + "\x00" + pr.Allowed; !seen[k] {
+				seen[k] = true
+				out = append(out, pr)
+			}
+		}
 	}
+	return out
+}
+
+// checkPooler checks pooler p of a placement written at path ("sut" or
+// "sut.placement[1]"): a kind package pooler knows, one of its modes, a
+// pool of at least one connection, a provider that can start it, an
+// engine it can stand in front of, and the program installed.
+func checkPooler(s *spec.Spec, p *spec.Pooler, path string, regs Registries, eng engine.Engine) []spec.Problem {
+	if p == nil {
+		return nil
+	}
+	at := func(key string) string { return spec.Join(path, key) }
 	var out []spec.Problem
 	k, ok := pooler.Lookup(p.Kind)
 	if !ok {
-		out = append(out, spec.Problem{Path: "sut.pooler.kind", Value: spec.Shown(p.Kind),
+		out = append(out, spec.Problem{Path: at("pooler.kind"), Value: spec.Shown(p.Kind),
 			Allowed: "must be one of " + strings.Join(pooler.Names(), ", ") + spec.Suggest(p.Kind, pooler.Names())})
 	} else if !slices.Contains(k.Modes(), p.Mode) {
-		out = append(out, spec.Problem{Path: "sut.pooler.mode", Value: spec.Shown(p.Mode),
+		out = append(out, spec.Problem{Path: at("pooler.mode"), Value: spec.Shown(p.Mode),
 			Allowed: "must be one of " + strings.Join(k.Modes(), ", ") + spec.Suggest(p.Mode, k.Modes())})
 	}
 	if p.PoolSize < 1 {
-		out = append(out, spec.Problem{Path: "sut.pooler.pool_size", Value: fmt.Sprint(p.PoolSize),
+		out = append(out, spec.Problem{Path: at("pooler.pool_size"), Value: fmt.Sprint(p.PoolSize),
 			Allowed: "must be at least 1: the server connections of each tenant's pool"})
 	}
 	if f, ok := regs.Providers[s.SUT.Provider]; ok && !f.Pools {
-		out = append(out, spec.Problem{Path: "sut.pooler", Value: p.Kind,
-			Allowed: "provider " + s.SUT.Provider + " cannot start a connection pooler; remove sut.pooler"})
+		out = append(out, spec.Problem{Path: at("pooler"), Value: p.Kind,
+			Allowed: "provider " + s.SUT.Provider + " cannot start a connection pooler; remove " + at("pooler")})
 	}
 	if _, ok := eng.(engine.Pooled); eng != nil && !ok {
-		out = append(out, spec.Problem{Path: "sut.pooler", Value: p.Kind,
-			Allowed: "engine " + eng.Name() + " cannot run behind a connection pooler; remove sut.pooler"})
+		out = append(out, spec.Problem{Path: at("pooler"), Value: p.Kind,
+			Allowed: "engine " + eng.Name() + " cannot run behind a connection pooler; remove " + at("pooler")})
 	}
 	if k != nil && len(out) == 0 {
-		out = append(out, checkUnnamed(s, regs, k)...)
+		out = append(out, checkUnnamed(s, p, path, regs, k)...)
 	}
-	if len(out) > 0 {
-		return nil, out
-	}
-	return poolerOf(s), nil
+	return out
 }
 
 // checkUnnamed finds the pooler's program and, when the installed
@@ -56,15 +71,14 @@ func checkPooler(s *spec.Spec, regs Registries, eng engine.Engine) (*pooler.Conf
 // asked (pgbouncer before 1.21 in transaction mode), refuses each
 // workload of the spec whose clients cannot run theirs unnamed
 // (workload.RunsUnnamed).
-func checkUnnamed(s *spec.Spec, regs Registries, k pooler.Kind) []spec.Problem {
-	p := s.SUT.Pooler
+func checkUnnamed(s *spec.Spec, p *spec.Pooler, path string, regs Registries, k pooler.Kind) []spec.Problem {
 	bin, err := k.Find()
 	if err != nil {
-		return []spec.Problem{{Path: "sut.pooler.kind", Value: p.Kind, Allowed: err.Error()}}
+		return []spec.Problem{{Path: spec.Join(path, "pooler.kind"), Value: p.Kind, Allowed: err.Error()}}
 	}
 	version, err := k.Version(bin)
 	if err != nil {
-		return []spec.Problem{{Path: "sut.pooler.kind", Value: p.Kind, Allowed: err.Error()}}
+		return []spec.Problem{{Path: spec.Join(path, "pooler.kind"), Value: p.Kind, Allowed: err.Error()}}
 	}
 	if k.NamedStatements(version, p.Mode) {
 		return nil
@@ -90,15 +104,15 @@ func checkUnnamed(s *spec.Spec, regs Registries, k pooler.Kind) []spec.Problem {
 			continue // the workload's own check names it
 		}
 		out = append(out, spec.Problem{Path: names[name], Value: name, Allowed: fmt.Sprintf(
-			"prepares named statements that %s %s cannot keep in %s mode (1.21 and later can); use sut.pooler.mode session, or a workload that runs its statements unnamed: %s",
-			p.Kind, version, p.Mode, strings.Join(can, ", "))})
+			"prepares named statements that %s %s cannot keep in %s mode (1.21 and later can); use %s session, or a workload that runs its statements unnamed: %s",
+			p.Kind, version, p.Mode, spec.Join(path, "pooler.mode"), strings.Join(can, ", "))})
 	}
 	return out
 }
 
-// poolerOf is the checked sut.pooler as plan.json records it.
-func poolerOf(s *spec.Spec) *pooler.Config {
-	if p := s.SUT.Pooler; p != nil {
+// poolerOf is a checked pooler as plan.json records it, nil for none.
+func poolerOf(p *spec.Pooler) *pooler.Config {
+	if p != nil {
 		return &pooler.Config{Kind: p.Kind, Mode: p.Mode, PoolSize: p.PoolSize}
 	}
 	return nil
@@ -107,28 +121,44 @@ func poolerOf(s *spec.Spec) *pooler.Config {
 // checkPoolSize refuses a pool that holds fewer server connections than
 // a tenant has clients in a mode where each client holds one for its
 // whole session: the clients beyond the pool would wait for a session
-// to end, and the driver's clients never end theirs.
+// to end, and the driver's clients never end theirs. Each placement's
+// pooler is held against its own runs.
 func checkPoolSize(p *Plan) []spec.Problem {
-	c := p.Pooler
-	if c == nil {
-		return nil
+	type need struct {
+		c    *pooler.Config
+		most int
 	}
-	k, ok := pooler.Lookup(c.Kind)
-	if !ok || !k.Holds(c.Mode) {
-		return nil
-	}
-	most := 0
+	byPlace := map[string]*need{}
+	var order []string
 	for _, r := range p.Runs {
+		c := r.Pooler
+		if c == nil {
+			continue
+		}
+		if k, ok := pooler.Lookup(c.Kind); !ok || !k.Holds(c.Mode) {
+			continue
+		}
+		n := byPlace[r.Placement]
+		if n == nil {
+			n = &need{c: c}
+			byPlace[r.Placement] = n
+			order = append(order, r.Placement)
+		}
 		for _, t := range r.TenantList {
-			most = max(most, t.Conns)
+			n.most = max(n.most, t.Conns)
 		}
 	}
-	if most <= c.PoolSize {
-		return nil
+	var out []spec.Problem
+	for _, name := range order {
+		n := byPlace[name]
+		if n.most <= n.c.PoolSize {
+			continue
+		}
+		out = append(out, spec.Problem{Path: spec.Join(p.placementPath(name), "pooler.pool_size"), Value: fmt.Sprint(n.c.PoolSize), Allowed: fmt.Sprintf(
+			"must be at least %d, the most connections a tenant opens: in %s mode each client holds a server connection for its whole session, and the others would wait for ever; or use mode transaction",
+			n.most, n.c.Mode)})
 	}
-	return []spec.Problem{{Path: "sut.pooler.pool_size", Value: fmt.Sprint(c.PoolSize), Allowed: fmt.Sprintf(
-		"must be at least %d, the most connections a tenant opens: in %s mode each client holds a server connection for its whole session, and the others would wait for ever; or use mode transaction",
-		most, c.Mode)}}
+	return out
 }
 
 // checkSessionState refuses, behind a pooler whose mode keeps no session
@@ -138,12 +168,7 @@ func checkPoolSize(p *Plan) []spec.Problem {
 // between them. Each tenant's workload is asked as it builds it, case
 // and class options merged; one problem per option path.
 func checkSessionState(p *Plan, regs Registries) []spec.Problem {
-	c := p.Pooler
-	if c == nil || p.Spec == nil {
-		return nil
-	}
-	k, ok := pooler.Lookup(c.Kind)
-	if !ok || k.Holds(c.Mode) {
+	if p.Spec == nil {
 		return nil
 	}
 	classes := map[string]int{}
@@ -154,6 +179,13 @@ func checkSessionState(p *Plan, regs Registries) []spec.Problem {
 	seen := map[string]bool{}
 	for ri := range p.Runs {
 		r := &p.Runs[ri]
+		c := r.Pooler
+		if c == nil {
+			continue
+		}
+		if k, ok := pooler.Lookup(c.Kind); !ok || k.Holds(c.Mode) {
+			continue
+		}
 		for i, tw := range p.TenantWorkloads(r) {
 			w, err := regs.Workloads.Build(tw.Spec, tw.Scale)
 			if err != nil {
@@ -178,8 +210,12 @@ func checkSessionState(p *Plan, regs Registries) []spec.Problem {
 				continue
 			}
 			seen[path+"="+value] = true
+			where := ""
+			if r.Placement != "" {
+				where = " (placement " + r.Placement + ")"
+			}
 			out = append(out, spec.Problem{Path: path, Value: value, Allowed: fmt.Sprintf(
-				"%s in %s mode: %s", c.Kind, c.Mode, why)})
+				"%s in %s mode%s: %s", c.Kind, c.Mode, where, why)})
 		}
 	}
 	return out

@@ -9,8 +9,6 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/interfere"
 	"github.com/tenantbench/tenantbench/internal/spec"
-
-	"github.com/tenantbench/tenantbench/internal/netns"
 )
 
 // WriteTable prints the plan for people: the experiment, one row per run
@@ -26,21 +24,8 @@ func (p *Plan) WriteTable(w io.Writer) error {
 	if err := p.writeOrder(w); err != nil {
 		return err
 	}
-	if c := p.Pooler; c != nil {
-		if _, err := fmt.Fprintf(w, "pooler in front of every server: %s, %s mode, pool of %d server connections per tenant; the workload's clients connect through it\n",
-			c.Kind, c.Mode, c.PoolSize); err != nil {
-			return err
-		}
-	}
-	if l := p.Network; l != nil {
-		if _, err := fmt.Fprintf(w, "network: the servers sit in a network namespace of each run, behind a link of %s; the clients cross it over TCP\n", l); err != nil {
-			return err
-		}
-		if d := netns.Describe(l.Emulator); d != "" {
-			if _, err := fmt.Fprintf(w, "network emulator %s: %s\n", l.Emulator, d); err != nil {
-				return err
-			}
-		}
+	if err := p.writePlacements(w); err != nil {
+		return err
 	}
 	if err := p.writeInterference(w); err != nil {
 		return err

@@ -80,7 +80,7 @@ func (k PgBouncer) Start(ctx context.Context, o Options) (*Process, error) {
 		return nil, fmt.Errorf("start %s: %w", o.Bin, err)
 	}
 	p := &Process{Pid: cmd.Process.Pid, LogFile: logFile, exited: make(chan struct{}),
-		stats: &statsConn{port: o.Port, password: statsPassword}}
+		stats: &statsConn{host: o.listen(), port: o.Port, password: statsPassword}}
 	go func() {
 		_ = cmd.Wait()
 		close(p.exited)

@@ -52,7 +52,10 @@ type PoolStat struct {
 // statsConn is the admin console session of a running pooler, opened at
 // the first Stats and again after an error.
 type statsConn struct {
-	mu       sync.Mutex
+	mu sync.Mutex
+	// host and port are where the pooler listens: loopback, or the
+	// address of the network namespace it runs in.
+	host     string
 	port     int
 	password string
 	conn     *pgx.Conn
@@ -68,8 +71,8 @@ func (p *Process) Stats(ctx context.Context) ([]PoolStat, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn == nil {
-		cfg, err := pgx.ParseConfig(fmt.Sprintf("host=127.0.0.1 port=%d dbname=pgbouncer user=%s password=%s sslmode=disable connect_timeout=5",
-			s.port, statsUser, s.password))
+		cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%d dbname=pgbouncer user=%s password=%s sslmode=disable connect_timeout=5",
+			s.host, s.port, statsUser, s.password))
 		if err != nil {
 			return nil, err
 		}

@@ -44,6 +44,9 @@ func (e *experiment) dimensions() []dimension {
 	if e.vary.clients {
 		out = append(out, dimension{"clients", func(p *point) string { return fmt.Sprintf("%d clients", p.clients) }})
 	}
+	if e.vary.placement {
+		out = append(out, dimension{"placement", func(p *point) string { return "placement `" + p.placement + "`" }})
+	}
 	for _, k := range e.vary.settings {
 		out = append(out, dimension{k, func(p *point) string { return "`" + k + "=" + p.settings[k] + "`" }})
 	}

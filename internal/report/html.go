@@ -9,18 +9,21 @@ import (
 
 // page is what the HTML template renders.
 type page struct {
-	Name      string
-	Dir       string
-	Findings  []finding
-	Headline  string
-	Counts    string
-	Span      string
-	Env       *table
-	Plan      *table
-	SpecText  string
-	Results   []*table
-	Failed    *table
-	Events    *table // nil without interference
+	Name     string
+	Dir      string
+	Findings []finding
+	Headline string
+	Counts   string
+	Span     string
+	Env      *table
+	Plan     *table
+	SpecText string
+	Results  []*table
+	Failed   *table
+	Events   *table // nil without interference
+	// Noise is EDB 2026's table of latency by placement, noise and
+	// clients; nil when none of them varies.
+	Noise     *table
 	Isolation *table // nil when no run audited isolation
 	Drift     *driftPart
 	Classes   *table       // nil without tenant classes
@@ -115,7 +118,13 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 <p class="note">A difference is called one only when the 95 % confidence interval of the ratio of the two points' figures excludes no difference: paired within rounds when the runs ran in rounds, else Welch's interval on the logarithms of their repetitions (Welch 1947); docs/report.md explains the method.</p>
 {{else}}<p class="note">The matrix varies nothing but the repetitions, and every run succeeded: there is nothing to compare. The figures and tables below describe the runs.</p>{{end}}
 </section>
+{{with .Noise}}<section id="{{.ID}}">
+<h2>{{.Title}}</h2>
+<p class="note">{{.Note}}</p>
+{{template "table" .}}
+</section>{{end}}
 <nav><ul>
+{{with .Noise}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}
 {{range $i, $s := .Sections}}<li><a href="#section-{{$i}}">{{$s.Title}}</a></li>
 {{end}}{{if .Warnings}}<li><a href="#warnings">Warnings</a></li>{{end}}
 <li><a href="#results">Results tables</a></li>

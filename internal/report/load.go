@@ -70,7 +70,10 @@ type vary struct {
 	// storage, volume and cpuPolicy: the runs differ in sut.storage's
 	// kind or volume or in sut.resources.cpu_policy.
 	storage, volume, cpuPolicy bool
-	settings                   []string // sorted
+	// placement: the runs differ in the clients' placement
+	// (sut.placement).
+	placement bool
+	settings  []string // sorted
 	// interference are the list-valued interference params
 	// ("interference[0].load"), sorted.
 	interference []string
@@ -195,8 +198,9 @@ func (e *experiment) readRun(row results.ResultRow) *run {
 // varyOf finds the dimensions that take more than one value.
 func varyOf(runs []*run) vary {
 	scales, clients, settings, interf := map[float64]bool{}, map[int]bool{}, map[string]bool{}, map[string]bool{}
-	storage, volume, policy := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	storage, volume, policy, place := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, r := range runs {
+		place[r.row.Placement] = true
 		scales[r.row.Scale] = true
 		clients[r.row.Clients] = true
 		storage[r.row.Storage], volume[r.row.Volume], policy[r.row.CPUPolicy] = true, true, true
@@ -210,7 +214,7 @@ func varyOf(runs []*run) vary {
 		}
 	}
 	v := vary{scale: len(scales) > 1, clients: len(clients) > 1,
-		storage: len(storage) > 1, volume: len(volume) > 1, cpuPolicy: len(policy) > 1}
+		storage: len(storage) > 1, volume: len(volume) > 1, cpuPolicy: len(policy) > 1, placement: len(place) > 1}
 	for k := range settings {
 		v.settings = append(v.settings, k)
 	}
@@ -229,6 +233,8 @@ type point struct {
 	scale    float64
 	clients  int
 	settings map[string]string
+	// placement is the name of the point's sut.placement, "" without.
+	placement string
 	// interference is the point's value of each list-valued
 	// interference param.
 	interference map[string]string
@@ -270,6 +276,9 @@ func seriesLabel(row results.ResultRow, v vary) string {
 	if v.cpuPolicy {
 		parts = append(parts, "cpu "+row.CPUPolicy)
 	}
+	if v.placement {
+		parts = append(parts, row.Placement)
+	}
 	for _, k := range v.settings {
 		parts = append(parts, k+"="+row.Settings[k])
 	}
@@ -297,7 +306,7 @@ func groupPoints(runs []*run, v vary) []*point {
 		p := byKey[key]
 		if p == nil {
 			p = &point{model: r.row.Model, tenants: r.row.Tenants, scale: r.row.Scale, clients: r.row.Clients,
-				settings: r.row.Settings, interference: r.row.Interference, series: series, label: series + ", " + tenantsLabel(r.row.Tenants)}
+				settings: r.row.Settings, placement: r.row.Placement, interference: r.row.Interference, series: series, label: series + ", " + tenantsLabel(r.row.Tenants)}
 			byKey[key] = p
 			out = append(out, p)
 		}

@@ -67,6 +67,10 @@ func renderMarkdown(p *page) []byte {
 			"within rounds when the runs ran in rounds, else Welch's interval on the logarithms of the repetitions (Welch 1947); " +
 			"docs/report.md explains the method.\n\n")
 	}
+	if t := p.Noise; t != nil {
+		fmt.Fprintf(&b, "## %s\n\n%s\n\n", t.Title, t.Note)
+		writeMDTable(&b, t)
+	}
 	for _, s := range p.Sections {
 		fmt.Fprintf(&b, "## %s\n\n", s.Title)
 		for _, f := range s.Figures {

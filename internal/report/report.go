@@ -54,6 +54,7 @@ func Write(dir string) error {
 		Isolation: e.isolationTable(),
 		Drift:     e.driftPart(),
 		Events:    e.eventsTable(),
+		Noise:     e.noiseTable(),
 		Classes:   e.classesTable(),
 		CPUSplit:  e.cpuSplitTable(),
 		Density:   density,

@@ -155,7 +155,16 @@ func (e *experiment) planTable() *table {
 			modes = modes || r.row.Interaction != ""
 		}
 	}
+	// The clients' placement (sut.placement) is a column when the plan
+	// names placements.
+	placed := e.vary.placement
+	if e.plan != nil {
+		placed = len(e.plan.Dimensions.Placements) > 0
+	}
 	head := append(append([]string{"run", "model", "tenants", "scale", "clients"}, keys...), ikeys...)
+	if placed {
+		head = append(head, "placement")
+	}
 	if modes {
 		head = append(head, "interaction")
 	}
@@ -163,13 +172,16 @@ func (e *experiment) planTable() *table {
 	t := newTable("Plan", head...)
 	n := len(head)
 	t.numbers(2, 3, 4, n-5, n-3, n-2, n-1)
-	row := func(id, model string, tenants int, scale float64, clients int, settings, interf map[string]string, interaction string, rep int) {
+	row := func(id, model string, tenants int, scale float64, clients int, settings, interf map[string]string, placement, interaction string, rep int) {
 		cells := []string{id, model, strconv.Itoa(tenants), strconv.FormatFloat(scale, 'g', -1, 64), strconv.Itoa(clients)}
 		for _, k := range keys {
 			cells = append(cells, settings[k])
 		}
 		for _, k := range ikeys {
 			cells = append(cells, interf[k])
+		}
+		if placed {
+			cells = append(cells, placement)
 		}
 		if modes {
 			cells = append(cells, interaction)
@@ -184,7 +196,7 @@ func (e *experiment) planTable() *table {
 	}
 	if e.plan != nil {
 		for _, r := range e.plan.Runs {
-			row(r.ID, r.Model, r.Tenants, r.Scale, r.Clients, r.Settings, r.Interference, r.Interaction, r.Repetition)
+			row(r.ID, r.Model, r.Tenants, r.Scale, r.Clients, r.Settings, r.Interference, r.Placement, r.Interaction, r.Repetition)
 		}
 		d := e.plan.Dimensions
 		t.Note = fmt.Sprintf("%d runs: model %s x tenants %s x scale %s x clients %s", len(e.plan.Runs),
@@ -194,6 +206,9 @@ func (e *experiment) planTable() *table {
 		}
 		for _, k := range ikeys {
 			t.Note += fmt.Sprintf(" x %s %s", k, list(interferenceValues(e.plan, k)))
+		}
+		if placed {
+			t.Note += " x placement " + list(d.Placements)
 		}
 		var warmup, duration float64
 		if len(e.plan.Runs) > 0 {
@@ -208,7 +223,7 @@ func (e *experiment) planTable() *table {
 		return t
 	}
 	for _, r := range e.runs {
-		row(r.row.RunID, r.row.Model, r.row.Tenants, r.row.Scale, r.row.Clients, r.row.Settings, r.row.Interference, r.row.Interaction, r.row.Repetition)
+		row(r.row.RunID, r.row.Model, r.row.Tenants, r.row.Scale, r.row.Clients, r.row.Settings, r.row.Interference, r.row.Placement, r.row.Interaction, r.row.Repetition)
 	}
 	t.Note = "From results.csv (spec.yaml could not be read as a spec)."
 	return t

@@ -85,6 +85,7 @@ var resultColumns = []Column{
 	{"storage", "Storage", "", 0, "the plan: sut.storage.kind, disk or tmpfs (matrix dimension)"},
 	{"volume", "Volume", "", 0, "the plan: sut.storage.volume, shared or per-instance (matrix dimension)"},
 	{"cpu_policy", "CPU placement", "", 0, "the plan: sut.resources.cpu_policy, none, pack or spread (matrix dimension)"},
+	{"placement", "Client placement", "", 0, "the plan: the name of the run's sut.placement, empty without it (matrix dimension)"},
 	{"error", "Error", "", 0, "the run: why it failed or was cut"},
 }
 

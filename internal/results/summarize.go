@@ -30,6 +30,9 @@ type Observations struct {
 	// Storage, Volume and CPUPolicy are the run's sut.storage kind and
 	// volume and its sut.resources.cpu_policy (plan.Run).
 	Storage, Volume, CPUPolicy string
+	// Placement is the name of the run's sut.placement, "" without it
+	// (plan.Run).
+	Placement string
 	// HostCPUs is the number of CPUs of the machine the driver ran on
 	// (env.json's cpus), for the driver's share of them.
 	HostCPUs int
@@ -127,7 +130,7 @@ type Monitored struct {
 func Summarize(o *Observations) *Summary {
 	sum := &Summary{RunID: o.RunID, Model: o.Model, Tenants: o.Tenants, Scale: o.Scale, Clients: o.Clients,
 		Repetition: o.Repetition, Settings: o.Settings, Interference: o.Interference, Seed: o.Seed, Workload: o.WorkloadName,
-		Interaction: o.Interaction, Storage: o.Storage, Volume: o.Volume, CPUPolicy: o.CPUPolicy,
+		Interaction: o.Interaction, Storage: o.Storage, Volume: o.Volume, CPUPolicy: o.CPUPolicy, Placement: o.Placement,
 		Warmup: o.Warmup.Seconds(), Duration: o.Duration.Seconds(), Start: o.Start, End: o.End,
 		Status: StatusOK, Instances: o.Instances, Phases: o.Phases, MemoryKills: o.MemoryKills}
 	if o.Err != nil {

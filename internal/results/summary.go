@@ -38,9 +38,12 @@ type Summary struct {
 	Interaction string `json:"interaction,omitempty"`
 	// Storage, Volume and CPUPolicy are where the servers' data lived
 	// and how they were placed on cores (sut.storage, cpu_policy).
-	Storage   string  `json:"storage,omitempty"`
-	Volume    string  `json:"volume,omitempty"`
-	CPUPolicy string  `json:"cpu_policy,omitempty"`
+	Storage   string `json:"storage,omitempty"`
+	Volume    string `json:"volume,omitempty"`
+	CPUPolicy string `json:"cpu_policy,omitempty"`
+	// Placement is the name of the clients' placement (sut.placement),
+	// empty without it.
+	Placement string  `json:"placement,omitempty"`
 	Warmup    float64 `json:"warmup_s"`
 	Duration  float64 `json:"duration_s"`
 	// Measured is the measured part the rates divide by: Duration, or

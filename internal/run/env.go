@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/netns"
 	"github.com/tenantbench/tenantbench/internal/results"
 )
 
@@ -28,11 +29,13 @@ type Env struct {
 	DBMSVersion    string    `json:"dbms_version,omitempty"`
 	CgroupMode     string    `json:"cgroup_mode,omitempty"`
 	LimitsEnforced *bool     `json:"limits_enforced,omitempty"`
-	// Pooler is the pooler in front of the first instance, nil for none:
-	// its version and whether the clients' statements ran unnamed.
+	// Pooler is the pooler in front of the first instance of the first
+	// run that has one (sut.placement may give the first run none), nil
+	// for none: its version and whether the clients' statements ran
+	// unnamed.
 	Pooler *results.Pooler `json:"pooler,omitempty"`
-	// Network is sut.network's link and the first run's namespace and
-	// addresses, nil for loopback.
+	// Network is the link and the namespace and addresses of the first
+	// run through sut.network (or a placement's), nil for loopback.
 	Network *NetworkEnv `json:"network,omitempty"`
 }
 
@@ -63,6 +66,24 @@ func (e *Env) AddInstance(i results.Instance) {
 	enforced := i.LimitsEnforced
 	e.LimitsEnforced = &enforced
 	e.Pooler = i.Pooler
+}
+
+// addRun records what a run says of the machine: the first run's
+// instance (AddInstance), and the first pooler and network of any run.
+// It says whether env.json changed.
+func (e *Env) addRun(first bool, i results.Instance, n *netns.Net) bool {
+	changed := false
+	if first {
+		e.AddInstance(i)
+		changed = true
+	}
+	if e.Pooler == nil && i.Pooler != nil {
+		e.Pooler, changed = i.Pooler, true
+	}
+	if e.Network == nil && n != nil {
+		e.Network, changed = networkEnv(n), true
+	}
+	return changed
 }
 
 func memTotal() int64 {

@@ -104,9 +104,7 @@ func Experiment(ctx context.Context, p *plan.Plan, o Options) (*Outcome, error) 
 			}
 			delete(points, r.Point)
 		}
-		if i == 0 && len(sum.Instances) > 0 {
-			env.AddInstance(sum.Instances[0])
-			env.Network = networkEnv(ex.net)
+		if len(sum.Instances) > 0 && env.addRun(i == 0, sum.Instances[0], ex.net) {
 			if err := o.Out.WriteJSON("env.json", env); err != nil {
 				return out, err
 			}

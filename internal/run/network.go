@@ -13,7 +13,7 @@ import (
 // before any server starts: the instance specs place every server (and
 // pooler) in it. The ledger hears of each part before it is made.
 func (e *execution) openNetwork(ctx context.Context) error {
-	link := e.plan.Network
+	link := e.run.Network // its placement's
 	if link == nil || e.net != nil {
 		return nil
 	}
@@ -111,7 +111,8 @@ func dropNetwork(rs []netns.Record, name string) []netns.Record {
 }
 
 // NetworkEnv is env.json's record of sut.network: the link, and the
-// first run's namespace and addresses (each run has its own; the
+// first run's namespace and addresses (each run has its own, made when it
+// starts and removed when it ends; the
 // clients' address is the host's end of the veth pair, the servers' the
 // namespace's end).
 type NetworkEnv struct {

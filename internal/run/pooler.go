@@ -12,7 +12,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
-// startPoolers puts the plan's pooler (sut.pooler) in front of each of
+// startPoolers puts the run's pooler (sut.pooler, or its placement's) in front of each of
 // the run's servers that holds tenants, once post-ingest has placed and
 // loaded them: its auth file needs their roles' verifiers, which exist
 // only then. Loading went direct to the server (the pooler is part of
@@ -20,7 +20,7 @@ import (
 // loading, which would only be slowed by it); the workload's clients
 // connect through it (workloadConnect).
 func (e *execution) startPoolers(ctx context.Context) error {
-	c := e.plan.Pooler
+	c := e.run.Pooler // its placement's
 	if c == nil {
 		return nil
 	}

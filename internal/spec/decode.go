@@ -285,6 +285,7 @@ func (d *Decoder) sut(n *yaml.Node, path string, s *SUT) {
 		{"servers", func(n *yaml.Node, p string) { d.servers(n, p, &s.Servers) }},
 		{"pooler", func(n *yaml.Node, p string) { d.pooler(n, p, &s.Pooler) }},
 		{"network", func(n *yaml.Node, p string) { d.network(n, p, &s.Network) }},
+		{"placement", func(n *yaml.Node, p string) { d.placements(n, p, &s.Placement) }},
 		{"storage", func(n *yaml.Node, p string) { d.storage(n, p, &s.Storage) }},
 		{"kubernetes", func(n *yaml.Node, p string) { d.kubernetes(n, p, &s.Kubernetes) }},
 		{"resources", func(n *yaml.Node, p string) {
@@ -299,7 +300,7 @@ func (d *Decoder) sut(n *yaml.Node, path string, s *SUT) {
 
 		}},
 	})
-
+	d.placementAlone(path)
 }
 
 // servers reads sut.servers: a list of {name, dsn_env}.

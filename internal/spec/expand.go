@@ -13,7 +13,7 @@ import (
 //
 //	workload.cases x tenancy.model x tenancy.tenants x workload.scale x workload.clients
 //	x workload.load.rate x workload.pattern.name
-//	x sut.storage.kind x sut.storage.volume x sut.resources.cpu_policy
+//	x sut.storage.kind x sut.storage.volume x sut.resources.cpu_policy x sut.placement
 //	x each list-valued sut.settings key (keys sorted, values as written)
 //	x each list-valued interference param (events and params as written)
 //	x repetition
@@ -55,10 +55,10 @@ func ExpandValid(s *Spec) *Plan {
 	// An odometer over the dimensions: counts[i] is how many values
 	// dimension i has, at[i] which one the current run takes.
 	cases, rates, patterns := s.Workload.cases(), s.Workload.rates(), s.Workload.patterns()
-	st, policies := s.SUT.Storage, s.SUT.Resources.CPUPolicy
+	st, policies, places := s.SUT.Storage, s.SUT.Resources.CPUPolicy, s.SUT.Placements()
 	counts := []int{len(cases), len(s.Tenancy.Model), len(s.Tenancy.Tenants), len(s.Workload.Scale), len(s.Workload.Clients),
-		len(rates), len(patterns), len(st.Kind), len(st.Volume), len(policies)}
-	const settingsAt = 10 // index of the first settings dimension
+		len(rates), len(patterns), len(st.Kind), len(st.Volume), len(policies), len(places)}
+	const settingsAt = 11 // index of the first settings dimension
 	for _, k := range listKeys {
 		counts = append(counts, len(s.SUT.Settings[k]))
 	}
@@ -95,6 +95,7 @@ func ExpandValid(s *Spec) *Plan {
 			Storage:    st.Kind[at[7]],
 			Volume:     st.Volume[at[8]],
 			CPUPolicy:  policies[at[9]],
+			Placement:  places[at[10]].Name,
 			Repetition: at[len(at)-1] + 1,
 			Point:      (i-1)/s.Repeat + 1,
 			Settings:   make(map[string]string, len(s.SUT.Settings)),

@@ -35,12 +35,13 @@ func Marshal(s *Spec) ([]byte, error) {
 		Engine    string            `yaml:"engine"`
 		Provider  string            `yaml:"provider"`
 		Version   string            `yaml:"version"`
-		Transport string            `yaml:"transport"`
+		Transport string            `yaml:"transport,omitempty"`
 		Resources Resources         `yaml:"resources"`
 		Settings  map[string]Values `yaml:"settings"`
 		Servers   []Server          `yaml:"servers,omitempty"`
 		Pooler    *Pooler           `yaml:"pooler,omitempty"`
 		Network   *Network          `yaml:"network,omitempty"`
+		Placement []Placement       `yaml:"placement,omitempty"`
 		Storage   Storage           `yaml:"storage"`
 	}
 	out := struct {
@@ -74,6 +75,7 @@ func Marshal(s *Spec) ([]byte, error) {
 			Servers:   s.SUT.Servers,
 			Pooler:    s.SUT.Pooler,
 			Network:   s.SUT.Network,
+			Placement: s.SUT.Placement,
 			Storage:   s.SUT.Storage,
 		},
 		Tenancy: s.Tenancy,
@@ -90,6 +92,11 @@ func Marshal(s *Spec) ([]byte, error) {
 			Pattern:   s.Workload.Pattern,
 			SLA:       s.Workload.SLA,
 		},
+	}
+	if len(s.SUT.Placement) > 0 {
+		// Each placement has its transport; sut.transport beside them is
+		// refused.
+		out.SUT.Transport = ""
 	}
 	if out.SUT.Settings == nil {
 		out.SUT.Settings = map[string]Values{} // "settings: {}" says there are none

@@ -32,6 +32,10 @@ type Run struct {
 	Storage   string `json:"storage"`
 	Volume    string `json:"volume"`
 	CPUPolicy string `json:"cpu_policy"`
+	// Placement is the name of the run's sut.placement, "" for a spec
+	// without it (Spec.SUT.PlacementOf gives its transport, pooler and
+	// network).
+	Placement string `json:"placement,omitempty"`
 	// Provision is how the run's tenants get their data, "load" or
 	// "clone": workload.provision where the model can clone (the plan
 	// settles it).

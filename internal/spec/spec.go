@@ -63,6 +63,10 @@ type SUT struct {
 	Pooler *Pooler `yaml:"pooler,omitempty"`
 	// Network puts the servers behind an emulated link; nil: loopback.
 	Network *Network `yaml:"network,omitempty"`
+	// Placement, when given, is a matrix dimension of the clients'
+	// placement, each value with its own transport, pooler and network
+	// (placements.go), in place of the three keys above.
+	Placement []Placement `yaml:"placement,omitempty"`
 	// Servers are the servers the user already runs, for a provider that
 	// places tenants on them (external): each named, its admin connection
 	// string in an environment variable, never in the spec.

@@ -78,6 +78,11 @@ func (p *Plan) WriteTable(w io.Writer) error {
 	if placed {
 		head = append(head, "storage", "volume", "cpu_policy")
 	}
+	// The clients' placement: shown whenever sut.placement names them.
+	clientsPlaced := len(s.SUT.Placement) > 0
+	if clientsPlaced {
+		head = append(head, "placement")
+	}
 	head = append(head, p.SettingKeys...)
 	head = append(head, p.InterferenceKeys...)
 	head = append(head, "rep")
@@ -98,6 +103,9 @@ func (p *Plan) WriteTable(w io.Writer) error {
 		}
 		if placed {
 			row = append(row, r.Storage, r.Volume, r.CPUPolicy)
+		}
+		if clientsPlaced {
+			row = append(row, r.Placement)
 		}
 		for _, k := range p.SettingKeys {
 			row = append(row, r.Settings[k])

@@ -177,16 +177,7 @@ func (v *validator) top(s *Spec) {
 }
 
 func (v *validator) sut(s *SUT) {
-	for _, c := range []struct {
-		path, value string
-		choice      choice
-	}{
-		{"sut.transport", s.Transport, transports()},
-	} {
-		if !c.choice.has(c.value) {
-			v.add(c.path, shown(c.value), c.choice.allowed(c.value))
-		}
-	}
+	v.clientPlacements(s)
 	if s.Version != "" && !serverVersion.MatchString(s.Version) {
 		v.add("sut.version", shown(s.Version), "must be a server major version like 16 (or a full one like 16.4), "+
 			"or empty for the newest found")
@@ -322,6 +313,7 @@ func (v *validator) size(s *Spec) {
 		{"storage kind", len(s.SUT.Storage.Kind)},
 		{"storage volume", len(s.SUT.Storage.Volume)},
 		{"cpu_policy", len(s.SUT.Resources.CPUPolicy)},
+		{"placement", len(s.SUT.Placements())},
 	}
 	for _, k := range sortedKeys(s.SUT.Settings) {
 		factors = append(factors, factor{k, len(s.SUT.Settings[k])})
