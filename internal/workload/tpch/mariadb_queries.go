@@ -23,7 +23,7 @@ var mariaEdits = map[int][2]string{
 
 // mariaDivScale is the digits MariaDB's division adds to the dividend's
 // scale (div_precision_increment) for the queries: its default, 4,
-// rounds Q8's market shares and Q14's percentage to 1e-8 and less, where
+// rounds Q8's market shares to 1e-8 (near 1e-7 of a share of 0.04), where
 // PostgreSQL's numeric division keeps at least 16 significant digits.
 const mariaDivScale = 12
 
