@@ -91,8 +91,6 @@ func TestBuildProblems(t *testing.T) {
 			"the schema model needs schemas apart from databases, which mariadb has not (there a schema is a database): use the database model (sut.engine is mariadb; models it runs: database, instance)", 4},
 		{"shared-table on mariadb", "name: t\nworkload: {name: tpcb}\nsut: {engine: mariadb}\ntenancy: {model: shared-table}\n", "tenancy.model", "shared-table",
 			"the shared-table model needs row-level security to keep tenants' rows apart, which mariadb has not", 4},
-		{"workload without a mariadb form", "name: t\nworkload: {name: tpch}\nsut: {engine: mariadb}\ntenancy: {model: database}\n", "workload.name", "tpch",
-			"has no form for mariadb (sut.engine); workloads that run on mariadb: tpcb, tpcc", 2},
 		{"tpcc batched on mariadb", "name: t\nworkload: {name: tpcc, options: {interaction: batched}}\nsut: {engine: mariadb}\ntenancy: {model: database}\n",
 			"workload.options.interaction", "batched", "has no MariaDB form (it batches with PostgreSQL's arrays and CTEs); with mariadb (sut.engine) set workload.options.interaction to statements or procedures", 2},
 		{"tpcc on mariadb, batched by default", "name: t\nworkload: {name: tpcc}\nsut: {engine: mariadb}\ntenancy: {model: database}\n",

@@ -4,10 +4,30 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
 var _ workload.Checker = (*Workload)(nil)
+
+// checkQuery is Check's query for n customers and orders, in SQL that
+// PostgreSQL and MariaDB read alike (a count of CASE where PostgreSQL
+// alone has an aggregate's FILTER). It reads customer and orders once
+// each for the counts, then orders against customer for orphans.
+func checkQuery(n int64) string {
+	return fmt.Sprintf(`with
+		c as (select count(*) as n,
+			count(case when c_id not between 1 and %[1]d then 1 end) as bad_id,
+			count(case when c_credit < 0 then 1 end) as neg_credit
+			from customer),
+		o as (select count(*) as n,
+			count(case when o_id not between 1 and %[1]d then 1 end) as bad_id,
+			count(case when o_status not in ('UNPAID', 'PAID') then 1 end) as bad_status
+			from orders)
+		select c.n, o.n, c.bad_id, o.bad_id, o.bad_status, c.neg_credit,
+			(select count(*) from orders o where not exists (select 1 from customer c where c.c_id = o.o_c_id))
+		from c, o`, n)
+}
 
 // Check verifies the tables after a run. No transaction adds or removes a
 // customer or an order, so both tables keep SF x 300,000 rows with ids 1..N
@@ -18,24 +38,16 @@ var _ workload.Checker = (*Workload)(nil)
 // orders, and scanning the largest table (3 million rows at SF 1) would
 // make the check phase longer than a short run.
 func (w *Workload) Check(ctx context.Context, wc workload.Conn) ([]string, error) {
-	conn, ok := workload.PG(wc)
-	if !ok {
+	var customers, orders, badCustomerIDs, badOrderIDs, badStatus, negCredit, orphanOrders int64
+	dest := []any{&customers, &orders, &badCustomerIDs, &badOrderIDs, &badStatus, &negCredit, &orphanOrders}
+	var err error
+	if conn, ok := workload.PG(wc); ok {
+		err = conn.QueryRow(ctx, checkQuery(w.orders)).Scan(dest...)
+	} else if mc, ok := mariadb.Of(wc); ok {
+		err = mc.SQL().QueryRowContext(ctx, checkQuery(w.orders)).Scan(dest...)
+	} else {
 		return nil, workload.NoForm(Name, wc)
 	}
-	var customers, orders, badCustomerIDs, badOrderIDs, badStatus, negCredit, orphanOrders int64
-	err := conn.QueryRow(ctx, `with
-		c as (select count(*) as n,
-			count(*) filter (where c_id not between 1 and $1) as bad_id,
-			count(*) filter (where c_credit < 0) as neg_credit
-			from customer),
-		o as (select count(*) as n,
-			count(*) filter (where o_id not between 1 and $1) as bad_id,
-			count(*) filter (where o_status not in ('UNPAID', 'PAID')) as bad_status
-			from orders)
-		select c.n, o.n, c.bad_id, o.bad_id, o.bad_status, c.neg_credit,
-			(select count(*) from orders o where not exists (select from customer c where c.c_id = o.o_c_id))
-		from c, o`, w.orders).
-		Scan(&customers, &orders, &badCustomerIDs, &badOrderIDs, &badStatus, &negCredit, &orphanOrders)
 	if err != nil {
 		return nil, fmt.Errorf("sales: check: %w", err)
 	}

@@ -2,12 +2,14 @@ package sales
 
 import (
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -20,6 +22,10 @@ import (
 // context watched once per context. A transaction allocates nothing.
 type Client struct {
 	pg *pgconn.PgConn
+	// maria, instead of pg, is the MariaDB connection (mariadb_client.go);
+	// ctx is Run's, for its statements.
+	maria *sql.Conn
+	ctx   context.Context
 	// choose draws the transactions, draw their values: two streams, so
 	// that changing the mix does not change the values of a transaction
 	// type's n-th run.
@@ -53,6 +59,9 @@ const stmtPrefix = "tenantbench_sales_"
 // same transactions. Clients are not bound to data, so ci.Index does not
 // matter.
 func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, ci workload.ClientInfo) (workload.Client, error) {
+	if mc, ok := mariadb.Of(wc); ok {
+		return w.mariaClient(ctx, mc, ci)
+	}
 	conn, ok := workload.PG(wc)
 	if !ok {
 		return nil, workload.NoForm(Name, wc)
@@ -60,21 +69,7 @@ func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, ci workload.
 	c := w.newClient(ci.Seed)
 	c.pg = conn.PgConn()
 	var sds []*pgconn.StatementDescription
-	for _, p := range []struct {
-		s      *statement
-		name   string
-		sql    string
-		params []uint32
-	}{
-		{&c.begin, "begin", sqlBegin, nil},
-		{&c.commit, "commit", sqlCommit, nil},
-		{&c.insertLine, "insert_orderline", sqlInsertOrderline, []uint32{int4OID, int4OID, int4OID, numericOID}},
-		{&c.selectOrder, "select_order", sqlSelectOrder, []uint32{int4OID}},
-		{&c.payOrder, "pay_order", sqlPayOrder, []uint32{timestamptzOID, int4OID}},
-		{&c.creditCustomer, "credit_customer", sqlCreditCustomer, []uint32{numericOID, timestamptzOID, int4OID}},
-		{&c.orderStatus, "order_status", sqlOrderStatus, []uint32{int4OID}},
-		{&c.deleteLine, "delete_orderline", sqlDeleteOrderline, []uint32{int8OID}},
-	} {
+	for _, p := range c.statements() {
 		sd, err := workload.Prepare(ctx, conn, stmtPrefix+p.name, p.sql)
 		if err != nil {
 			return nil, fmt.Errorf("sales: prepare %q: %w", p.sql, err)
@@ -89,6 +84,29 @@ func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, ci workload.
 		c.wire.Unnamed(sds...) // behind a pooler that cannot keep them
 	}
 	return c, nil
+}
+
+// statementDef is one of the client's statements: its name, SQL and
+// parameter types.
+type statementDef struct {
+	s      *statement
+	name   string
+	sql    string
+	params []uint32
+}
+
+// statements are the client's statements, the engines' forms alike.
+func (c *Client) statements() []statementDef {
+	return []statementDef{
+		{&c.begin, "begin", sqlBegin, nil},
+		{&c.commit, "commit", sqlCommit, nil},
+		{&c.insertLine, "insert_orderline", sqlInsertOrderline, []uint32{int4OID, int4OID, int4OID, numericOID}},
+		{&c.selectOrder, "select_order", sqlSelectOrder, []uint32{int4OID}},
+		{&c.payOrder, "pay_order", sqlPayOrder, []uint32{timestamptzOID, int4OID}},
+		{&c.creditCustomer, "credit_customer", sqlCreditCustomer, []uint32{numericOID, timestamptzOID, int4OID}},
+		{&c.orderStatus, "order_status", sqlOrderStatus, []uint32{int4OID}},
+		{&c.deleteLine, "delete_orderline", sqlDeleteOrderline, []uint32{int8OID}},
+	}
 }
 
 // RunsUnnamed: its statements go through workload.Prepare and Wire,
@@ -133,10 +151,13 @@ func (c *Client) Pick() int {
 // Run executes one transaction of type typ (an index into TxnNames). A
 // failed statement inside T2's BEGIN ... COMMIT is followed by a ROLLBACK
 // when the connection is still usable; the statement's error is returned
-// unchanged (a *pgconn.PgError for an SQL error), joined with the context's
-// error when the context ended the transaction.
+// unchanged (a *pgconn.PgError for an SQL error, on MariaDB a
+// *mysql.MySQLError), joined with the context's error when the context
+// ended the transaction.
 func (c *Client) Run(ctx context.Context, typ int) error {
-	if err := c.watch.Watch(ctx, c.pg); err != nil {
+	if c.maria != nil {
+		c.ctx = ctx
+	} else if err := c.watch.Watch(ctx, c.pg); err != nil {
 		return err
 	}
 	var err error
@@ -149,6 +170,9 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 		err = c.orderStatusTxn()
 	case txnOrderlineDeletion:
 		err = c.orderlineDeletion()
+	}
+	if err != nil && c.maria != nil {
+		return c.mariaFail(ctx, err)
 	}
 	if err != nil {
 		return c.wire.Fail(ctx, err)
@@ -167,7 +191,17 @@ func (c *Client) pickOrder() int64 {
 }
 
 // exec runs s with its current parameters and discards any result.
-func (c *Client) exec(s *statement) error { return c.wire.RoundTrip(s.name, s.params, nil) }
+func (c *Client) exec(s *statement) error { return c.roundTrip(s, nil) }
+
+// roundTrip runs s with its current parameters; the row it returns, if
+// any, goes to rows (nil: none read), in PostgreSQL's binary format on
+// either engine.
+func (c *Client) roundTrip(s *statement, rows workload.RowReader) error {
+	if c.maria != nil {
+		return c.mariaRoundTrip(s, rows)
+	}
+	return c.wire.RoundTrip(s.name, s.params, rows)
+}
 
 // Parameter type OIDs (pg_type).
 const (
@@ -184,6 +218,12 @@ type statement struct {
 	oids   []uint32
 	params [][]byte // what Bind sends: each a prefix of its buffer
 	bufs   [][]byte // the buffers, at full capacity
+	// maria is the statement prepared on MariaDB (nil for BEGIN and
+	// COMMIT, sent as text), args its parameters, kinds its result's
+	// column types.
+	maria *sql.Stmt
+	args  []any
+	kinds []string
 }
 
 // init checks that the server typed the parameters as the schema says and
@@ -192,13 +232,21 @@ func (s *statement) init(sd *pgconn.StatementDescription, want []uint32) error {
 	if len(sd.ParamOIDs) != len(want) {
 		return fmt.Errorf("sales: %q: %d parameters, want %d", sd.SQL, len(sd.ParamOIDs), len(want))
 	}
-	s.name, s.oids = sd.Name, sd.ParamOIDs
-	s.params = make([][]byte, len(want))
-	s.bufs = make([][]byte, len(want))
 	for i, oid := range sd.ParamOIDs {
 		if oid != want[i] {
 			return fmt.Errorf("sales: %q: parameter $%d of type oid %d, want %d", sd.SQL, i+1, oid, want[i])
 		}
+	}
+	s.alloc(sd.Name, sd.ParamOIDs)
+	return nil
+}
+
+// alloc names the statement and allocates its parameters' buffers.
+func (s *statement) alloc(name string, oids []uint32) {
+	s.name, s.oids = name, oids
+	s.params = make([][]byte, len(oids))
+	s.bufs = make([][]byte, len(oids))
+	for i, oid := range oids {
 		size := 8
 		switch oid {
 		case int4OID:
@@ -209,7 +257,6 @@ func (s *statement) init(sd *pgconn.StatementDescription, want []uint32) error {
 		s.bufs[i] = make([]byte, size)
 		s.params[i] = s.bufs[i]
 	}
-	return nil
 }
 
 // setInt sets parameter i, an int, bigint or timestamptz (microseconds).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -14,9 +15,24 @@ import (
 // the rows frozen and all-visible, so the VACUUM of PostIngest has little to
 // do (tpcb measured one connection with FREEZE to be no slower than several
 // without on 2 cores; see docs/workloads.md). Progress is reported every
-// 10,000 rows.
+// 10,000 rows. On MariaDB the tables are loaded with LOAD DATA (mariadb.go).
 func (w *Workload) Ingest(ctx context.Context, connect workload.Connect, progress func(rows int64)) error {
-	if err := workload.LoadFrozen(ctx, connect, "truncate table orderline, orders, customer restart identity", w.tables(), progress); err != nil {
+	first, err := connect(ctx)
+	if err != nil {
+		return fmt.Errorf("sales: ingest: connect: %w", err)
+	}
+	if mc, ok := mariadb.Of(first); ok {
+		defer mc.Close(context.WithoutCancel(ctx))
+		return w.mariaIngest(ctx, mc, progress)
+	}
+	reuse := func(ctx context.Context) (workload.Conn, error) {
+		if c := first; c != nil {
+			first = nil
+			return c, nil
+		}
+		return connect(ctx)
+	}
+	if err := workload.LoadFrozen(ctx, reuse, "truncate table orderline, orders, customer restart identity", w.tables(), progress); err != nil {
 		return fmt.Errorf("sales: ingest: %w", err)
 	}
 	return nil

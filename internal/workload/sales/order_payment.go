@@ -44,7 +44,7 @@ func (c *Client) orderPayment() error {
 	}
 	c.selectOrder.setInt(0, o)
 	c.order.found = false
-	if err := c.wire.RoundTrip(c.selectOrder.name, c.selectOrder.params, &c.order); err != nil {
+	if err := c.roundTrip(&c.selectOrder, &c.order); err != nil {
 		return err
 	}
 	if !c.order.found {

@@ -14,7 +14,7 @@ const sqlOrderStatus = "SELECT O_ID, O_DATE, O_STATUS FROM orders WHERE O_ID = $
 func (c *Client) orderStatusTxn() error {
 	c.orderStatus.setInt(0, c.pickOrder())
 	c.status.found = false
-	return c.wire.RoundTrip(c.orderStatus.name, c.orderStatus.params, &c.status)
+	return c.roundTrip(&c.orderStatus, &c.status)
 }
 
 // statusRow is the row of T3: o_id, o_date and o_status.

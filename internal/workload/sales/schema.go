@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -71,6 +72,9 @@ func vacuumStatements() []string {
 
 // Setup drops the three tables if they exist and creates them.
 func (w *Workload) Setup(ctx context.Context, wc workload.Conn) error {
+	if mc, ok := mariadb.Of(wc); ok {
+		return w.mariaSetup(ctx, mc)
+	}
 	conn, ok := workload.PG(wc)
 	if !ok {
 		return workload.NoForm(Name, wc)
@@ -82,6 +86,9 @@ func (w *Workload) Setup(ctx context.Context, wc workload.Conn) error {
 // tables, keys first so that statistics and visibility map are fresh for
 // the workload.
 func (w *Workload) PostIngest(ctx context.Context, wc workload.Conn) error {
+	if mc, ok := mariadb.Of(wc); ok {
+		return w.mariaPostIngest(ctx, mc)
+	}
 	conn, ok := workload.PG(wc)
 	if !ok {
 		return workload.NoForm(Name, wc)

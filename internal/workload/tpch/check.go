@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -14,15 +15,19 @@ var _ workload.Checker = (*Workload)(nil)
 // read, so a difference means a broken or partial load. One count per
 // table.
 func (w *Workload) Check(ctx context.Context, wc workload.Conn) ([]string, error) {
-	conn, ok := workload.PG(wc)
-	if !ok {
-		return nil, workload.NoForm(Name, wc)
+	count := func(ctx context.Context, sql string, n *int64) error { return workload.NoForm(Name, wc) }
+	if conn, ok := workload.PG(wc); ok {
+		count = func(ctx context.Context, sql string, n *int64) error { return conn.QueryRow(ctx, sql).Scan(n) }
+	} else if mc, ok := mariadb.Of(wc); ok {
+		count = func(ctx context.Context, sql string, n *int64) error {
+			return mc.SQL().QueryRowContext(ctx, sql).Scan(n)
+		}
 	}
 	want := w.Counts()
 	var violations []string
 	for _, name := range tableNames {
 		var n int64
-		if err := conn.QueryRow(ctx, "select count(*) from "+name).Scan(&n); err != nil {
+		if err := count(ctx, "select count(*) from "+name, &n); err != nil {
 			return nil, fmt.Errorf("tpch: check %s: %w", name, err)
 		}
 		if n != want[name] {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -19,6 +20,8 @@ import (
 // there); Pick would start it again.
 type Client struct {
 	pg      *pgconn.PgConn
+	maria   *mariadb.Conn          // instead of pg, on MariaDB
+	texts   [numQueries + 1]string // MariaDB's query texts, parameters in
 	w       *Workload
 	stream  int
 	seed    int64
@@ -49,10 +52,11 @@ var _ workload.Client = (*Client)(nil)
 // meet on one stream). Streams above 40 take the query order of stream
 // n mod 41 (clause 5.3.5.4's comment: the ordered sets wrap around) and
 // their own parameters (seed + n). The session's statement_timeout is the
-// query timeout.
+// query timeout (on MariaDB each query's max_statement_time).
 func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, ci workload.ClientInfo) (workload.Client, error) {
 	conn, ok := workload.PG(wc)
-	if !ok {
+	mc, maria := mariadb.Of(wc)
+	if !ok && !maria {
 		return nil, workload.NoForm(Name, wc)
 	}
 	n, err := w.streamOf(ci)
@@ -62,6 +66,13 @@ func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, ci workload.
 	c := w.newClient(n)
 	if w.tenant >= 0 {
 		c.st = w.state(n, len(c.seq))
+	}
+	if maria {
+		c.maria = mc
+		for _, q := range w.queries {
+			c.texts[q] = MariaDBQuery(q, c.params[q], w.opts.QueryTimeout.Seconds())
+		}
+		return c, nil
 	}
 	c.pg = conn.PgConn()
 	if w.opts.QueryTimeout > 0 {
@@ -134,20 +145,26 @@ func (c *Client) Pick() int {
 
 // Run executes query typ with the stream's parameters and reads every row
 // it returns. An SQL error is returned as the server's *pgconn.PgError
-// (a query cancelled by the timeout has SQLSTATE 57014).
+// (a query cancelled by the timeout has SQLSTATE 57014), on MariaDB as
+// its *mysql.MySQLError (error 1969).
 func (c *Client) Run(ctx context.Context, typ int) error {
 	if typ >= len(c.w.queries) {
 		return c.refresh(ctx, typ-len(c.w.queries))
 	}
 	q := c.w.queries[typ]
 	start := time.Now()
-	rr := c.pg.ExecParams(ctx, QueryText(q), c.args[q], nil, nil, nil)
-	n := int64(0)
-	for rr.NextRow() {
-		n++
+	var err error
+	if c.maria != nil {
+		c.rows, err = c.mariaQuery(ctx, q)
+	} else {
+		rr := c.pg.ExecParams(ctx, QueryText(q), c.args[q], nil, nil, nil)
+		n := int64(0)
+		for rr.NextRow() {
+			n++
+		}
+		c.rows = n
+		_, err = rr.Close()
 	}
-	c.rows = n
-	_, err := rr.Close()
 	e := workload.Exec{Query: queryName(q), Start: start, End: time.Now()}
 	if err != nil {
 		e.Err = err.Error()
@@ -163,9 +180,15 @@ func (c *Client) refresh(ctx context.Context, f int) error {
 	start := time.Now()
 	var err error
 	name := rf1Name
-	if f == 0 {
+	switch {
+	case f == 0 && c.maria != nil:
+		err = c.w.mariaRF1(ctx, c.maria, k)
+	case f == 0:
 		err = c.w.rf1(ctx, c.pg, k)
-	} else {
+	case c.maria != nil:
+		name = rf2Name
+		err = c.w.mariaRF2(ctx, c.maria, k)
+	default:
 		name = rf2Name
 		err = c.w.rf2(ctx, c.pg, k)
 	}

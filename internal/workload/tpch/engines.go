@@ -2,12 +2,15 @@ package tpch
 
 import (
 	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/engine/postgres"
 )
 
-// RunsOn: tpch has a PostgreSQL form only (its SQL, COPY and protocol
-// level client are PostgreSQL's).
+// RunsOn: tpch has a PostgreSQL form and a MariaDB form (mariadb*.go).
 func (w *Workload) RunsOn(e engine.Engine) bool {
-	_, ok := e.(postgres.Engine)
-	return ok
+	switch e.(type) {
+	case postgres.Engine, mariadb.Engine:
+		return true
+	}
+	return false
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -45,7 +46,8 @@ func (w *Workload) loadConnections() int {
 // Ingest loads the eight tables with COPY in binary format over several
 // connections, each taking the next unit (the largest first). A unit is
 // one transaction that truncates its tables and copies them WITH FREEZE,
-// so the rows are written frozen and all-visible. progress is called with
+// so the rows are written frozen and all-visible. On MariaDB a unit is a
+// LOAD DATA per table (mariadb.go). progress is called with
 // the rows loaded so far (partsupp and lineitem rows counted as rows, not
 // parts and orders).
 func (w *Workload) Ingest(ctx context.Context, connect workload.Connect, progress func(rows int64)) error {
@@ -64,13 +66,17 @@ func (w *Workload) Ingest(ctx context.Context, connect workload.Connect, progres
 	g, gctx := errgroup.WithContext(ctx)
 	for range w.loadConnections() {
 		g.Go(func() error {
-			conn, err := workload.ConnectPG(gctx, Name, connect)
+			conn, err := connect(gctx)
 			if err != nil {
 				return fmt.Errorf("tpch: ingest: connect: %w", err)
 			}
 			defer conn.Close(context.WithoutCancel(ctx))
+			load, err := w.loader(gctx, conn)
+			if err != nil {
+				return err
+			}
 			for u := range next {
-				if err := w.loadUnit(gctx, conn, u, report); err != nil {
+				if err := load(gctx, u, report); err != nil {
 					return fmt.Errorf("tpch: ingest %s: %w", strings.Join(u, ", "), err)
 				}
 			}
@@ -78,6 +84,21 @@ func (w *Workload) Ingest(ctx context.Context, connect workload.Connect, progres
 		})
 	}
 	return g.Wait()
+}
+
+// loader is how conn loads a unit: PostgreSQL's COPY or MariaDB's LOAD
+// DATA, by the connection's engine.
+func (w *Workload) loader(ctx context.Context, conn workload.Conn) (func(context.Context, loadUnit, func(int64)) error, error) {
+	if mc, ok := mariadb.Of(conn); ok {
+		return w.mariaLoader(ctx, mc)
+	}
+	pg, ok := workload.PG(conn)
+	if !ok {
+		return nil, workload.NoForm(Name, conn)
+	}
+	return func(ctx context.Context, u loadUnit, report func(int64)) error {
+		return w.loadUnit(ctx, pg, u, report)
+	}, nil
 }
 
 // loadUnit truncates u's tables and copies them with FREEZE in one

@@ -3,7 +3,9 @@ package tpch
 // The queries of clause 2.4 in PostgreSQL syntax, their substitution
 // parameters bound as text ($1 is the template's :1, and so on), cast
 // where the column's type does not decide it. Row limits (the templates'
-// :n) are LIMIT clauses.
+// :n) are LIMIT clauses. Intervals are written in the SQL standard's form
+// (interval '3' month), which PostgreSQL, MariaDB and DuckDB read alike;
+// mariadb_queries.go turns the rest into MariaDB's dialect.
 
 // q01 is the Pricing Summary Report Query (clause 2.4.1): :1 DELTA days
 // before 1998-12-01.
@@ -69,7 +71,7 @@ const q04 = `select
 	count(*) as order_count
 from orders
 where o_orderdate >= $1::date
-	and o_orderdate < $1::date + interval '3 month'
+	and o_orderdate < $1::date + interval '3' month
 	and exists (
 		select * from lineitem
 		where l_orderkey = o_orderkey and l_commitdate < l_receiptdate)
@@ -90,7 +92,7 @@ where c_custkey = o_custkey
 	and n_regionkey = r_regionkey
 	and r_name = $1
 	and o_orderdate >= $2::date
-	and o_orderdate < $2::date + interval '1 year'
+	and o_orderdate < $2::date + interval '1' year
 group by n_name
 order by revenue desc`
 
@@ -100,6 +102,6 @@ const q06 = `select
 	sum(l_extendedprice * l_discount) as revenue
 from lineitem
 where l_shipdate >= $1::date
-	and l_shipdate < $1::date + interval '1 year'
+	and l_shipdate < $1::date + interval '1' year
 	and l_discount between $2::numeric - 0.01 and $2::numeric + 0.01
 	and l_quantity < $3::integer`

@@ -83,7 +83,7 @@ from customer, orders, lineitem, nation
 where c_custkey = o_custkey
 	and l_orderkey = o_orderkey
 	and o_orderdate >= $1::date
-	and o_orderdate < $1::date + interval '3 month'
+	and o_orderdate < $1::date + interval '3' month
 	and l_returnflag = 'R'
 	and c_nationkey = n_nationkey
 group by c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment
@@ -122,6 +122,6 @@ where o_orderkey = l_orderkey
 	and l_commitdate < l_receiptdate
 	and l_shipdate < l_commitdate
 	and l_receiptdate >= $3::date
-	and l_receiptdate < $3::date + interval '1 year'
+	and l_receiptdate < $3::date + interval '1' year
 group by l_shipmode
 order by l_shipmode`

@@ -1,16 +1,18 @@
 package tpch
 
 // q13 is the Customer Distribution Query (clause 2.4.13): :1 WORD1, :2
-// WORD2.
+// WORD2. The derived table's columns are named inside it (the template
+// names them in a list after its alias, which MariaDB reads from 11.7 on
+// only).
 const q13 = `select
 	c_count, count(*) as custdist
 from (
-	select c_custkey, count(o_orderkey)
+	select c_custkey, count(o_orderkey) as c_count
 	from customer left outer join orders on
 		c_custkey = o_custkey
 		and o_comment not like '%' || $1 || '%' || $2 || '%'
 	group by c_custkey
-	) as c_orders (c_custkey, c_count)
+	) as c_orders
 group by c_count
 order by custdist desc, c_count desc`
 
@@ -22,7 +24,7 @@ const q14 = `select
 from lineitem, part
 where l_partkey = p_partkey
 	and l_shipdate >= $1::date
-	and l_shipdate < $1::date + interval '1 month'`
+	and l_shipdate < $1::date + interval '1' month`
 
 // q15 is the Top Supplier Query (clause 2.4.15): :1 DATE. The view of the
 // template is a common table expression, the variant of Appendix B
@@ -31,7 +33,7 @@ const q15 = `with revenue (supplier_no, total_revenue) as (
 	select l_suppkey, sum(l_extendedprice * (1 - l_discount))
 	from lineitem
 	where l_shipdate >= $1::date
-		and l_shipdate < $1::date + interval '3 month'
+		and l_shipdate < $1::date + interval '3' month
 	group by l_suppkey)
 select s_suppkey, s_name, s_address, s_phone, total_revenue
 from supplier, revenue

@@ -46,7 +46,7 @@ where s_suppkey in (
 				where l_partkey = ps_partkey
 					and l_suppkey = ps_suppkey
 					and l_shipdate >= $2::date
-					and l_shipdate < $2::date + interval '1 year'))
+					and l_shipdate < $2::date + interval '1' year))
 	and s_nationkey = n_nationkey
 	and n_name = $3
 order by s_name`

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -150,6 +151,9 @@ func postIngestStatements() []string {
 
 // Setup drops the eight tables if they exist and creates them.
 func (w *Workload) Setup(ctx context.Context, wc workload.Conn) error {
+	if mc, ok := mariadb.Of(wc); ok {
+		return w.mariaSetup(ctx, mc)
+	}
 	conn, ok := workload.PG(wc)
 	if !ok {
 		return workload.NoForm(Name, wc)
@@ -162,6 +166,9 @@ func (w *Workload) Setup(ctx context.Context, wc workload.Conn) error {
 // performs ANALYZE"): the primary keys, the foreign keys, the secondary
 // indexes, then ANALYZE of the eight tables.
 func (w *Workload) PostIngest(ctx context.Context, wc workload.Conn) error {
+	if mc, ok := mariadb.Of(wc); ok {
+		return w.mariaPostIngest(ctx, mc)
+	}
 	conn, ok := workload.PG(wc)
 	if !ok {
 		return workload.NoForm(Name, wc)

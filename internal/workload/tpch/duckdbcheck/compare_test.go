@@ -16,6 +16,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/marcboeker/go-duckdb"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
+	dbserver "github.com/tenantbench/tenantbench/internal/engine/server"
 	"github.com/tenantbench/tenantbench/internal/pgtest"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
@@ -43,11 +45,13 @@ create table lineitem (l_orderkey integer, l_partkey integer, l_suppkey integer,
 	l_returnflag varchar, l_linestatus varchar, l_shipdate date, l_commitdate date, l_receiptdate date,
 	l_shipinstruct varchar, l_shipmode varchar, l_comment varchar);`
 
-// TestAnswers loads SF 0.01 into PostgreSQL (the workload's own Setup,
-// Ingest and PostIngest) and into DuckDB (from the workload's dbgen .tbl
-// text), runs the 22 queries of several streams in both and compares the
-// answers: same rows, in the same order where the query orders them,
-// numbers equal to 1e-9 relative.
+// TestAnswers loads SF 0.01 into PostgreSQL and into MariaDB (the
+// workload's own Setup, Ingest and PostIngest on each) and into DuckDB
+// (from the workload's dbgen .tbl text), runs the 22 queries of several
+// streams in each and compares the answers with DuckDB's: same rows, in
+// the same order where the query orders them, numbers equal to 1e-9
+// relative. MariaDB's part is skipped where no MariaDB server is
+// installed.
 func TestAnswers(t *testing.T) {
 	sf := 0.01
 	ctx := context.Background()
@@ -79,20 +83,48 @@ func TestAnswers(t *testing.T) {
 			t.Fatalf("duckdb copy %s: %v", name, err)
 		}
 	}
-	// PostgreSQL through the workload.
-	inst := pgtest.Start(t)
-	ps, err := tenancy.Schema{}.Place(ctx, []*provider.Instance{inst}, []string{"h01"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dsn := ps[0].DSN("tcp")
-	connect := workload.PGConnect(func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) })
+	t.Run("postgres", func(t *testing.T) {
+		inst := pgtest.Start(t)
+		ps, err := tenancy.Schema{}.Place(ctx, []*provider.Instance{inst}, []string{"h01"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dsn := ps[0].DSN("tcp")
+		connect := workload.PGConnect(func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) })
+		conn := load(t, w, connect)
+		pg, _ := workload.PG(conn)
+		compareStreams(t, duck, conn, func(q int, params []string) ([][]string, error) {
+			return pgAnswer(ctx, pg, tpch.QueryText(q), params)
+		})
+	})
+	t.Run("mariadb", func(t *testing.T) {
+		if _, err := (mariadb.Engine{}).FindPrograms(ctx, "", dbserver.Find{}); err != nil {
+			t.Skip(err)
+		}
+		inst := pgtest.Start(t, pgtest.Engine(mariadb.Engine{}))
+		ps, err := tenancy.Database{}.Place(ctx, []*provider.Instance{inst}, []string{"h01"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dsn := ps[0].DSN("tcp")
+		connect := func(ctx context.Context) (workload.Conn, error) { return inst.Engine.ClientConn(ctx, dsn, nil) }
+		conn := load(t, w, connect)
+		mc, _ := mariadb.Of(conn)
+		compareStreams(t, duck, conn, func(q int, params []string) ([][]string, error) {
+			return mariaAnswer(ctx, mc.SQL(), tpch.MariaDBQuery(q, params, 0))
+		})
+	})
+}
+
+// load loads w with connect and returns a connection, closed when the
+// test ends.
+func load(t *testing.T, w workload.Workload, connect workload.Connect) workload.Conn {
+	ctx := context.Background()
 	conn, err := connect(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(ctx)
-	pg, _ := workload.PG(conn)
+	t.Cleanup(func() { conn.Close(ctx) })
 	if err := w.Setup(ctx, conn); err != nil {
 		t.Fatal(err)
 	}
@@ -102,11 +134,18 @@ func TestAnswers(t *testing.T) {
 	if err := w.PostIngest(ctx, conn); err != nil {
 		t.Fatal(err)
 	}
-	streams := []int{0, 1, 2, 3, 4, 5, 6, 7}
-	for _, s := range streams {
+	return conn
+}
+
+// compareStreams runs the 22 queries of streams 0 to 7 with answer and
+// compares each answer with DuckDB's. The streams' parameters are those
+// of clients made on conn.
+func compareStreams(t *testing.T, duck *sql.DB, conn workload.Conn, answer func(q int, params []string) ([][]string, error)) {
+	ctx := context.Background()
+	for s := range 8 {
 		o := tpch.DefaultOptions()
 		o.FirstStream = s
-		sw, _ := tpch.New(sf, o)
+		sw, _ := tpch.New(0.01, o)
 		if err := sw.(*tpch.Workload).SetTenant(0, 1); err != nil {
 			t.Fatal(err)
 		}
@@ -117,21 +156,53 @@ func TestAnswers(t *testing.T) {
 		c := cl.(*tpch.Client)
 		for q := 1; q <= 22; q++ {
 			params := c.Params(q)
-			pgRows, err := pgAnswer(ctx, pg, tpch.QueryText(q), params)
+			got, err := answer(q, params)
 			if err != nil {
-				t.Fatalf("stream %d q%02d %v postgres: %v", s, q, params, err)
+				t.Fatalf("stream %d q%02d %v: %v", s, q, params, err)
 			}
 			duckRows, err := duckAnswer(duck, tpch.QueryText(q), params)
 			if err != nil {
 				t.Fatalf("stream %d q%02d %v duckdb: %v", s, q, params, err)
 			}
-			if msg := compare(pgRows, duckRows); msg != "" {
+			if msg := compare(got, duckRows); msg != "" {
 				t.Errorf("stream %d q%02d %v: %s", s, q, params, msg)
 			} else if testing.Verbose() {
-				t.Logf("stream %d q%02d: %d rows agree", s, q, len(pgRows))
+				t.Logf("stream %d q%02d: %d rows agree", s, q, len(got))
 			}
 		}
 	}
+}
+
+// mariaAnswer runs query text on a MariaDB connection and returns its
+// rows as text.
+func mariaAnswer(ctx context.Context, c *sql.Conn, text string) ([][]string, error) {
+	rs, err := c.QueryContext(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	cols, _ := rs.Columns()
+	vals := make([]sql.RawBytes, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	var rows [][]string
+	for rs.Next() {
+		if err := rs.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		row := make([]string, len(cols))
+		for i, v := range vals {
+			if v == nil {
+				row[i] = "NULL"
+			} else {
+				row[i] = strings.TrimRight(string(v), " ")
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows, rs.Err()
 }
 
 // pgAnswer runs query text with params (text) and returns its rows as
@@ -205,7 +276,7 @@ func duckAnswer(db *sql.DB, text string, params []string) ([][]string, error) {
 // may come in either order.
 func compare(a, b [][]string) string {
 	if len(a) != len(b) {
-		return fmt.Sprintf("postgres %d rows, duckdb %d rows", len(a), len(b))
+		return fmt.Sprintf("%d rows, duckdb %d rows", len(a), len(b))
 	}
 	same := func(x, y []string) bool { return rowsEqual(x, y) }
 	if slices.EqualFunc(a, b, same) {
@@ -222,7 +293,7 @@ func compare(a, b [][]string) string {
 			}
 		}
 		if !found {
-			return fmt.Sprintf("postgres row %v not in duckdb's answer (first duckdb row %v)", r, b[0])
+			return fmt.Sprintf("row %v not in duckdb's answer (first duckdb row %v)", r, b[0])
 		}
 	}
 	return ""

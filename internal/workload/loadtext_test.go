@@ -1,0 +1,51 @@
+package workload
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAppendLoadText: two rows of every kind in one buffer become two
+// lines of LOAD DATA's text; a row that does not fit its kinds is an
+// error.
+func TestAppendLoadText(t *testing.T) {
+	row := func(id int64, date time.Time, text string) []byte {
+		var b []byte
+		b = AppendFieldCount(b, 6)
+		b = AppendInt4(b, id)
+		b = AppendInt8(b, id<<33)
+		b = AppendNumericField(b, -id*101, 2)
+		b = AppendDate(b, int64(date.Sub(pgEpoch)/(24*time.Hour)))
+		b = AppendTimestamp(b, PGMicros(date.Add(1500*time.Microsecond)))
+		return AppendText(b, text)
+	}
+	rows := append(row(1, time.Date(1992, 1, 2, 0, 0, 0, 0, time.UTC), "a\tb\\c\nd"),
+		row(2, time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC), "")...)
+	got, err := AppendLoadText(nil, rows, "iindTt")
+	want := "1\t8589934592\t-1.01\t1992-01-02\t1992-01-02 00:00:00.001500\ta\\\tb\\\\c\\\nd\n" +
+		"2\t17179869184\t-2.02\t2026-11-24\t2026-11-24 00:00:00.001500\t\n"
+	if err != nil || string(got) != want {
+		t.Errorf("AppendLoadText =\n%q, %v; want\n%q", got, err, want)
+	}
+	var null []byte
+	null = AppendFieldCount(null, 2)
+	null = AppendInt4(null, 7)
+	null = AppendNull(null)
+	if got, err := AppendLoadText(nil, null, "it"); err != nil || string(got) != "7\t\\N\n" {
+		t.Errorf("a NULL: %q, %v", got, err)
+	}
+	if _, err := AppendLoadText(nil, null, "iit"); err == nil || !strings.Contains(err.Error(), "2 fields") {
+		t.Errorf("a row of 2 fields for 3 columns: %v", err)
+	}
+	var buf bytes.Buffer
+	var reported int64
+	tab := CopyTable{Name: "t", First: 1, Last: 3, MaxRow: 64, Encode: func(b []byte, id int64) []byte {
+		return AppendInt4(AppendFieldCount(b, 1), id)
+	}}
+	if err := WriteLoadText(&buf, tab.Source(), tab.MaxRow, "i", func(n int64) { reported += n }); err != nil ||
+		buf.String() != "1\n2\n3\n" || reported != 3 {
+		t.Errorf("WriteLoadText: %q, %d rows reported, %v", buf.String(), reported, err)
+	}
+}
