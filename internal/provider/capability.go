@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/tenantbench/tenantbench/internal/netns"
@@ -173,4 +174,33 @@ type Pool struct {
 // its servers have stopped.
 type Networker interface {
 	Network(ctx context.Context, runID string, link netns.Link, note func(netns.Record)) (*netns.Net, error)
+}
+
+// Capability is something a provider's instances can be made to undergo
+// that the plan must know of before any instance exists (Factory.Can):
+// the interference a spec lists needs it of the servers it targets.
+type Capability int
+
+const (
+	// CanRestart: the instances are Restarters (restart, crash).
+	CanRestart Capability = iota + 1
+	// CanFreeze: the instances are Freezers (freeze).
+	CanFreeze
+	// InCgroup: the server's processes are in a cgroup of this machine
+	// (ResourceSampler), which noise aimed at the server joins or runs
+	// beside.
+	InCgroup
+)
+
+// String says what c is, for a problem at plan.
+func (c Capability) String() string {
+	switch c {
+	case CanRestart:
+		return "restart or crash a server in place"
+	case CanFreeze:
+		return "freeze a server"
+	case InCgroup:
+		return "run noise beside or inside a server's cgroup"
+	}
+	return fmt.Sprintf("capability %d", int(c))
 }
