@@ -40,6 +40,26 @@ func CgroupOf(i *Instance) (path, mode string) {
 	return "", "none"
 }
 
+// UsageSampler is a server whose CPU and memory are measured by what
+// runs it, not read from this machine's processes and cgroups (a pod's,
+// by its node's kubelet): the monitor asks it at each round.
+type UsageSampler interface {
+	// Usage is the server's resources as its source last measured them;
+	// a zero Usage.At and no error while the source has no measurement
+	// yet.
+	Usage(ctx context.Context) (Usage, error)
+	// UsageSource names the source, for the monitor's metadata
+	// ("kubelet stats/summary").
+	UsageSource() string
+}
+
+// Usage is a server's resources as a UsageSampler's source measured them.
+type Usage struct {
+	CPUSeconds  float64   // CPU time since the server started
+	MemoryBytes int64     // memory in use (a container's working set), -1 when not measured
+	At          time.Time // when the source measured them
+}
+
 // Unsampled is a server whose CPU and memory this machine does not
 // sample (it has no ResourceSampler): Unsampled says why, as the results
 // put it ("not measured (...)").

@@ -86,6 +86,7 @@ func TestStartStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	readyAt := time.Now()
 	if inst.Host == "" || !strings.HasPrefix(inst.Host, "203.0.113.") || inst.Version == "" {
 		t.Errorf("host %q (want the pod's IP), version %q", inst.Host, inst.Version)
 	}
@@ -101,6 +102,22 @@ func TestStartStop(t *testing.T) {
 			t.Errorf("%s = %q (%v), want %s", setting, got, err, want)
 		}
 	}
+	// The kubelet measures the pod's server: its first figures come at
+	// its housekeeping, some seconds after Ready.
+	us, ok := provider.As[provider.UsageSampler](inst)
+	if !ok {
+		t.Fatal("no UsageSampler")
+	}
+	var u provider.Usage
+	for end := time.Now().Add(time.Minute); time.Now().Before(end) && u.At.IsZero(); time.Sleep(500 * time.Millisecond) {
+		if u, err = us.Usage(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if u.At.IsZero() || u.CPUSeconds <= 0 || u.MemoryBytes <= 0 || u.MemoryBytes > 256<<20 {
+		t.Errorf("usage %+v: want the server container's CPU and working set from its kubelet within a minute", u)
+	}
+	t.Logf("the kubelet's first figures %.1f s after Ready: %.3f CPU-s, %d MiB", time.Since(readyAt).Seconds(), u.CPUSeconds, u.MemoryBytes>>20)
 	cs, _ := client(cl)
 	pod, err := cs.CoreV1().Pods(cl.Namespace).Get(ctx, objectName(spec.RunID, "t01")+"-0", metav1.GetOptions{})
 	if err != nil {

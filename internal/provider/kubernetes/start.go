@@ -189,6 +189,7 @@ func (ki *instance) waitReady(ctx context.Context) (string, error) {
 				return "", fmt.Errorf("instance %s: pod %s in namespace %s cannot start: %s", ki.spec.Name, p.Name, ki.ns, msg)
 			}
 			if ready(p) && p.Status.PodIP != "" {
+				ki.node = p.Spec.NodeName
 				return p.Status.PodIP, nil
 			}
 		}
@@ -292,8 +293,8 @@ func (ki *instance) watch(exited chan<- struct{}) {
 	}
 }
 
-// instance is a server run as a pod: the Recorder, Limits and Unsampled
-// capabilities.
+// instance is a server run as a pod: the Recorder, Limits and
+// UsageSampler capabilities.
 type instance struct {
 	spec   provider.InstanceSpec
 	inst   *provider.Instance
@@ -302,21 +303,16 @@ type instance struct {
 	ns     string
 	labels map[string]string
 	ctr    server.Container // how the engine's image runs the server
+	node   string           // the node the pod runs on: its kubelet measures it
 
 	once sync.Once
 	stop chan struct{}
 }
 
 var (
-	_ provider.Recorder  = (*instance)(nil)
-	_ provider.Limits    = (*instance)(nil)
-	_ provider.Unsampled = (*instance)(nil)
+	_ provider.Recorder = (*instance)(nil)
+	_ provider.Limits   = (*instance)(nil)
 )
-
-// Unsampled: the pod's processes are in the kubelet's cgroups, which the
-// monitor does not read; the kubelet's per-pod statistics are not
-// sampled yet.
-func (ki *instance) Unsampled() string { return "not measured (pod in a Kubernetes cluster)" }
 
 // Record fills in what `down` needs: the cluster (its variable, never
 // the kubeconfig) and the labels. DataDir is the ledger's key of a
