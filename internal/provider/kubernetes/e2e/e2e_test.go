@@ -245,6 +245,69 @@ func sources(t *testing.T, dir string, n int) {
 	}
 }
 
+// TestRunTPCC: tpcc (one warehouse a tenant, two tenants) in the
+// database model, one pod: the run commits, the consistency check after
+// it passes, and the pod's CPU and memory over the measured workload
+// are the kubelet's, not zero. The workload lasts 30 s: the kubelet
+// refreshes a pod's figures every 10 to 15 s, so a shorter window may
+// hold no refresh.
+func TestRunTPCC(t *testing.T) {
+	c := k8stest.Get(t)
+	const ns = "tb-e2e-tpcc"
+	cs := namespace(t, c, ns)
+	bin := tenantbench(t)
+	tmp := t.TempDir()
+	spec := `name: k8s-tpcc
+sut:
+  provider: kubernetes
+  kubernetes: {kubeconfig_env: ` + kubeconfigEnv + `, namespace: ` + ns + `, image: "` + c.PGImage + `"}
+  resources: {cpus: 1, memory: 1GiB}
+tenancy: {model: database, tenants: 2}
+workload: {name: tpcc, scale: 1, clients: 2, warmup: 0s, duration: 30s}
+progress: 10s
+`
+	specPath := filepath.Join(tmp, "k8s.yaml")
+	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "TMPDIR="+tmp, run.RegistryEnv+"="+filepath.Join(tmp, "registry"))
+	out := filepath.Join(tmp, "results")
+	b, err := command(bin, env, "run", specPath, "--out", out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, b)
+	}
+	rows := readCSV(t, filepath.Join(out, "results.csv"))
+	if len(rows) != 1 {
+		t.Fatalf("results.csv has %d rows, want 1\n%s", len(rows), b)
+	}
+	r := rows[0]
+	tps, _ := strconv.ParseFloat(r["throughput_tps"], 64)
+	cpu, _ := strconv.ParseFloat(r["cpu_s"], 64)
+	mem, _ := strconv.ParseFloat(r["mem_peak_mb"], 64)
+	if r["status"] != "ok" || tps <= 0 {
+		t.Errorf("status %s, tps %s, error %s\n%s", r["status"], r["throughput_tps"], r["error"], b)
+	}
+	// The pod had 1 CPU: its server used some, and at most 1 CPU over
+	// the 30 s and the kubelet's lag (up to 15 s) at the window's start.
+	if cpu <= 0 || cpu > 45*1.05 || mem <= 0 || mem > 1024 {
+		t.Errorf("cpu_s %q, mem_peak_mb %q: want the pod's, from its kubelet", r["cpu_s"], r["mem_peak_mb"])
+	}
+	t.Logf("tpcc on a pod: %s tps, cpu_s %s, mem_peak_mb %s", r["throughput_tps"], r["cpu_s"], r["mem_peak_mb"])
+	checked := map[string]bool{}
+	for _, p := range readCSV(t, filepath.Join(out, "runs", r["run_id"], "phases.csv")) {
+		if p["phase"] == "check" {
+			checked[p["tenant"]] = true
+		}
+	}
+	if len(checked) != 2 {
+		t.Errorf("tenants whose consistency check ran: %v, want t01 and t02", checked)
+	}
+	sources(t, filepath.Join(out, "runs", r["run_id"]), 1)
+	if left := anyRun(t, cs, ns); len(left) > 0 {
+		t.Errorf("left in namespace %s: %v", ns, left)
+	}
+}
+
 // started runs `tenantbench run` of a long tpcb in the database model and
 // returns it once the run's pod exists, with its results directory and
 // environment.
