@@ -62,7 +62,10 @@ func clusterOf(s *spec.Spec, regs Registries) *provider.Cluster {
 	if k == nil || !regs.Providers[s.SUT.Provider].Cluster {
 		return nil
 	}
-	c := provider.Cluster{KubeconfigEnv: k.KubeconfigEnv, Namespace: k.Namespace, Image: k.Image}
+	c := provider.Cluster{KubeconfigEnv: k.KubeconfigEnv, Namespace: k.Namespace, Image: k.Image, NodeSelector: k.NodeSelector}
+	if st := k.Storage; st != nil {
+		c.StorageClass, c.StorageBytes = st.Class, int64(st.Size)
+	}
 	if c.Namespace == "" {
 		c.Namespace = "default"
 	}

@@ -81,7 +81,7 @@ func (Provider) Start(ctx context.Context, s provider.InstanceSpec) (*provider.I
 func (ki *instance) abandon(err error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if derr := deleteLabelled(ctx, ki.cs, ki.ns, ki.labels); derr != nil {
+	if derr := deleteLabelled(ctx, ki.cs, ki.ns, ki.labels, claims(*ki.spec.Cluster)); derr != nil {
 		return errors.Join(err, fmt.Errorf("deleting what was created: %w", derr))
 	}
 	if ki.spec.Ledger != nil {
@@ -139,11 +139,28 @@ func (ki *instance) create(ctx context.Context, pw string) error {
 					PeriodSeconds: 1},
 				VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: ctr.DataMount}},
 			}},
-			// emptyDir: the data lives as long as the pod, which is as long
-			// as the run needs it; no storage class or provisioner needed.
-			Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
+			NodeSelector: maps.Clone(s.Cluster.NodeSelector),
 		}},
 	}}
+	if c := s.Cluster; c.StorageClass != "" {
+		// A claim of the class, made by the StatefulSet's controller with
+		// the run's labels, and deleted with the StatefulSet (and by
+		// label, deleteLabelled).
+		class := c.StorageClass
+		sts.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{{
+			ObjectMeta: metav1.ObjectMeta{Name: "data", Labels: maps.Clone(ki.labels)},
+			Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				StorageClassName: &class,
+				Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{
+					corev1.ResourceStorage: *resource.NewQuantity(c.StorageBytes, resource.BinarySI)}}},
+		}}
+		sts.Spec.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
+			WhenDeleted: appsv1.DeletePersistentVolumeClaimRetentionPolicyType, WhenScaled: appsv1.DeletePersistentVolumeClaimRetentionPolicyType}
+	} else {
+		// emptyDir: the data lives as long as the pod, which is as long
+		// as the run needs it; no storage class or provisioner needed.
+		sts.Spec.Template.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	}
 	if _, err := ki.cs.AppsV1().StatefulSets(ki.ns).Create(ctx, sts, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("instance %s: creating statefulset %s in namespace %s: %w", s.Name, ki.name, ki.ns, err)
 	}
