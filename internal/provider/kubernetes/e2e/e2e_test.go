@@ -308,6 +308,51 @@ progress: 10s
 	}
 }
 
+// TestRunSales: CloudyBench's sales workload in the schema model (the
+// one model TestRunTPCB and TestRunTPCC leave out), one pod: the run
+// commits for both tenants and its check passes.
+func TestRunSales(t *testing.T) {
+	c := k8stest.Get(t)
+	const ns = "tb-e2e-sales"
+	cs := namespace(t, c, ns)
+	bin := tenantbench(t)
+	tmp := t.TempDir()
+	spec := `name: k8s-sales
+sut:
+  provider: kubernetes
+  kubernetes: {kubeconfig_env: ` + kubeconfigEnv + `, namespace: ` + ns + `, image: "` + c.PGImage + `"}
+tenancy: {model: schema, tenants: 2}
+workload: {name: sales, scale: 0.1, clients: 2, warmup: 0s, duration: 3s}
+progress: 1s
+`
+	specPath := filepath.Join(tmp, "k8s.yaml")
+	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "TMPDIR="+tmp, run.RegistryEnv+"="+filepath.Join(tmp, "registry"))
+	out := filepath.Join(tmp, "results")
+	b, err := command(bin, env, "run", specPath, "--out", out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, b)
+	}
+	rows := readCSV(t, filepath.Join(out, "results.csv"))
+	if len(rows) != 1 || rows[0]["status"] != "ok" {
+		t.Fatalf("results.csv: %v\n%s", rows, b)
+	}
+	committed := map[string]bool{}
+	for _, tr := range readCSV(t, filepath.Join(out, "runs", rows[0]["run_id"], "tenants.csv")) {
+		if n, _ := strconv.Atoi(tr["committed"]); n > 0 {
+			committed[tr["tenant"]] = true
+		}
+	}
+	if len(committed) != 2 {
+		t.Errorf("tenants that committed %v, want t01 and t02", committed)
+	}
+	if left := anyRun(t, cs, ns); len(left) > 0 {
+		t.Errorf("left in namespace %s: %v", ns, left)
+	}
+}
+
 // started runs `tenantbench run` of a long tpcb in the database model and
 // returns it once the run's pod exists, with its results directory and
 // environment.
