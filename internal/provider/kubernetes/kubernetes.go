@@ -2,12 +2,14 @@
 // cluster (sut.provider: kubernetes, sut.kubernetes): each instance a
 // StatefulSet of one pod, its CPUs and memory the pod's requests and
 // limits (a Guaranteed pod, as Erdelt and Rabl 2026, section 4.1, give
-// each tenant's container), its data on an emptyDir volume, its
+// each tenant's container), its data on an emptyDir volume or a
+// PersistentVolumeClaim of sut.kubernetes.storage's class, its
 // superuser's password in a Secret. Every object carries the run's label
 // and the instance's; Stop and StopRecord (`tenantbench down`) delete by
 // those labels, so nothing of the run is left in the namespace. The
 // instance's endpoint is the pod's IP: the machine tenantbench runs on
-// must reach the pod network (it does on a node of the cluster).
+// must reach the pod network (it does on a node of the cluster). Its CPU
+// and memory are its kubelet's (stats.go).
 package kubernetes
 
 import (
