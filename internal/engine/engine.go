@@ -115,6 +115,15 @@ type Server interface {
 	SocketFiles(socketDir string, port int) []string
 }
 
+// Image is an engine whose server runs from its official container image
+// (provider kubernetes, whose Factory.Engine refuses an engine without
+// it at plan).
+type Image interface {
+	// Container is how the image of the major version ("" for the
+	// engine's default) runs a server with settings.
+	Container(major string, settings map[string]string) server.Container
+}
+
 // SettingsChecker is an engine that checks a spec's settings against the
 // server program a plan will run, before anything starts: names, values
 // and what they load. The plan asks for it; an engine without it is

@@ -114,11 +114,18 @@ func (s *Samples) resourcesCSV() ([]byte, error) {
 				p := is.Samples[i-1]
 				cpus = rate(x.CPUUser+x.CPUSys-p.CPUUser-p.CPUSys, (x.T - p.T).Seconds())
 			}
-			rows = append(rows, []string{is.Name, secs(x.T.Seconds()), secs(x.CPUUser), secs(x.CPUSys), secs(x.CPUUser + x.CPUSys), cpus,
+			row := []string{is.Name, secs(x.T.Seconds()), secs(x.CPUUser), secs(x.CPUSys), secs(x.CPUUser + x.CPUSys), cpus,
 				mb(x.MemCurrent), mb(x.MemPeak), mb(x.MemAnon), mb(x.MemFile), mb(x.MemShmem), mb(x.RSS), mb(x.PSS),
 				count(x.IOReadBytes), count(x.IOWriteBytes), count(x.IOReadOps), count(x.IOWriteOps),
 				count(x.CtxVoluntary), count(x.CtxInvoluntary),
-				strconv.Itoa(x.Procs), strconv.Itoa(x.ClientBackends), strconv.Itoa(x.Background), mb(x.BackgroundAnon)})
+				strconv.Itoa(x.Procs), strconv.Itoa(x.ClientBackends), strconv.Itoa(x.Background), mb(x.BackgroundAnon)}
+			if is.Whole { // CPU and memory only: the rest is unknown, not zero
+				row[3] = ""
+				for j := 11; j < len(row); j++ {
+					row[j] = ""
+				}
+			}
+			rows = append(rows, row)
 		}
 	}
 	return toCSV(header, rows)
@@ -144,7 +151,11 @@ func (s *Samples) tenantCPUCSV() ([]byte, error) {
 				if k < len(x.TenantBlksRead) && x.TenantBlksRead[k] >= 0 {
 					read, hit = strconv.FormatInt(x.TenantBlksRead[k], 10), strconv.FormatInt(x.TenantBlksHit[k], 10)
 				}
-				rows = append(rows, []string{is.Name, name, secs(x.T.Seconds()), secs(u), secs(sy), secs(u + sy), cpus, read, hit})
+				row := []string{is.Name, name, secs(x.T.Seconds()), secs(u), secs(sy), secs(u + sy), cpus, read, hit}
+				if is.Whole { // no process seen: no tenant's CPU, unknown
+					row[3], row[4], row[5], row[6] = "", "", "", ""
+				}
+				rows = append(rows, row)
 			}
 		}
 	}

@@ -25,6 +25,11 @@ type sampler struct {
 	// without one (then no process is sampled).
 	root           int
 	cgPath, cgMode string
+	// usage is the instance's UsageSampler when it has neither process
+	// nor cgroup here (a pod): its whole CPU and memory, measured by what
+	// runs it (usage.go); nil otherwise.
+	usage provider.UsageSampler
+	used  usageState
 	// sql is the engine's statistics queries, set by connect.
 	sql  engine.Statistics
 	cg   *cgroupFiles // nil: everything from the process tree
@@ -93,7 +98,12 @@ func newSampler(inst *provider.Instance, origin time.Time, pss time.Duration) *s
 		root = rs.ProcessRoot()
 	}
 	cgPath, cgMode := provider.CgroupOf(inst)
+	var us provider.UsageSampler
+	if u, ok := provider.As[provider.UsageSampler](inst); ok && root == 0 && cgPath == "" {
+		us = u
+	}
 	return &sampler{
+		usage:  us,
 		inst:   inst,
 		origin: origin,
 		root:   root,
@@ -419,6 +429,9 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 			smp.MemAnon, smp.MemFile, smp.MemShmem = cr.memAnon, cr.memFile, cr.memShmem
 		}
 	}
+	if s.usage != nil {
+		s.readUsage(ctx, t, &c, &smp)
+	}
 	if first {
 		s.base = c
 	}
@@ -547,6 +560,9 @@ func (r *reader) pidsOf(path string, out []int) ([]int, error) {
 
 // sources names where the instance's figures come from.
 func (s *sampler) sources() (cpu, mem, io string) {
+	if s.usage != nil {
+		return s.usage.UsageSource(), s.usage.UsageSource(), "none"
+	}
 	cg := "cgroup " + s.cgMode
 	cpu, mem, io = "proc", "proc", "proc"
 	if s.cg.hasCPU() {

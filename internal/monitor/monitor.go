@@ -312,6 +312,7 @@ func (m *Monitor) samples() *Samples {
 			Tenants: s.tenants.names, SharedExceptBuffers: s.shmem, Samples: s.series, DBMS: s.stats.deltas(),
 			Pools: s.pools}
 		is.CPUSource, is.MemorySource, is.IOSource = s.sources()
+		is.Whole = s.usage != nil
 		if m.cfg.WaitInterval > 0 {
 			wm := m.waitMarks[i]
 			for j := 1; j < len(wm); j++ {

@@ -33,8 +33,14 @@ type InstanceSeries struct {
 	Cgroup     string // "" without one
 	CgroupMode string
 	// Sources say where CPU, memory and IO figures come from: "cgroup v1",
-	// "cgroup v2" or "proc" (the process tree).
+	// "cgroup v2" or "proc" (the process tree); for a Whole instance its
+	// provider's source ("kubelet stats/summary") and IO "none".
 	CPUSource, MemorySource, IOSource string
+	// Whole says the figures are the whole server's, measured by what
+	// runs it (provider.UsageSampler: a pod's kubelet), not by its
+	// processes here: nothing is split by tenant or process class, and
+	// its IO is not measured.
+	Whole bool
 	// Tenants names the entries of ResourceSample.TenantUser and
 	// TenantSys: "(background)", "(monitor)", "(other)", then the tenants
 	// placed on the instance, in the order they became known.

@@ -30,6 +30,9 @@ type Usage struct {
 	// (client backends and parallel workers): Oracle's (2014, Table 5)
 	// foreground processes, beside BackgroundCPU.
 	ForegroundCPU float64
+	// Whole says only CPU and memory are known, the whole server's
+	// (InstanceSeries.Whole): no split, no IO.
+	Whole bool
 }
 
 // Window is what the instances, tenants and tenantbench used between two
@@ -118,6 +121,18 @@ func (s *Samples) Window(from, to time.Time) Window {
 	return w
 }
 
+// peakCurrent is the largest current memory sampled in the window (with
+// the rounds that bracket it), -1 when none is known.
+func (is *InstanceSeries) peakCurrent(f, t time.Duration) int64 {
+	sm := is.Samples
+	i0, i1 := bracket(len(sm), func(i int) time.Duration { return sm[i].T }, f, t)
+	peak := int64(-1)
+	for i := i0; i <= i1; i++ {
+		peak = max(peak, sm[i].MemCurrent)
+	}
+	return peak
+}
+
 // knownSum adds two figures of which -1 means unknown.
 func knownSum(a, b float64) float64 {
 	if a < 0 || b < 0 {
@@ -141,6 +156,12 @@ func (is *InstanceSeries) usage(f, t time.Duration, tenants map[string]float64) 
 	u.CPUUser = diff(func(i int) float64 { return sm[i].CPUUser })
 	u.CPUSys = diff(func(i int) float64 { return sm[i].CPUSys })
 	u.CPU = u.CPUUser + u.CPUSys
+	if is.Whole { // neither IO nor a split to read: no process seen
+		u.Whole = true
+		u.IOOps = -1
+		u.MemPeakMB = float64(max(is.peakCurrent(f, t), 0)) / (1 << 20)
+		return u
+	}
 	u.IOReadBytes = int64(diff(func(i int) float64 { return float64(sm[i].IOReadBytes) }) + 0.5)
 	u.IOWriteBytes = int64(diff(func(i int) float64 { return float64(sm[i].IOWriteBytes) }) + 0.5)
 	u.IOOps = -1

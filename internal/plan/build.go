@@ -101,6 +101,7 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, m
 	eng, more := checkSUT(s, regs)
 	more = append(more, checkServers(s, regs, eng)...)
 	more = append(more, checkCluster(s, regs)...)
+	more = append(more, checkProviderCan(s, regs, eng)...)
 	more = suggestNames(more, map[string]suggestion{
 		"sut.engine":   {s.SUT.Engine, regs.Engines.Names()},
 		"sut.provider": {s.SUT.Provider, regs.Providers.Names()},

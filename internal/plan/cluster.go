@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/spec"
 )
@@ -53,23 +54,24 @@ func checkCluster(s *spec.Spec, regs Registries) []spec.Problem {
 }
 
 // clusterOf is sut.kubernetes with its defaults (namespace default; the
-// image postgres:<sut.version>, postgres:17 when the version is left
+// engine's official image of sut.version's major, engine.Image: for
+// PostgreSQL postgres:<major>, postgres:17 when the version is left
 // open), nil when the provider takes none.
 func clusterOf(s *spec.Spec, regs Registries) *provider.Cluster {
 	k := s.SUT.Kubernetes
 	if k == nil || !regs.Providers[s.SUT.Provider].Cluster {
 		return nil
 	}
-	c := provider.Cluster{KubeconfigEnv: k.KubeconfigEnv, Namespace: k.Namespace, Image: k.Image}
+	c := provider.Cluster{KubeconfigEnv: k.KubeconfigEnv, Namespace: k.Namespace, Image: k.Image, NodeSelector: k.NodeSelector}
+	if st := k.Storage; st != nil {
+		c.StorageClass, c.StorageBytes = st.Class, int64(st.Size)
+	}
 	if c.Namespace == "" {
 		c.Namespace = "default"
 	}
-	if c.Image == "" {
+	if img, ok := regs.Engines[s.SUT.Engine].(engine.Image); ok && c.Image == "" {
 		v, _, _ := strings.Cut(s.SUT.Version, ".")
-		if v == "" {
-			v = "17"
-		}
-		c.Image = "postgres:" + v
+		c.Image = img.Container(v, nil).Image
 	}
 	return &c
 }

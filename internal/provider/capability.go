@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/tenantbench/tenantbench/internal/netns"
@@ -37,6 +38,26 @@ func CgroupOf(i *Instance) (path, mode string) {
 		return s.Cgroup()
 	}
 	return "", "none"
+}
+
+// UsageSampler is a server whose CPU and memory are measured by what
+// runs it, not read from this machine's processes and cgroups (a pod's,
+// by its node's kubelet): the monitor asks it at each round.
+type UsageSampler interface {
+	// Usage is the server's resources as its source last measured them;
+	// a zero Usage.At and no error while the source has no measurement
+	// yet.
+	Usage(ctx context.Context) (Usage, error)
+	// UsageSource names the source, for the monitor's metadata
+	// ("kubelet stats/summary").
+	UsageSource() string
+}
+
+// Usage is a server's resources as a UsageSampler's source measured them.
+type Usage struct {
+	CPUSeconds  float64   // CPU time since the server started
+	MemoryBytes int64     // memory in use (a container's working set), -1 when not measured
+	At          time.Time // when the source measured them
 }
 
 // Unsampled is a server whose CPU and memory this machine does not
@@ -173,4 +194,33 @@ type Pool struct {
 // its servers have stopped.
 type Networker interface {
 	Network(ctx context.Context, runID string, link netns.Link, note func(netns.Record)) (*netns.Net, error)
+}
+
+// Capability is something a provider's instances can be made to undergo
+// that the plan must know of before any instance exists (Factory.Can):
+// the interference a spec lists needs it of the servers it targets.
+type Capability int
+
+const (
+	// CanRestart: the instances are Restarters (restart, crash).
+	CanRestart Capability = iota + 1
+	// CanFreeze: the instances are Freezers (freeze).
+	CanFreeze
+	// InCgroup: the server's processes are in a cgroup of this machine
+	// (ResourceSampler), which noise aimed at the server joins or runs
+	// beside.
+	InCgroup
+)
+
+// String says what c is, for a problem at plan.
+func (c Capability) String() string {
+	switch c {
+	case CanRestart:
+		return "restart or crash a server in place"
+	case CanFreeze:
+		return "freeze a server"
+	case InCgroup:
+		return "run noise beside or inside a server's cgroup"
+	}
+	return fmt.Sprintf("capability %d", int(c))
 }

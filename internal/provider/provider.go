@@ -77,6 +77,12 @@ type Cluster struct {
 	KubeconfigEnv string `json:"kubeconfig_env"`
 	Namespace     string `json:"namespace"`
 	Image         string `json:"image"`
+	// StorageClass, when set, gives each server a PersistentVolumeClaim
+	// of that class and of StorageBytes instead of an emptyDir.
+	StorageClass string `json:"storage_class,omitempty"`
+	StorageBytes int64  `json:"storage_bytes,omitempty"`
+	// NodeSelector are the labels a node must carry to run the pods.
+	NodeSelector map[string]string `json:"node_selector,omitempty"`
 }
 
 // Server is a server the user runs, named in sut.servers: its name and

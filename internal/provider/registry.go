@@ -51,6 +51,15 @@ type Factory struct {
 	// missing in the namespace), "" when nothing is.
 	Cluster      bool
 	CheckCluster func(ctx context.Context, c Cluster) string
+	// Engine says at plan why the provider cannot run a server of eng
+	// ("" when it can); nil for a provider that takes any engine it is
+	// given (the local provider runs an engine.Server; external asks each
+	// server, CheckServer).
+	Engine func(eng engine.Engine) string
+	// Can says at plan why the provider's instances lack c ("" when they
+	// have it); nil for a provider whose instances have every
+	// Capability.
+	Can func(c Capability) string
 }
 
 // Registry is the set of known providers, by name. An explicit value, not

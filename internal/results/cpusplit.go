@@ -17,6 +17,9 @@ type CPUSplit struct {
 	// tree's), which also holds the monitor's backend, client backends
 	// of no tenant and what exited between rounds.
 	Background, Foreground, Total float64
+	// Whole says only Total is known: the whole server's, measured by
+	// what runs it (a pod's kubelet), which sees no process of it.
+	Whole bool
 }
 
 // cpuShares sets the shares of the host's CPU (percent of seconds x
@@ -28,18 +31,25 @@ func cpuShares(sum *Summary, split []CPUSplit, hostCPUs int, seconds float64) {
 	}
 	capacity := seconds * float64(hostCPUs) / 100
 	var bg, fg, all float64
+	whole := false
 	for _, s := range split {
 		bg, fg, all = bg+s.Background, fg+s.Foreground, all+s.Total
+		whole = whole || s.Whole
 		for i := range sum.Instances {
 			if sum.Instances[i].Name == s.Instance {
 				in := &sum.Instances[i]
-				in.CPUBackgroundPct, in.CPUForegroundPct, in.CPUPct = ptr(s.Background/capacity),
-					ptr(s.Foreground/capacity), ptr(s.Total/capacity)
+				in.CPUPct = ptr(s.Total / capacity)
+				if !s.Whole {
+					in.CPUBackgroundPct, in.CPUForegroundPct = ptr(s.Background/capacity), ptr(s.Foreground/capacity)
+				}
 			}
 		}
 	}
 	a := &sum.Provider
-	a.CPUBackgroundPct, a.CPUForegroundPct, a.CPUServersPct = ptr(bg/capacity), ptr(fg/capacity), ptr(all/capacity)
+	a.CPUServersPct = ptr(all / capacity)
+	if !whole { // a split of some servers only is no split of the run
+		a.CPUBackgroundPct, a.CPUForegroundPct = ptr(bg/capacity), ptr(fg/capacity)
+	}
 }
 
 // privateMemory sets each tenant's sessions' private memory and their

@@ -45,7 +45,7 @@ func observed() *Observations {
 func monitored(o *Observations) *Observations {
 	o.Monitor = &Monitored{CPUS: 20, MemPeakMB: 512, BackgroundAnonMB: 30, SharedMB: 10, IOOps: 500,
 		TenantCPU: map[string]float64{"t01": 5}, MemBaseMB: 200, MemLoadedMB: 260, MemoryKnown: true,
-		HostCPUs: 4, CPUSplit: []CPUSplit{{"a", 2, 5, 12}, {"b", 1, 4, 8}}, TenantAnonMB: map[string]float64{"t01": 3, "t02": 5},
+		HostCPUs: 4, CPUSplit: []CPUSplit{{Instance: "a", Background: 2, Foreground: 5, Total: 12}, {Instance: "b", Background: 1, Foreground: 4, Total: 8}}, TenantAnonMB: map[string]float64{"t01": 3, "t02": 5},
 		InstanceIOOps: map[string]int64{"a": 300}, InstanceIOBytes: map[string][2]int64{"a": {4096, 8192}, "b": {1, 2}},
 		TenantBlksRead: map[string]float64{"t01": 50, "t02": 20}, TenantBlksHit: map[string]float64{"t01": 1000}}
 	return o

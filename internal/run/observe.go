@@ -65,7 +65,10 @@ func (e *execution) observations(end time.Time, err error) *results.Observations
 			TenantPoolWaitMs: win.TenantPoolWaitMs}
 		for _, u := range win.Instances {
 			m.CPUSplit = append(m.CPUSplit, results.CPUSplit{Instance: u.Instance, Background: u.BackgroundCPU,
-				Foreground: u.ForegroundCPU, Total: u.CPU})
+				Foreground: u.ForegroundCPU, Total: u.CPU, Whole: u.Whole})
+			if u.Whole {
+				continue // a pod's: no IO measured, not zero
+			}
 			m.InstanceIOBytes[u.Instance] = [2]int64{u.IOReadBytes, u.IOWriteBytes}
 			if u.IOOps >= 0 {
 				if m.InstanceIOOps == nil {
@@ -86,11 +89,15 @@ func (e *execution) observations(end time.Time, err error) *results.Observations
 
 // notMeasured says why the run's servers' CPU and memory are not
 // measured: none of them is a process this machine sees (no
-// provider.ResourceSampler: the user's servers, provider external; pods,
-// provider kubernetes), in the words of the instance's Unsampled.
+// provider.ResourceSampler: the user's servers, provider external) nor
+// measured by what runs it (no provider.UsageSampler, as a pod's
+// kubelet), in the words of the instance's Unsampled.
 func (e *execution) notMeasured() string {
 	for _, inst := range e.instances {
 		if _, ok := provider.As[provider.ResourceSampler](inst); ok || inst == nil {
+			return ""
+		}
+		if _, ok := provider.As[provider.UsageSampler](inst); ok {
 			return ""
 		}
 	}

@@ -317,7 +317,8 @@ func (d *Decoder) servers(n *yaml.Node, path string, dst *[]Server) {
 	*dst = out
 }
 
-// kubernetes reads sut.kubernetes: {kubeconfig_env, namespace, image}.
+// kubernetes reads sut.kubernetes: {kubeconfig_env, namespace, image,
+// storage: {class, size}, node_selector}.
 func (d *Decoder) kubernetes(n *yaml.Node, path string, dst **Kubernetes) {
 	if IsNull(resolve(n)) {
 		return
@@ -327,8 +328,51 @@ func (d *Decoder) kubernetes(n *yaml.Node, path string, dst **Kubernetes) {
 		{"kubeconfig_env", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &k.KubeconfigEnv) }},
 		{"namespace", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &k.Namespace) }},
 		{"image", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &k.Image) }},
+		{"storage", func(n *yaml.Node, p string) {
+			if IsNull(resolve(n)) {
+				return
+			}
+			st := KubeStorage{Size: KubeStorageSize}
+			d.Mapping(n, p, []Field{
+				{"class", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &st.Class) }},
+				{"size", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadByteSize, &st.Size) }},
+			})
+			k.Storage = &st
+		}},
+		{"node_selector", func(n *yaml.Node, p string) { d.labels(n, p, &k.NodeSelector) }},
 	})
 	*dst = &k
+}
+
+// labels reads a mapping of label keys to values (sut.kubernetes.
+// node_selector), each as Kubernetes takes it.
+func (d *Decoder) labels(n *yaml.Node, path string, dst *map[string]string) {
+	n = resolve(n)
+	if IsNull(n) {
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		d.Report(Problem{Path: path, Line: n.Line, Value: valueOf(n), Allowed: "must be a mapping of node label keys to values, not " + kindWord(n)})
+		return
+	}
+	out := map[string]string{}
+	d.pairs(n, path, func(key string, kn, vn *yaml.Node) {
+		kp := join(path, key)
+		if !labelKey.MatchString(key) {
+			d.Report(Problem{Path: kp, Line: kn.Line, Allowed: "must be a label key: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_', '.', starting and ending with a letter or digit"})
+			return
+		}
+		var v string
+		if !Scalar(d, vn, kp, ReadText, &v) {
+			return
+		}
+		if !labelValue.MatchString(v) {
+			d.Report(Problem{Path: kp, Line: vn.Line, Value: shown(v), Allowed: "must be a label value: at most 63 letters, digits, '-', '_', '.', starting and ending with a letter or digit (or empty)"})
+			return
+		}
+		out[key] = v
+	})
+	*dst = out
 }
 
 // pooler reads sut.pooler: kind, mode and pool_size, the unwritten ones

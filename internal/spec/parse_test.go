@@ -193,6 +193,12 @@ func TestParseProblems(t *testing.T) {
 		{"duration words", "name: t\nworkload: {name: tpcb, duration: a minute}\n", "workload.duration", "a minute", "duration like 30s", 2},
 		{"warmup negative", "name: t\nworkload: {name: tpcb, warmup: -5s}\n", "workload.warmup", "-5s", "0s or longer", 2},
 		{"options alias outside", "name: t\nx: &a 1\nworkload: {name: tpcb, options: {k: *a}}\n", "workload.options", "*a", "anchor inside it", 3},
+		{"kubernetes storage without a class", minimal + "sut:\n  kubernetes: {kubeconfig_env: K, storage: {size: 1GiB}}\n", "sut.kubernetes.storage.class", "", "required: the cluster's storage class", 0},
+		{"kubernetes storage class", minimal + "sut:\n  kubernetes: {kubeconfig_env: K, storage: {class: Fast_SSD}}\n", "sut.kubernetes.storage.class", "Fast_SSD", "must be a storage class's name", 4},
+		{"kubernetes storage size", minimal + "sut:\n  kubernetes: {kubeconfig_env: K, storage: {class: fast, size: 0}}\n", "sut.kubernetes.storage.size", "0", "must be more than 0", 4},
+		{"node selector key", minimal + "sut:\n  kubernetes: {kubeconfig_env: K, node_selector: {\"a b\": x}}\n", `sut.kubernetes.node_selector["a b"]`, "", "must be a label key", 4},
+		{"node selector value", minimal + "sut:\n  kubernetes: {kubeconfig_env: K, node_selector: {disk: \"n v\"}}\n", "sut.kubernetes.node_selector.disk", "n v", "must be a label value", 4},
+		{"node selector list", minimal + "sut:\n  kubernetes: {kubeconfig_env: K, node_selector: [a]}\n", "sut.kubernetes.node_selector", "", "must be a mapping of node label keys to values", 4},
 		{"plan too big", minimal + "repeat: 1001\ntenancy: {tenants: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}\n", "(plan)", "10010 runs", "at most 10000 runs are allowed (tenants 10 x repeat 1001)", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {

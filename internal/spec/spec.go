@@ -85,7 +85,23 @@ type Kubernetes struct {
 	KubeconfigEnv string `yaml:"kubeconfig_env"`
 	Namespace     string `yaml:"namespace"`
 	Image         string `yaml:"image,omitempty"`
+	// Storage, when set, gives each server a PersistentVolumeClaim of
+	// its class and size instead of an emptyDir.
+	Storage *KubeStorage `yaml:"storage,omitempty"`
+	// NodeSelector is the pods' nodeSelector: the labels a node must
+	// carry to run them.
+	NodeSelector map[string]string `yaml:"node_selector,omitempty"`
 }
+
+// KubeStorage is sut.kubernetes.storage: a storage class of the cluster
+// and the size each server's claim asks for.
+type KubeStorage struct {
+	Class string   `yaml:"class"`
+	Size  ByteSize `yaml:"size,omitempty"`
+}
+
+// KubeStorageSize is a claim's size when the spec sets none.
+const KubeStorageSize = ByteSize(10 << 30)
 
 // Server is one of sut.servers: a name for the plan and the results, and
 // the environment variable that holds its admin connection string (a

@@ -192,6 +192,15 @@ func (v *validator) sut(s *SUT) {
 // namespaceName is a Kubernetes namespace's name (an RFC 1123 label).
 var namespaceName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
 
+// storageClassName is a storage class's name (an RFC 1123 subdomain);
+// labelKey and labelValue are a label's key (an optional subdomain
+// prefix and a name) and value, as Kubernetes takes them.
+var (
+	storageClassName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
+	labelKey         = regexp.MustCompile(`^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+	labelValue       = regexp.MustCompile(`^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$`)
+)
+
 // NamespaceOK says a namespace's name is one Kubernetes takes ("" is
 // the default namespace).
 func NamespaceOK(ns string) bool { return ns == "" || namespaceName.MatchString(ns) }
@@ -208,6 +217,17 @@ func (v *validator) kubernetes(k *Kubernetes) {
 			"(no credential goes in the spec)")
 	case !envName.MatchString(k.KubeconfigEnv):
 		v.add("sut.kubernetes.kubeconfig_env", shown(k.KubeconfigEnv), "must be an environment variable's name (letters, digits, '_', not starting with a digit)")
+	}
+	if st := k.Storage; st != nil {
+		switch {
+		case st.Class == "":
+			v.add("sut.kubernetes.storage.class", "", "required: the cluster's storage class each server's PersistentVolumeClaim is made in")
+		case !storageClassName.MatchString(st.Class):
+			v.add("sut.kubernetes.storage.class", shown(st.Class), "must be a storage class's name: lower-case letters, digits, '-' and '.', at most 253 characters")
+		}
+		if st.Size <= 0 {
+			v.add("sut.kubernetes.storage.size", st.Size.String(), "must be more than 0: what each server's claim asks for")
+		}
 	}
 	if !NamespaceOK(k.Namespace) {
 		v.add("sut.kubernetes.namespace", shown(k.Namespace), "must be a namespace's name: lower-case letters, digits and '-', "+

@@ -189,3 +189,20 @@ type BlockStats interface {
 	// blocks: its tables', their indexes' and their TOAST's.
 	SchemaBlocks(ctx context.Context, fn func(name []byte, read, hit int64)) error
 }
+
+// Container is how an engine's official container image runs a server
+// (provider kubernetes): the image, its command line with the run's
+// settings, its environment, where its data volume is mounted, the user
+// it runs as and the port it listens on.
+type Container struct {
+	Image string   // "postgres:17"
+	Args  []string // the container's command line, settings included
+	// Env are the image's variables beside the password; PasswordEnv is
+	// the one the image reads the superuser's password from.
+	Env         map[string]string
+	PasswordEnv string
+	User        string // the superuser the image creates
+	UID         int64  // the user and group the server runs as
+	Port        int
+	DataMount   string // where the data volume is mounted
+}

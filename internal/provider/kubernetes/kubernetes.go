@@ -2,12 +2,14 @@
 // cluster (sut.provider: kubernetes, sut.kubernetes): each instance a
 // StatefulSet of one pod, its CPUs and memory the pod's requests and
 // limits (a Guaranteed pod, as Erdelt and Rabl 2026, section 4.1, give
-// each tenant's container), its data on an emptyDir volume, its
+// each tenant's container), its data on an emptyDir volume or a
+// PersistentVolumeClaim of sut.kubernetes.storage's class, its
 // superuser's password in a Secret. Every object carries the run's label
 // and the instance's; Stop and StopRecord (`tenantbench down`) delete by
 // those labels, so nothing of the run is left in the namespace. The
 // instance's endpoint is the pod's IP: the machine tenantbench runs on
-// must reach the pod network (it does on a node of the cluster).
+// must reach the pod network (it does on a node of the cluster). Its CPU
+// and memory are its kubelet's (stats.go).
 package kubernetes
 
 import (
@@ -47,9 +49,50 @@ type Provider struct{}
 // (InstanceSpec.Cluster).
 func New() (provider.Provider, error) { return Provider{}, nil }
 
-// Factory registers the provider.
+// Factory registers the provider, with what it can give at plan: any
+// engine with an official image (engine.Image), none of the
+// capabilities (a pod is restarted, frozen and placed in cgroups by its
+// kubelet, not by tenantbench), no pooler or emulated network (Pools,
+// Networks unset), no storage but the pod's volume, no cores.
 func Factory() provider.Factory {
-	return provider.Factory{Name: Name, New: New, StopRecord: StopRecord, Cluster: true, CheckCluster: CheckCluster}
+	return provider.Factory{Name: Name, New: New, StopRecord: StopRecord, Cluster: true, CheckCluster: CheckCluster,
+		Engine: Engine, Can: Can, Storage: Storage, Cores: Cores}
+}
+
+// Storage is the plan's answer to sut.storage: only the default (disk,
+// shared), which is the pod's volume on its node.
+func Storage(kind, volume string) string {
+	return "a pod's data is on a volume of its node that the kubelet makes (an emptyDir); tenantbench mounts nothing there"
+}
+
+// Cores is the plan's answer to sut.resources.cpu_policy: none.
+func Cores() string {
+	return "a pod's CPUs are a CFS quota of its node's kubelet, which alone could pin it to cores (its CPU manager's static policy)"
+}
+
+// Engine is the plan's check of sut.engine: the pod runs the engine's
+// official image, which the engine must describe (engine.Image).
+func Engine(eng engine.Engine) string {
+	if _, ok := eng.(engine.Image); !ok {
+		return fmt.Sprintf("a pod runs the engine's official container image, and tenantbench does not know how %s's image "+
+			"takes its settings and password yet; use provider local", eng.Name())
+	}
+	return ""
+}
+
+// Can is the plan's check of what a spec's interference needs of the
+// servers: a pod is the kubelet's to restart, freeze and place in
+// cgroups, so none of it.
+func Can(c provider.Capability) string {
+	switch c {
+	case provider.CanRestart:
+		return "a pod's server is restarted by its kubelet, which tenantbench does not drive (kill-backends works: it is SQL)"
+	case provider.CanFreeze:
+		return "a pod's processes are the kubelet's, on a node tenantbench may not run on"
+	case provider.InCgroup:
+		return "a pod's cgroup is on its node, made by the kubelet, not one tenantbench makes on this machine"
+	}
+	return "not a capability it has"
 }
 
 // client reads the kubeconfig whose path the cluster's variable holds.
@@ -69,16 +112,21 @@ func client(c provider.Cluster) (*kubernetes.Clientset, error) {
 	return kubernetes.NewForConfig(cfg)
 }
 
-// engineOf is the instance's engine; nil is PostgreSQL, the only one
-// whose image and entrypoint this provider knows.
-func engineOf(eng engine.Engine) (engine.Engine, error) {
+// engineOf is the instance's engine; nil is PostgreSQL. It must have an
+// official image (engine.Image), as Engine says at plan.
+func engineOf(eng engine.Engine) (engine.Engine, engine.Image, error) {
 	if eng == nil {
-		return engine.Builtin().Get("postgres")
+		e, err := engine.Builtin().Get("postgres")
+		if err != nil {
+			return nil, nil, err
+		}
+		eng = e
 	}
-	if eng.Name() != "postgres" {
-		return nil, fmt.Errorf("provider %s runs PostgreSQL only (the postgres image's entrypoint and settings), not %s", Name, eng.Name())
+	img, ok := eng.(engine.Image)
+	if !ok {
+		return nil, nil, fmt.Errorf("provider %s: %s", Name, Engine(eng))
 	}
-	return eng, nil
+	return eng, img, nil
 }
 
 // dnsUnsafe are the characters an object's name may not hold.

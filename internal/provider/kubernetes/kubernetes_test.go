@@ -3,12 +3,15 @@ package kubernetes
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -64,7 +67,7 @@ func labelled(t *testing.T, cl provider.Cluster, run string) int {
 		t.Fatal(err)
 	}
 	n, err := countLabelled(context.Background(), cs, cl.Namespace,
-		metav1.ListOptions{LabelSelector: labels.SelectorFromSet(map[string]string{LabelRun: run}).String()})
+		metav1.ListOptions{LabelSelector: labels.SelectorFromSet(map[string]string{LabelRun: run}).String()}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,12 +83,14 @@ func TestStartStop(t *testing.T) {
 	cl := namespace(t, "tb-startstop")
 	ctx := context.Background()
 	l := &book{live: map[string]provider.Record{}}
+	cl.NodeSelector = map[string]string{"kubernetes.io/hostname": k8stest.NodeName}
 	spec := provider.InstanceSpec{Name: "t01", WorkDir: t.TempDir(), RunID: "r001_abc123", Ledger: l, Cluster: &cl,
 		CPUs: 0.5, MemoryBytes: 256 << 20, MaxConnections: 37, Settings: map[string]string{"work_mem": "8MB"}}
 	inst, err := Provider{}.Start(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
+	readyAt := time.Now()
 	if inst.Host == "" || !strings.HasPrefix(inst.Host, "203.0.113.") || inst.Version == "" {
 		t.Errorf("host %q (want the pod's IP), version %q", inst.Host, inst.Version)
 	}
@@ -101,10 +106,29 @@ func TestStartStop(t *testing.T) {
 			t.Errorf("%s = %q (%v), want %s", setting, got, err, want)
 		}
 	}
+	// The kubelet measures the pod's server: its first figures come at
+	// its housekeeping, some seconds after Ready.
+	us, ok := provider.As[provider.UsageSampler](inst)
+	if !ok {
+		t.Fatal("no UsageSampler")
+	}
+	var u provider.Usage
+	for end := time.Now().Add(time.Minute); time.Now().Before(end) && u.At.IsZero(); time.Sleep(500 * time.Millisecond) {
+		if u, err = us.Usage(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if u.At.IsZero() || u.CPUSeconds <= 0 || u.MemoryBytes <= 0 || u.MemoryBytes > 256<<20 {
+		t.Errorf("usage %+v: want the server container's CPU and working set from its kubelet within a minute", u)
+	}
+	t.Logf("the kubelet's first figures %.1f s after Ready: %.3f CPU-s, %d MiB", time.Since(readyAt).Seconds(), u.CPUSeconds, u.MemoryBytes>>20)
 	cs, _ := client(cl)
 	pod, err := cs.CoreV1().Pods(cl.Namespace).Get(ctx, objectName(spec.RunID, "t01")+"-0", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if ns := pod.Spec.NodeSelector; len(ns) != 1 || ns["kubernetes.io/hostname"] != k8stest.NodeName || pod.Spec.NodeName != k8stest.NodeName {
+		t.Errorf("pod's node selector %v, node %s", ns, pod.Spec.NodeName)
 	}
 	if q := pod.Status.QOSClass; q != corev1.PodQOSGuaranteed {
 		t.Errorf("pod QoS %s, want Guaranteed (requests = limits)", q)
@@ -171,6 +195,24 @@ func TestCheckCluster(t *testing.T) {
 	if msg := CheckCluster(ctx, unset); !strings.Contains(msg, "TB_TEST_UNSET_KUBECONFIG is not set") {
 		t.Errorf("an unset variable: %q", msg)
 	}
+	// The test cluster has no storage class (no provisioner): a claim's
+	// class is refused, saying so; a node selector matching no node is
+	// refused, one matching the node is not.
+	withClass := cl
+	withClass.StorageClass, withClass.StorageBytes = "fast-ssd", 1<<30
+	if msg := CheckCluster(ctx, withClass); !strings.Contains(msg, "storage class fast-ssd does not exist: the cluster has no storage class") {
+		t.Errorf("a missing storage class: %q", msg)
+	}
+	nowhere := cl
+	nowhere.NodeSelector = map[string]string{"tenantbench.io/disk": "nvme"}
+	if msg := CheckCluster(ctx, nowhere); !strings.Contains(msg, "no node of the cluster carries the labels tenantbench.io/disk=nvme") {
+		t.Errorf("a node selector matching no node: %q", msg)
+	}
+	here := cl
+	here.NodeSelector = map[string]string{"kubernetes.io/hostname": k8stest.NodeName}
+	if msg := CheckCluster(ctx, here); msg != "" {
+		t.Errorf("a node selector matching the node: %s", msg)
+	}
 	t.Setenv("TB_TEST_BAD_KUBECONFIG", "/nonexistent/kubeconfig")
 	bad := cl
 	bad.KubeconfigEnv = "TB_TEST_BAD_KUBECONFIG"
@@ -195,5 +237,71 @@ func TestImageNotPulled(t *testing.T) {
 	}
 	if n := labelled(t, cl, "r001_aaaaaa"); n != 0 || len(l.live) != 0 {
 		t.Errorf("after a failed start: %d objects labelled, %d records live", n, len(l.live))
+	}
+}
+
+// TestClaim: with a storage class, the server's data is on a
+// PersistentVolumeClaim of that class, labelled with the run, and Stop
+// deletes the claim with the rest. The test cluster has no provisioner:
+// the test makes a class without one and a hostPath volume of it, as an
+// administrator would, owned by the image's user.
+func TestClaim(t *testing.T) {
+	cl := namespace(t, "tb-claim")
+	ctx := context.Background()
+	cs, err := client(cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Chown(dir, 999, 999); err != nil {
+		t.Fatal(err)
+	}
+	const class, volume, run = "tb-manual", "tb-claim-volume", "r001_claim1"
+	wait := storagev1.VolumeBindingWaitForFirstConsumer
+	sc := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: class}, Provisioner: "kubernetes.io/no-provisioner", VolumeBindingMode: &wait}
+	if _, err := cs.StorageV1().StorageClasses().Create(ctx, sc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cs.StorageV1().StorageClasses().Delete(context.Background(), class, metav1.DeleteOptions{})
+	})
+	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: volume}, Spec: corev1.PersistentVolumeSpec{
+		Capacity:    corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+		AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, StorageClassName: class,
+		PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+		PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: dir}}}}
+	if _, err := cs.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cs.CoreV1().PersistentVolumes().Delete(context.Background(), volume, metav1.DeleteOptions{})
+	})
+	cl.StorageClass, cl.StorageBytes = class, 1<<30
+	if msg := CheckCluster(ctx, cl); msg != "" {
+		t.Fatalf("a cluster with the class: %s", msg)
+	}
+	inst, err := Provider{}.Start(ctx, provider.InstanceSpec{Name: "t01", WorkDir: t.TempDir(), RunID: run, Cluster: &cl, MaxConnections: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(map[string]string{LabelRun: run}).String()}
+	pvcs, err := cs.CoreV1().PersistentVolumeClaims(cl.Namespace).List(ctx, sel)
+	if err != nil || len(pvcs.Items) != 1 || pvcs.Items[0].Spec.VolumeName != volume || *pvcs.Items[0].Spec.StorageClassName != class {
+		t.Fatalf("claims of the run: %+v, %v", pvcs, err)
+	}
+	conn := pgtest.Connect(t, inst, "postgres")
+	var dataDir string
+	if err := conn.QueryRow(ctx, "SHOW data_directory").Scan(&dataDir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, filepath.Base(dataDir), "PG_VERSION")); err != nil {
+		t.Errorf("the server's data (%s) is not on the claim's volume %s: %v", dataDir, dir, err)
+	}
+	conn.Close(ctx)
+	if err := (Provider{}).Stop(ctx, inst); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := countLabelled(ctx, cs, cl.Namespace, sel, true); err != nil || n != 0 {
+		t.Errorf("after Stop: %d objects labelled with the run, claims included (%v)", n, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,16 +19,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/engine/server"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
-
-// port is PostgreSQL's in the pod.
-const port = 5432
-
-// dataDir is where the pod's volume is mounted; PGDATA is a directory
-// below it, as the postgres image wants (a volume's root may hold
-// lost+found).
-const dataDir = "/var/lib/postgresql/data"
 
 // Start creates the instance's Secret and StatefulSet, waits for its pod
 // to be Ready and for a real connection, and returns the instance at
@@ -41,7 +35,7 @@ func (Provider) Start(ctx context.Context, s provider.InstanceSpec) (*provider.I
 	if s.RunID == "" {
 		return nil, fmt.Errorf("instance %s: no run name to label its objects with", s.Name)
 	}
-	eng, err := engineOf(s.Engine)
+	eng, img, err := engineOf(s.Engine)
 	if err != nil {
 		return nil, err
 	}
@@ -54,10 +48,10 @@ func (Provider) Start(ctx context.Context, s provider.InstanceSpec) (*provider.I
 		return nil, err
 	}
 	name := objectName(s.RunID, s.Name)
-	ki := &instance{spec: s, cs: cs, name: name, ns: s.Cluster.Namespace,
+	ki := &instance{spec: s, cs: cs, name: name, ns: s.Cluster.Namespace, ctr: img.Container(majorOf(s.Version), settingsOf(s)),
 		labels: map[string]string{LabelRun: labelValue(s.RunID), LabelInstance: labelValue(s.Name)},
 		stop:   make(chan struct{})}
-	inst := &provider.Instance{Name: s.Name, Engine: eng, Port: port, User: "postgres", Password: pw, Control: ki,
+	inst := &provider.Instance{Name: s.Name, Engine: eng, Port: ki.ctr.Port, User: ki.ctr.User, Password: pw, Control: ki,
 		LimitsEnforced: s.CPUs > 0 || s.MemoryBytes > 0}
 	ki.inst = inst
 	if s.Ledger != nil {
@@ -87,7 +81,7 @@ func (Provider) Start(ctx context.Context, s provider.InstanceSpec) (*provider.I
 func (ki *instance) abandon(err error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if derr := deleteLabelled(ctx, ki.cs, ki.ns, ki.labels); derr != nil {
+	if derr := deleteLabelled(ctx, ki.cs, ki.ns, ki.labels, claims(*ki.spec.Cluster)); derr != nil {
 		return errors.Join(err, fmt.Errorf("deleting what was created: %w", derr))
 	}
 	if ki.spec.Ledger != nil {
@@ -113,9 +107,21 @@ func (ki *instance) create(ctx context.Context, pw string) error {
 	if s.MemoryBytes > 0 {
 		res[corev1.ResourceMemory] = *resource.NewQuantity(s.MemoryBytes, resource.BinarySI)
 	}
-	uid := int64(999) // the postgres image's user
+	ctr := ki.ctr
+	uid := ctr.UID
 	one := int32(1)
 	podLabels := maps.Clone(ki.labels)
+	env := []corev1.EnvVar{}
+	for _, k := range slices.Sorted(maps.Keys(ctr.Env)) {
+		env = append(env, corev1.EnvVar{Name: k, Value: ctr.Env[k]})
+	}
+	env = append(env, corev1.EnvVar{Name: ctr.PasswordEnv, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+		LocalObjectReference: corev1.LocalObjectReference{Name: ki.name}, Key: "password"}}})
+	port := int32(ctr.Port)
+	image := s.Cluster.Image
+	if image == "" {
+		image = ctr.Image
+	}
 	sts := &appsv1.StatefulSet{ObjectMeta: meta, Spec: appsv1.StatefulSetSpec{
 		Replicas: &one, ServiceName: ki.name,
 		Selector: &metav1.LabelSelector{MatchLabels: ki.labels},
@@ -124,45 +130,64 @@ func (ki *instance) create(ctx context.Context, pw string) error {
 			// no cluster DNS is needed: clients connect to the pod's IP
 			DNSPolicy: corev1.DNSDefault,
 			Containers: []corev1.Container{{
-				Name: "postgres", Image: s.Cluster.Image, ImagePullPolicy: corev1.PullIfNotPresent,
-				Args: ki.args(),
-				Env: []corev1.EnvVar{
-					{Name: "PGDATA", Value: dataDir + "/pgdata"},
-					{Name: "POSTGRES_PASSWORD", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
-						LocalObjectReference: corev1.LocalObjectReference{Name: ki.name}, Key: "password"}}},
-				},
-				Ports:     []corev1.ContainerPort{{Name: "postgres", ContainerPort: port}},
+				Name: containerName, Image: image, ImagePullPolicy: corev1.PullIfNotPresent,
+				Args:      ctr.Args,
+				Env:       env,
+				Ports:     []corev1.ContainerPort{{Name: "server", ContainerPort: port}},
 				Resources: corev1.ResourceRequirements{Requests: res, Limits: res},
 				ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(port)}},
 					PeriodSeconds: 1},
-				VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: dataDir}},
+				VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: ctr.DataMount}},
 			}},
-			// emptyDir: the data lives as long as the pod, which is as long
-			// as the run needs it; no storage class or provisioner needed.
-			Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
+			NodeSelector: maps.Clone(s.Cluster.NodeSelector),
 		}},
 	}}
+	if c := s.Cluster; c.StorageClass != "" {
+		// A claim of the class, made by the StatefulSet's controller with
+		// the run's labels, and deleted with the StatefulSet (and by
+		// label, deleteLabelled).
+		class := c.StorageClass
+		sts.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{{
+			ObjectMeta: metav1.ObjectMeta{Name: "data", Labels: maps.Clone(ki.labels)},
+			Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				StorageClassName: &class,
+				Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{
+					corev1.ResourceStorage: *resource.NewQuantity(c.StorageBytes, resource.BinarySI)}}},
+		}}
+		sts.Spec.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
+			WhenDeleted: appsv1.DeletePersistentVolumeClaimRetentionPolicyType, WhenScaled: appsv1.DeletePersistentVolumeClaimRetentionPolicyType}
+	} else {
+		// emptyDir: the data lives as long as the pod, which is as long
+		// as the run needs it; no storage class or provisioner needed.
+		sts.Spec.Template.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	}
 	if _, err := ki.cs.AppsV1().StatefulSets(ki.ns).Create(ctx, sts, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("instance %s: creating statefulset %s in namespace %s: %w", s.Name, ki.name, ki.ns, err)
 	}
 	return nil
 }
 
-// args are postgres's command line: the run's settings, and
-// max_connections when they leave it to the run.
-func (ki *instance) args() []string {
-	set := maps.Clone(ki.spec.Settings)
+// containerName is the server's container in the pod: the kubelet's
+// statistics name it.
+const containerName = "server"
+
+// settingsOf are the server's settings: the run's, and max_connections
+// when they leave it to the run.
+func settingsOf(s provider.InstanceSpec) map[string]string {
+	set := maps.Clone(s.Settings)
 	if set == nil {
 		set = map[string]string{}
 	}
-	if _, ok := set["max_connections"]; !ok && ki.spec.MaxConnections > 0 {
-		set["max_connections"] = strconv.Itoa(ki.spec.MaxConnections)
+	if _, ok := set["max_connections"]; !ok && s.MaxConnections > 0 {
+		set["max_connections"] = strconv.Itoa(s.MaxConnections)
 	}
-	args := []string{"postgres"}
-	for _, k := range slices.Sorted(maps.Keys(set)) {
-		args = append(args, "-c", k+"="+set[k])
-	}
-	return args
+	return set
+}
+
+// majorOf is a version's major part ("15" of "15.4").
+func majorOf(v string) string {
+	major, _, _ := strings.Cut(v, ".")
+	return major
 }
 
 // podName is the StatefulSet's one pod.
@@ -181,6 +206,7 @@ func (ki *instance) waitReady(ctx context.Context) (string, error) {
 				return "", fmt.Errorf("instance %s: pod %s in namespace %s cannot start: %s", ki.spec.Name, p.Name, ki.ns, msg)
 			}
 			if ready(p) && p.Status.PodIP != "" {
+				ki.node = p.Spec.NodeName
 				return p.Status.PodIP, nil
 			}
 		}
@@ -284,8 +310,8 @@ func (ki *instance) watch(exited chan<- struct{}) {
 	}
 }
 
-// instance is a server run as a pod: the Recorder, Limits and Unsampled
-// capabilities.
+// instance is a server run as a pod: the Recorder, Limits and
+// UsageSampler capabilities.
 type instance struct {
 	spec   provider.InstanceSpec
 	inst   *provider.Instance
@@ -293,21 +319,17 @@ type instance struct {
 	name   string
 	ns     string
 	labels map[string]string
+	ctr    server.Container // how the engine's image runs the server
+	node   string           // the node the pod runs on: its kubelet measures it
 
 	once sync.Once
 	stop chan struct{}
 }
 
 var (
-	_ provider.Recorder  = (*instance)(nil)
-	_ provider.Limits    = (*instance)(nil)
-	_ provider.Unsampled = (*instance)(nil)
+	_ provider.Recorder = (*instance)(nil)
+	_ provider.Limits   = (*instance)(nil)
 )
-
-// Unsampled: the pod's processes are in the kubelet's cgroups, which the
-// monitor does not read; the kubelet's per-pod statistics are not
-// sampled yet.
-func (ki *instance) Unsampled() string { return "not measured (pod in a Kubernetes cluster)" }
 
 // Record fills in what `down` needs: the cluster (its variable, never
 // the kubeconfig) and the labels. DataDir is the ledger's key of a

@@ -4,14 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	authv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/suggest"
 )
 
 // goneTimeout bounds the wait for a deleted pod to be gone.
@@ -25,7 +29,7 @@ func (Provider) Stop(ctx context.Context, inst *provider.Instance) error {
 		return fmt.Errorf("instance %s is not a pod of provider kubernetes", inst.Name)
 	}
 	ki.once.Do(func() { close(ki.stop) })
-	if err := deleteLabelled(ctx, ki.cs, ki.ns, ki.labels); err != nil {
+	if err := deleteLabelled(ctx, ki.cs, ki.ns, ki.labels, claims(*ki.spec.Cluster)); err != nil {
 		return fmt.Errorf("instance %s: %w", inst.Name, err)
 	}
 	if ki.spec.Ledger != nil {
@@ -45,12 +49,18 @@ func StopRecord(ctx context.Context, r provider.Record) error {
 	if err != nil {
 		return fmt.Errorf("%w (to delete what the run created there)", err)
 	}
-	return deleteLabelled(ctx, cs, r.Cluster.Namespace, r.Labels)
+	return deleteLabelled(ctx, cs, r.Cluster.Namespace, r.Labels, claims(*r.Cluster))
 }
 
+// claims says the cluster's servers have PersistentVolumeClaims, which
+// are then deleted with them (and which a run without them needs no
+// right to list).
+func claims(c provider.Cluster) bool { return c.StorageClass != "" }
+
 // deleteLabelled deletes the StatefulSets, pods and Secrets in ns that
-// carry every one of lbls, and waits for the pods to be gone.
-func deleteLabelled(ctx context.Context, cs *kubernetes.Clientset, ns string, lbls map[string]string) error {
+// carry every one of lbls (and the PersistentVolumeClaims, with claims),
+// and waits for them to be gone.
+func deleteLabelled(ctx context.Context, cs *kubernetes.Clientset, ns string, lbls map[string]string, claims bool) error {
 	sel := labels.SelectorFromSet(lbls).String()
 	list := metav1.ListOptions{LabelSelector: sel}
 	fg := metav1.DeletePropagationForeground
@@ -66,13 +76,18 @@ func deleteLabelled(ctx context.Context, cs *kubernetes.Clientset, ns string, lb
 	if err := cs.CoreV1().Secrets(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, list); err != nil {
 		errs = append(errs, fmt.Errorf("deleting secrets %s: %w", sel, err))
 	}
+	if claims {
+		if err := cs.CoreV1().PersistentVolumeClaims(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, list); err != nil {
+			errs = append(errs, fmt.Errorf("deleting persistentvolumeclaims %s: %w", sel, err))
+		}
+	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
 	wctx, cancel := context.WithTimeout(ctx, goneTimeout)
 	defer cancel()
 	for {
-		n, err := countLabelled(wctx, cs, ns, list)
+		n, err := countLabelled(wctx, cs, ns, list, claims)
 		if err == nil && n == 0 {
 			return nil
 		}
@@ -84,9 +99,9 @@ func deleteLabelled(ctx context.Context, cs *kubernetes.Clientset, ns string, lb
 	}
 }
 
-// countLabelled counts the StatefulSets, pods and Secrets that carry the
-// labels.
-func countLabelled(ctx context.Context, cs *kubernetes.Clientset, ns string, list metav1.ListOptions) (int, error) {
+// countLabelled counts the StatefulSets, pods and Secrets (and with
+// claims the PersistentVolumeClaims) that carry the labels.
+func countLabelled(ctx context.Context, cs *kubernetes.Clientset, ns string, list metav1.ListOptions, claims bool) (int, error) {
 	sts, err := cs.AppsV1().StatefulSets(ns).List(ctx, list)
 	if err != nil {
 		return -1, err
@@ -99,7 +114,15 @@ func countLabelled(ctx context.Context, cs *kubernetes.Clientset, ns string, lis
 	if err != nil {
 		return -1, err
 	}
-	return len(sts.Items) + len(pods.Items) + len(secrets.Items), nil
+	n := len(sts.Items) + len(pods.Items) + len(secrets.Items)
+	if claims {
+		pvcs, err := cs.CoreV1().PersistentVolumeClaims(ns).List(ctx, list)
+		if err != nil {
+			return -1, err
+		}
+		n += len(pvcs.Items)
+	}
+	return n, nil
 }
 
 // rights are what a run does in its namespace.
@@ -116,6 +139,59 @@ var rights = []authv1.ResourceAttributes{
 	{Resource: "events", Verb: "list"},
 }
 
+// claimRights are what a run with PersistentVolumeClaims does with them
+// (the StatefulSet's controller creates them).
+var claimRights = []authv1.ResourceAttributes{
+	{Resource: "persistentvolumeclaims", Verb: "deletecollection"},
+	{Resource: "persistentvolumeclaims", Verb: "list"},
+}
+
+// checkStorage says what is wrong with sut.kubernetes.storage's class:
+// the cluster has none of that name (naming those it has, or saying it
+// has none: no provisioner to make the claims' volumes).
+func checkStorage(ctx context.Context, cs *kubernetes.Clientset, c provider.Cluster) string {
+	if !claims(c) {
+		return ""
+	}
+	_, err := cs.StorageV1().StorageClasses().Get(ctx, c.StorageClass, metav1.GetOptions{})
+	if err == nil {
+		return ""
+	}
+	if !apierrors.IsNotFound(err) {
+		return fmt.Sprintf("storage class %s: %v", c.StorageClass, err)
+	}
+	list, lerr := cs.StorageV1().StorageClasses().List(ctx, metav1.ListOptions{})
+	var names []string
+	if lerr == nil {
+		for _, sc := range list.Items {
+			names = append(names, sc.Name)
+		}
+	}
+	if lerr == nil && len(names) == 0 {
+		return fmt.Sprintf("storage class %s does not exist: the cluster has no storage class (no provisioner to make the claims' volumes); "+
+			"remove sut.kubernetes.storage to keep each server's data on an emptyDir", c.StorageClass)
+	}
+	msg := fmt.Sprintf("storage class %s does not exist in the cluster (its classes: %s)", c.StorageClass, strings.Join(names, ", "))
+	if n := suggest.Nearest(c.StorageClass, names); n != "" {
+		msg += "; did you mean " + n + "?"
+	}
+	return msg
+}
+
+// checkNodes says the node_selector matches no node: its pods would wait
+// to be scheduled forever. A user who may not list nodes is not judged.
+func checkNodes(ctx context.Context, cs *kubernetes.Clientset, c provider.Cluster) string {
+	if len(c.NodeSelector) == 0 {
+		return ""
+	}
+	sel := labels.SelectorFromSet(c.NodeSelector).String()
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: sel})
+	if err != nil || len(nodes.Items) > 0 {
+		return ""
+	}
+	return fmt.Sprintf("no node of the cluster carries the labels %s (node_selector): its pods could never be scheduled", sel)
+}
+
 // CheckCluster is the plan's check of sut.kubernetes: the variable set,
 // the kubeconfig readable, the cluster answering, the namespace there,
 // and the rights a run needs in it (which verbs on what are missing).
@@ -128,8 +204,18 @@ func CheckCluster(ctx context.Context, c provider.Cluster) string {
 	if _, err := cs.CoreV1().Namespaces().Get(ctx, c.Namespace, metav1.GetOptions{}); err != nil {
 		return fmt.Sprintf("namespace %s: %v", c.Namespace, err)
 	}
+	if msg := checkStorage(ctx, cs, c); msg != "" {
+		return msg
+	}
+	if msg := checkNodes(ctx, cs, c); msg != "" {
+		return msg
+	}
+	need := rights
+	if claims(c) {
+		need = append(slices.Clone(rights), claimRights...)
+	}
 	var missing []string
-	for _, r := range rights {
+	for _, r := range need {
 		r.Namespace = c.Namespace
 		rv := &authv1.SelfSubjectAccessReview{Spec: authv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &r}}
 		got, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, rv, metav1.CreateOptions{})

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 
@@ -133,7 +132,9 @@ func readCSV(t *testing.T, path string) []map[string]string {
 // TestRunTPCB: `tenantbench run` of tpcb on the cluster, two tenants in
 // the database model (one pod) and the instance model (a pod each, the
 // spec's CPUs and memory each): both runs commit, their results are
-// written, and nothing of them is left in the namespace or the ledger.
+// written, the pods' CPU and memory come from the kubelet (too short a
+// run for its figures to have moved: see TestRunTPCC), and nothing of
+// them is left in the namespace or the ledger.
 func TestRunTPCB(t *testing.T) {
 	c := k8stest.Get(t)
 	const ns = "tb-e2e"
@@ -184,7 +185,7 @@ progress: 1s
 		}
 	}
 	// The instance model's tenants had a pod each, under the spec's
-	// limits; the servers' CPU and memory say why they are not measured.
+	// limits; the servers' CPU and memory are measured, by the kubelet.
 	var sum struct {
 		Instances []struct {
 			Name           string  `json:"name"`
@@ -203,14 +204,152 @@ progress: 1s
 	if len(sum.Instances) != 2 || !sum.Instances[1].LimitsEnforced || sum.Instances[1].CPUs != 1 {
 		t.Errorf("run 002 (instance): instances %+v, want two of 1 CPU, limits enforced", sum.Instances)
 	}
-	if !strings.Contains(sum.NotMeasured, "pod") {
-		t.Errorf("run 002: not_measured %q, want the pods' reason", sum.NotMeasured)
+	if sum.NotMeasured != "" {
+		t.Errorf("run 002: not_measured %q, want the pods measured by their kubelet", sum.NotMeasured)
 	}
+	sources(t, filepath.Join(out, "runs", "002"), 2)
 	if left := anyRun(t, cs, ns); len(left) > 0 {
 		t.Errorf("left in namespace %s: %v", ns, left)
 	}
 	if _, err := os.Stat(filepath.Join(out, run.LiveFile)); err == nil {
 		t.Errorf("%s is left after runs that deleted everything", run.LiveFile)
+	}
+}
+
+// sources checks that the monitor read n instances' CPU and memory from
+// the kubelet (monitor.json).
+func sources(t *testing.T, dir string, n int) {
+	t.Helper()
+	var meta struct {
+		Instances []struct {
+			Name         string `json:"name"`
+			CPUSource    string `json:"cpu_source"`
+			MemorySource string `json:"memory_source"`
+			IOSource     string `json:"io_source"`
+		} `json:"instances"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "monitor", "monitor.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &meta)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(meta.Instances) != n {
+		t.Fatalf("monitor.json: %d instances, want %d", len(meta.Instances), n)
+	}
+	for _, in := range meta.Instances {
+		if in.CPUSource != "kubelet stats/summary" || in.MemorySource != "kubelet stats/summary" || in.IOSource != "none" {
+			t.Errorf("instance %s: sources cpu %q, memory %q, io %q", in.Name, in.CPUSource, in.MemorySource, in.IOSource)
+		}
+	}
+}
+
+// TestRunTPCC: tpcc (one warehouse a tenant, two tenants) in the
+// database model, one pod: the run commits, the consistency check after
+// it passes, and the pod's CPU and memory over the measured workload
+// are the kubelet's, not zero. The workload lasts 30 s: the kubelet
+// refreshes a pod's figures every 10 to 15 s, so a shorter window may
+// hold no refresh.
+func TestRunTPCC(t *testing.T) {
+	c := k8stest.Get(t)
+	const ns = "tb-e2e-tpcc"
+	cs := namespace(t, c, ns)
+	bin := tenantbench(t)
+	tmp := t.TempDir()
+	spec := `name: k8s-tpcc
+sut:
+  provider: kubernetes
+  kubernetes: {kubeconfig_env: ` + kubeconfigEnv + `, namespace: ` + ns + `, image: "` + c.PGImage + `"}
+  resources: {cpus: 1, memory: 1GiB}
+tenancy: {model: database, tenants: 2}
+workload: {name: tpcc, scale: 1, clients: 2, warmup: 0s, duration: 30s}
+progress: 10s
+`
+	specPath := filepath.Join(tmp, "k8s.yaml")
+	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "TMPDIR="+tmp, run.RegistryEnv+"="+filepath.Join(tmp, "registry"))
+	out := filepath.Join(tmp, "results")
+	b, err := command(bin, env, "run", specPath, "--out", out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, b)
+	}
+	rows := readCSV(t, filepath.Join(out, "results.csv"))
+	if len(rows) != 1 {
+		t.Fatalf("results.csv has %d rows, want 1\n%s", len(rows), b)
+	}
+	r := rows[0]
+	tps, _ := strconv.ParseFloat(r["throughput_tps"], 64)
+	cpu, _ := strconv.ParseFloat(r["cpu_s"], 64)
+	mem, _ := strconv.ParseFloat(r["mem_peak_mb"], 64)
+	if r["status"] != "ok" || tps <= 0 {
+		t.Errorf("status %s, tps %s, error %s\n%s", r["status"], r["throughput_tps"], r["error"], b)
+	}
+	// The pod had 1 CPU: its server used some, and at most 1 CPU over
+	// the 30 s and the kubelet's lag (up to 15 s) at the window's start.
+	if cpu <= 0 || cpu > 45*1.05 || mem <= 0 || mem > 1024 {
+		t.Errorf("cpu_s %q, mem_peak_mb %q: want the pod's, from its kubelet", r["cpu_s"], r["mem_peak_mb"])
+	}
+	t.Logf("tpcc on a pod: %s tps, cpu_s %s, mem_peak_mb %s", r["throughput_tps"], r["cpu_s"], r["mem_peak_mb"])
+	checked := map[string]bool{}
+	for _, p := range readCSV(t, filepath.Join(out, "runs", r["run_id"], "phases.csv")) {
+		if p["phase"] == "check" {
+			checked[p["tenant"]] = true
+		}
+	}
+	if len(checked) != 2 {
+		t.Errorf("tenants whose consistency check ran: %v, want t01 and t02", checked)
+	}
+	sources(t, filepath.Join(out, "runs", r["run_id"]), 1)
+	if left := anyRun(t, cs, ns); len(left) > 0 {
+		t.Errorf("left in namespace %s: %v", ns, left)
+	}
+}
+
+// TestRunSales: CloudyBench's sales workload in the schema model (the
+// one model TestRunTPCB and TestRunTPCC leave out), one pod: the run
+// commits for both tenants and its check passes.
+func TestRunSales(t *testing.T) {
+	c := k8stest.Get(t)
+	const ns = "tb-e2e-sales"
+	cs := namespace(t, c, ns)
+	bin := tenantbench(t)
+	tmp := t.TempDir()
+	spec := `name: k8s-sales
+sut:
+  provider: kubernetes
+  kubernetes: {kubeconfig_env: ` + kubeconfigEnv + `, namespace: ` + ns + `, image: "` + c.PGImage + `"}
+tenancy: {model: schema, tenants: 2}
+workload: {name: sales, scale: 0.1, clients: 2, warmup: 0s, duration: 3s}
+progress: 1s
+`
+	specPath := filepath.Join(tmp, "k8s.yaml")
+	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "TMPDIR="+tmp, run.RegistryEnv+"="+filepath.Join(tmp, "registry"))
+	out := filepath.Join(tmp, "results")
+	b, err := command(bin, env, "run", specPath, "--out", out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, b)
+	}
+	rows := readCSV(t, filepath.Join(out, "results.csv"))
+	if len(rows) != 1 || rows[0]["status"] != "ok" {
+		t.Fatalf("results.csv: %v\n%s", rows, b)
+	}
+	committed := map[string]bool{}
+	for _, tr := range readCSV(t, filepath.Join(out, "runs", rows[0]["run_id"], "tenants.csv")) {
+		if n, _ := strconv.Atoi(tr["committed"]); n > 0 {
+			committed[tr["tenant"]] = true
+		}
+	}
+	if len(committed) != 2 {
+		t.Errorf("tenants that committed %v, want t01 and t02", committed)
+	}
+	if left := anyRun(t, cs, ns); len(left) > 0 {
+		t.Errorf("left in namespace %s: %v", ns, left)
 	}
 }
 
