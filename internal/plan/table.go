@@ -42,6 +42,11 @@ func (p *Plan) WriteTable(w io.Writer) error {
 			}
 		}
 	}
+	if d := p.Resources.describe(); d != "" {
+		if _, err := fmt.Fprintln(w, d); err != nil {
+			return err
+		}
+	}
 	if err := p.writeInterference(w); err != nil {
 		return err
 	}

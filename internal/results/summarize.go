@@ -68,8 +68,11 @@ type Observations struct {
 	// Recovery what "throughput is back" means for their R; HostIdlePct
 	// the host's idle CPU over the workload phase (EDB 2026 reports it),
 	// nil when not measured.
-	Events      []Event
-	Recovery    metrics.Recovery
+	Events   []Event
+	Recovery metrics.Recovery
+	// Limits are the changes of the servers' limits during the workload
+	// phase (elastic.go), nil when they did not change.
+	Limits      []LimitChange
 	HostIdlePct *float64
 	// Classes are the tenants' classes, SLAs their SLAs, by tenant; nil
 	// without classes or SLAs (classes.go).
@@ -210,6 +213,7 @@ func Summarize(o *Observations) *Summary {
 		tenantIO(sum, m, w.Duration.Seconds())
 	}
 	o.price(sum)
+	o.elastic(sum)
 	// After Monitored: E_CPU and E_RAM need its figures.
 	if an := o.Analytical(); an != nil {
 		sum.Provider.TS = &an.TS
