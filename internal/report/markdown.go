@@ -102,6 +102,10 @@ func renderMarkdown(p *page) []byte {
 		fmt.Fprintf(&b, "## Tenant classes\n\n%s\n\n", p.Classes.Note)
 		writeMDTable(&b, p.Classes)
 	}
+	if p.Perfect != nil {
+		fmt.Fprintf(&b, "## PERFECT scores\n\n%s\n\n", p.Perfect.Note)
+		writeMDTable(&b, p.Perfect)
+	}
 	if p.CPUSplit != nil {
 		fmt.Fprintf(&b, "## Background and foreground CPU\n\n%s\n\n", p.CPUSplit.Note)
 		writeMDTable(&b, p.CPUSplit)

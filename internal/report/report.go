@@ -56,6 +56,7 @@ func Write(dir string) error {
 		Events:    e.eventsTable(),
 		Classes:   e.classesTable(),
 		CPUSplit:  e.cpuSplitTable(),
+		Perfect:   e.perfectTable(),
 		Density:   density,
 		Sections:  sections,
 		Warnings:  e.warnings,
