@@ -107,3 +107,85 @@ workload:
 		t.Fatal(err)
 	}
 }
+
+// TestScheduleDuringWorkload applies sut.resources.schedule to a real
+// server during a real tpcb workload: the kernel's limits, read while the
+// phase runs, follow the slots in order; limits.csv has each slot at its
+// time; the starting limits are back after the phase.
+func TestScheduleDuringWorkload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	if s := cgroup.Detect(); s.Mode == cgroup.None {
+		t.Skip(s.Reason)
+	}
+	ex := newExecution(t, `name: t
+sut:
+  resources:
+    cpus: 1
+    memory: 512MiB
+    schedule: {slot: 3s, slots: [{cpus: 0.3}, {cpus: 0.8, memory: 768MiB}, {cpus: 0.5}]}
+tenancy: {model: schema, tenants: 1}
+workload: {name: tpcb, scale: 1, clients: 2, duration: 9s}
+`)
+	ex.steps(t, "provision", "setup", "ingest", "post-ingest")
+	path, _ := provider.CgroupOf(ex.instances[0])
+	g := cgroup.Detect().Open(path)
+	type lim struct {
+		cpus float64
+		mem  int64
+	}
+	var seen []lim // each change of the kernel's limits, in order
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			if q, err := g.Quota(); err == nil && (len(seen) == 0 || (lim{q.CPUs, q.MemoryBytes}) != seen[len(seen)-1]) {
+				seen = append(seen, lim{q.CPUs, q.MemoryBytes})
+			}
+		}
+	}()
+	ex.steps(t, "workload")
+	close(stop)
+	<-done
+	want := []lim{{1, 512 << 20}, {0.3, 512 << 20}, {0.8, 768 << 20}, {0.5, 512 << 20}, {1, 512 << 20}}
+	// The first reading may come after the first slot began, and the
+	// last before the restore.
+	if len(seen) > 0 && seen[0] != want[0] {
+		want = want[1:]
+	}
+	if len(seen) < 3 || len(seen) > len(want) {
+		t.Fatalf("the kernel's limits went %+v, want %+v", seen, want)
+	}
+	for i := range seen {
+		if seen[i] != want[i] {
+			t.Errorf("limits change %d: %+v, want %+v (all: %+v)", i, seen[i], want[i], seen)
+		}
+	}
+	if q, err := g.Quota(); err != nil || q.CPUs != 1 || q.MemoryBytes != 512<<20 {
+		t.Errorf("after the phase: %+v, %v", q, err)
+	}
+	reasons := []string{"start", "schedule", "schedule", "schedule", "restore"}
+	if len(ex.limitChanges) != len(reasons) {
+		t.Fatalf("limits.csv rows %+v", ex.limitChanges)
+	}
+	for i, c := range ex.limitChanges {
+		if c.Reason != reasons[i] || c.Error != "" {
+			t.Errorf("row %d: %+v", i, c)
+		}
+		if i >= 1 && i <= 3 && math.Abs(c.AtS-float64(3*(i-1))) > 0.3 {
+			t.Errorf("slot %d changed at %.3f s, want %d s", i-1, c.AtS, 3*(i-1))
+		}
+	}
+	// E1's CPU: 3 s each of 0.3, 0.8 and 0.5 CPU = 4.8 CPU-s; memory 3 s
+	// of 0.75 GB and 6 s of 0.5 GB = 5.25 GB-s.
+	e := results.Summarize(ex.observations(time.Now(), nil)).Provider.Elastic
+	if e == nil || math.Abs(e.CPUSeconds-4.8) > 0.1 || math.Abs(e.MemoryGBSeconds-5.25) > 0.1 {
+		t.Errorf("E1 priced %+v, want about 4.8 CPU-s and 5.25 GB-s", e)
+	}
+}
