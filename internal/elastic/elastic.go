@@ -90,8 +90,9 @@ const Tolerance = 0.1
 // Target, within [Min, Max], to 0.01 CPU; quota itself when that is
 // within Tolerance of it. A server held at its quota (used = quota)
 // gets quota / Target: more by 1/Target each interval until it uses
-// less than it has; an idle one falls to Min at once, as the paper's
-// CDB2 and CDB3 scale down "immediately" (section III-A).
+// less than it has; an idle one falls to Min at once, as Zhang et al.'s
+// (2025) CDB3 adapts "immediately" both ways (section III-A), rather than
+// CDB1's gradual scaling down.
 func Decide(a Autoscale, quota, used float64) float64 {
 	want := math.Round(math.Min(math.Max(used/a.Target, a.Min), a.Max)*100) / 100
 	want = math.Min(math.Max(want, a.Min), a.Max)
