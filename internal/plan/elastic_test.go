@@ -77,4 +77,10 @@ func TestElasticPlan(t *testing.T) {
 	if len(problems) != 1 || problems[0].Path != "sut.resources.schedule.slots[1].memory" || problems[0].Line != 5 {
 		t.Errorf("small memory: %v", problems)
 	}
+	// A slot's memory above the machine's.
+	s, pl, problems = spec.ParsePlaced([]byte(elasticSpec))
+	_, problems = resolve(s, pl, problems, resizing(""), Machine{MemoryBytes: 1536 << 20, OpenFiles: 1 << 30, Processes: 1 << 30})
+	if len(problems) != 1 || problems[0].Path != "sut.resources.schedule.slots[1].memory" || !strings.Contains(problems[0].Allowed, "1.5 GiB") {
+		t.Errorf("slot above the machine's memory: %v", problems)
+	}
 }
