@@ -57,6 +57,7 @@ func Write(dir string) error {
 		Classes:   e.classesTable(),
 		CPUSplit:  e.cpuSplitTable(),
 		Perfect:   e.perfectTable(),
+		Elastic:   e.elasticTable(),
 		Density:   density,
 		Sections:  sections,
 		Warnings:  e.warnings,
