@@ -34,6 +34,11 @@ func TestSummarizeE1(t *testing.T) {
 	if a.E1Score == nil || !near(*a.E1Score, 400/cost) {
 		t.Fatalf("E1 %v, want %v", deref(a.E1Score), 400/cost)
 	}
+	// The resource unit cost prices the mean of what the limits held:
+	// 20 CPU-s and 20 GB-s over 10 s are 2 vCores and 2 GB.
+	if p := a.Priced; p == nil || !near(p.VCores, 2) || !near(p.MemoryGB, 2) || p.CPUFrom != "limit" {
+		t.Errorf("priced %+v, want the mean of the limits in force", p)
+	}
 	// Memory without a limit is priced by its peak (512 MiB) over the
 	// measured 10 s.
 	for i := range o.Limits {

@@ -212,8 +212,8 @@ func Summarize(o *Observations) *Summary {
 		tenantIOPS(sum, m.InstanceIOOps, w.Duration.Seconds())
 		tenantIO(sum, m, w.Duration.Seconds())
 	}
+	o.elastic(sum) // first: a run whose limits changed is priced by what they held
 	o.price(sum)
-	o.elastic(sum)
 	// After Monitored: E_CPU and E_RAM need its figures.
 	if an := o.Analytical(); an != nil {
 		sum.Provider.TS = &an.TS
@@ -240,6 +240,16 @@ func (o *Observations) price(sum *Summary) {
 	p, ok := PricedResources(sum.Instances, a.CPUS, a.MemPeakMB, secs)
 	if !ok {
 		return
+	}
+	if e := a.Elastic; e != nil && o.Limits != nil && secs > 0 {
+		// The limits changed during the phase (limits.csv): the package
+		// given is their mean over the measured part, not the starting one.
+		if e.CPUFrom == "limit" {
+			p.VCores, p.CPUFrom = e.CPUSeconds/secs, "limit"
+		}
+		if e.MemoryFrom == "limit" {
+			p.MemoryGB, p.MemoryFrom = e.MemoryGBSeconds/secs, "limit"
+		}
 	}
 	p.StorageGB = o.StorageGB
 	if m := o.Monitor; m != nil && m.IOOps >= 0 && secs > 0 {
