@@ -111,6 +111,7 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, m
 	more = append(more, checkEngineForms(s, regs, eng)...)
 	more = append(more, checkProbe(s, regs)...)
 	more = append(more, checkPlacement(s, regs)...)
+	more = append(more, checkElastic(s, regs)...)
 	more = append(more, parseInterference(s)...)
 	more = append(more, checkGuards(s)...)
 	more = append(more, checkClasses(s, regs)...)
@@ -143,7 +144,7 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine, m Ma
 	w := &s.Workload
 	p := &Plan{Name: s.Name, Engine: s.SUT.Engine, Provider: s.SUT.Provider, Version: s.SUT.Version,
 		Workload: w.Name, SettingKeys: sp.SettingKeys, InterferenceKeys: sp.InterferenceKeys, Spec: s,
-		Resources: Resources{CPUs: s.SUT.Resources.CPUs, MemoryBytes: int64(s.SUT.Resources.Memory), Divide: s.SUT.Resources.Divide},
+		Resources: resourcesOf(s.SUT.Resources),
 		Load:      loadOf(w),
 		Pooler:    poolerOf(s.SUT.Pooler),
 		Network:   networkOf(s.SUT.Network),

@@ -132,9 +132,10 @@ func checkMachine(p *Plan, eng engine.Engine, m Machine, remote bool) []spec.Pro
 // the machine cannot hold, not the limit the spec asks for. With divide,
 // the largest share any run gives a server is checked.
 func checkMemory(s *spec.Spec, regs Registries, m Machine) []spec.Problem {
+	out := checkSlotMemory(s, m)
 	mem := int64(s.SUT.Resources.Memory)
 	if m.MemoryBytes <= 0 || mem <= m.MemoryBytes {
-		return nil
+		return out
 	}
 	per, how := mem, "each server"
 	if s.SUT.Resources.Divide {
@@ -155,11 +156,30 @@ func checkMemory(s *spec.Spec, regs Registries, m Machine) []spec.Problem {
 		}
 	}
 	if per <= m.MemoryBytes {
+		return out
+	}
+	return append(out, spec.Problem{Path: "sut.resources.memory", Value: s.SUT.Resources.Memory.String(), Allowed: fmt.Sprintf(
+		"%s would be limited to %s, more than this machine's memory of %s: a limit the machine cannot give limits nothing; "+
+			"give at most %s, or 0 for no limit", how, gib(per), gib(m.MemoryBytes), spec.ByteSize(m.MemoryBytes>>20<<20))})
+}
+
+// checkSlotMemory refuses a slot of sut.resources.schedule whose memory
+// (per server: divide does not apply) is above the machine's, as
+// checkMemory does sut.resources.memory.
+func checkSlotMemory(s *spec.Spec, m Machine) []spec.Problem {
+	sc := s.SUT.Resources.Schedule
+	if sc == nil || m.MemoryBytes <= 0 {
 		return nil
 	}
-	return []spec.Problem{{Path: "sut.resources.memory", Value: s.SUT.Resources.Memory.String(), Allowed: fmt.Sprintf(
-		"%s would be limited to %s, more than this machine's memory of %s: a limit the machine cannot give limits nothing; "+
-			"give at most %s, or 0 for no limit", how, gib(per), gib(m.MemoryBytes), spec.ByteSize(m.MemoryBytes>>20<<20))}}
+	var out []spec.Problem
+	for i, sl := range sc.Slots {
+		if sl.Memory != nil && int64(*sl.Memory) > m.MemoryBytes {
+			out = append(out, spec.Problem{Path: spec.Index("sut.resources.schedule.slots", i) + ".memory", Value: sl.Memory.String(),
+				Allowed: fmt.Sprintf("must be at most this machine's memory of %s: a limit the machine cannot give limits nothing",
+					gib(m.MemoryBytes))})
+		}
+	}
+	return out
 }
 
 // gib writes a size in GiB with one decimal, as people compare memory.

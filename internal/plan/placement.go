@@ -64,6 +64,29 @@ func checkPlacement(s *spec.Spec, regs Registries) []spec.Problem {
 	return out
 }
 
+// checkElastic asks the provider whether it can change its servers'
+// limits while they run (provider.Factory.Resizes), which
+// sut.resources.schedule and autoscale need.
+func checkElastic(s *spec.Spec, regs Registries) []spec.Problem {
+	r := s.SUT.Resources
+	f, ok := regs.Providers[s.SUT.Provider]
+	if !ok || !r.Elastic() {
+		return nil
+	}
+	path := "sut.resources.autoscale"
+	if r.Schedule != nil {
+		path = "sut.resources.schedule"
+	}
+	why := "provider " + s.SUT.Provider + " cannot change a running server's limits; it needs provider local"
+	if f.Resizes != nil {
+		why = f.Resizes()
+	}
+	if why == "" {
+		return nil
+	}
+	return []spec.Problem{{Path: path, Allowed: "must be left out here: " + why}}
+}
+
 // hereCores are the CPUs this process may run on, in order: those a
 // cpuset may give the servers.
 func hereCores() []int {

@@ -9,6 +9,8 @@ package plan
 
 import (
 	"fmt"
+	"strings"
+
 	"github.com/tenantbench/tenantbench/internal/netns"
 	"github.com/tenantbench/tenantbench/internal/pooler"
 
@@ -115,6 +117,65 @@ type Resources struct {
 	CPUs        float64 `json:"cpus"`
 	MemoryBytes int64   `json:"memory_bytes"`
 	Divide      bool    `json:"divide"`
+	// Schedule is sut.resources.schedule resolved, slot by slot (each
+	// server's limits from at_s on the workload phase's clock); nil for
+	// none.
+	Schedule []Step `json:"schedule,omitempty"`
+	// Autoscale is sut.resources.autoscale; nil for none.
+	Autoscale *Autoscale `json:"autoscale,omitempty"`
+}
+
+// Step is one slot of sut.resources.schedule: from AtS seconds into the
+// workload phase, each server's CPUs and memory bytes (0: no limit).
+type Step struct {
+	AtS         float64 `json:"at_s"`
+	CPUs        float64 `json:"cpus"`
+	MemoryBytes int64   `json:"memory_bytes"`
+}
+
+// Autoscale is sut.resources.autoscale as the run applies it.
+type Autoscale struct {
+	MinCPUs           float64 `json:"min_cpus"`
+	MaxCPUs           float64 `json:"max_cpus"`
+	TargetUtilization float64 `json:"target_utilization"`
+	IntervalS         float64 `json:"interval_s"`
+}
+
+// describe says in a line how the servers' limits change during the
+// workload phase, "" when they do not.
+func (r Resources) describe() string {
+	if a := r.Autoscale; a != nil {
+		return fmt.Sprintf("autoscale: every %gs each server's CPU quota becomes the CPU it used over %g, "+
+			"within %g to %g CPUs (runs/<id>/limits.csv)", a.IntervalS, a.TargetUtilization, a.MinCPUs, a.MaxCPUs)
+	}
+	if len(r.Schedule) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, st := range r.Schedule {
+		cpus, mem := "no CPU limit", "no memory limit"
+		if st.CPUs > 0 {
+			cpus = fmt.Sprintf("%g CPUs", st.CPUs)
+		}
+		if st.MemoryBytes > 0 {
+			mem = spec.ByteSize(st.MemoryBytes).String()
+		}
+		parts = append(parts, fmt.Sprintf("from %gs %s, %s", st.AtS, cpus, mem))
+	}
+	return "resources of each server during the workload phase: " + strings.Join(parts, "; ") + " (runs/<id>/limits.csv)"
+}
+
+// resourcesOf is sut.resources as plan.json records it.
+func resourcesOf(r spec.Resources) Resources {
+	out := Resources{CPUs: r.CPUs, MemoryBytes: int64(r.Memory), Divide: r.Divide}
+	for _, st := range r.Steps() {
+		out.Schedule = append(out.Schedule, Step{AtS: st.At.Seconds(), CPUs: st.CPUs, MemoryBytes: st.MemoryBytes})
+	}
+	if a := r.Autoscale; a != nil {
+		out.Autoscale = &Autoscale{MinCPUs: a.MinCPUs, MaxCPUs: a.MaxCPUs, TargetUtilization: a.TargetUtilization,
+			IntervalS: a.Interval.D().Seconds()}
+	}
+	return out
 }
 
 // Dimensions are the spec's lists of models, tenant counts, scales and

@@ -42,6 +42,15 @@ func checkSUT(s *spec.Spec, regs Registries) (engine.Engine, []spec.Problem) {
 		out = append(out, spec.Problem{Path: "sut.resources.memory", Value: m.String(), Allowed: fmt.Sprintf(
 			"must be 0 (unlimited) or at least %s: a %s server needs that much to run a benchmark", least, eng.Name())})
 	}
+	if sc := s.SUT.Resources.Schedule; sc != nil {
+		for i, sl := range sc.Slots {
+			if m := sl.Memory; m != nil && *m > 0 && int64(*m) < eng.MinMemory() {
+				out = append(out, spec.Problem{Path: spec.Index("sut.resources.schedule.slots", i) + ".memory", Value: m.String(),
+					Allowed: fmt.Sprintf("must be at least %s: a %s server needs that much to run a benchmark",
+						spec.ByteSize(eng.MinMemory()), eng.Name())})
+			}
+		}
+	}
 	return eng, out
 }
 

@@ -27,6 +27,11 @@ func (p *Plan) WriteTable(w io.Writer) error {
 	if err := p.writePlacements(w); err != nil {
 		return err
 	}
+	if d := p.Resources.describe(); d != "" {
+		if _, err := fmt.Fprintln(w, d); err != nil {
+			return err
+		}
+	}
 	if err := p.writeInterference(w); err != nil {
 		return err
 	}

@@ -88,6 +88,19 @@ type Limits interface {
 	Limits() (cpus float64, memoryBytes int64, enforced bool)
 }
 
+// Resizer is a server whose CPU quota and memory limit can be changed
+// while it runs, as a serverless database scales (sut.resources.schedule
+// and autoscale). Limits keeps saying what the server was started with;
+// the run records each change (limits.csv).
+type Resizer interface {
+	// Resize puts the server under cpus CPUs and memoryBytes of memory
+	// (0: no limit) from now on.
+	Resize(cpus float64, memoryBytes int64) error
+	// CPUSeconds is the CPU time the server's processes have used so
+	// far, from which a policy measures their utilization of the quota.
+	CPUSeconds() (float64, error)
+}
+
 // Killer is a server that can be killed at once (a crash: the server
 // recovers from its WAL when started again).
 type Killer interface {

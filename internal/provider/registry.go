@@ -45,6 +45,11 @@ type Factory struct {
 	// given cores (InstanceSpec.Cores; sut.resources.cpu_policy), ""
 	// when it can; nil for a provider that cannot.
 	Cores func() string
+	// Resizes says at plan why the provider cannot change its servers'
+	// CPU and memory limits while they run (its instances are Resizers;
+	// sut.resources.schedule and autoscale), "" when it can; nil for a
+	// provider that cannot.
+	Resizes func() string
 	// Cluster says the provider runs its servers in a Kubernetes cluster
 	// that sut.kubernetes names, and CheckCluster says at plan what is
 	// wrong with it (its variable unset, the cluster unreachable, rights

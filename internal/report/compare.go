@@ -87,6 +87,32 @@ func Compare(w io.Writer, dirs []string, markdown bool) error {
 	}
 	fmt.Fprintln(w, "Means over the successful repetitions of each matrix point; [n]/[1] is the ratio to the first directory.")
 	fmt.Fprintln(w)
+	if err := writeCompareTable(w, t, markdown); err != nil {
+		return err
+	}
+	// Zhang et al.'s (2025) Table IX: a row per directory that measured
+	// its scores, the systems side by side.
+	var perfect *table
+	for i, e := range exps {
+		if pt := e.perfectTable(); pt != nil {
+			row := pt.Rows[0]
+			if perfect == nil {
+				perfect = pt
+				perfect.Rows = nil
+			}
+			row[0] = fmt.Sprintf("[%d] %s", i+1, row[0])
+			perfect.Rows = append(perfect.Rows, row)
+		}
+	}
+	if perfect == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "\n%s. Each score is the mean over the runs that measured it (their number in brackets); O-Score as eq. 8 with C in seconds.\n\n", perfect.Title)
+	return writeCompareTable(w, perfect, markdown)
+}
+
+// writeCompareTable writes t as Markdown or as aligned text.
+func writeCompareTable(w io.Writer, t *table, markdown bool) error {
 	if markdown {
 		var b strings.Builder
 		writeMDTable(&b, t)

@@ -28,6 +28,8 @@ type page struct {
 	Drift     *driftPart
 	Classes   *table       // nil without tenant classes
 	CPUSplit  *table       // nil when no run has background and foreground CPU
+	Perfect   *table       // nil when the experiment measured few of Zhang et al.'s (2025) seven scores
+	Elastic   *table       // nil when no run's limits changed during its workload
 	Density   *densityPart // nil without density.csv
 	Sections  []section
 	Warnings  []string
@@ -131,6 +133,8 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 {{if .Drift}}<li><a href="#drift">Drift and paired comparisons</a></li>{{end}}
 <li><a href="#failed">Failed runs</a></li>
 {{if .Classes}}<li><a href="#classes">Tenant classes</a></li>{{end}}
+{{if .Elastic}}<li><a href="#elasticity">Elasticity</a></li>{{end}}
+{{if .Perfect}}<li><a href="#perfect">PERFECT scores</a></li>{{end}}
 {{if .CPUSplit}}<li><a href="#cpu-split">Background and foreground CPU</a></li>{{end}}
 {{if .Density}}<li><a href="#density">Density</a></li>{{end}}
 {{if .Isolation}}<li><a href="#isolation">Isolation audit</a></li>{{end}}
@@ -191,6 +195,16 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 </section>
 {{with .Classes}}<section id="classes">
 <h2>Tenant classes</h2>
+<p class="note">{{.Note}}</p>
+{{template "table" .}}
+</section>{{end}}
+{{with .Elastic}}<section id="elasticity">
+<h2>Elasticity</h2>
+<p class="note">{{.Note}}</p>
+{{template "table" .}}
+</section>{{end}}
+{{with .Perfect}}<section id="perfect">
+<h2>PERFECT scores</h2>
 <p class="note">{{.Note}}</p>
 {{template "table" .}}
 </section>{{end}}

@@ -106,6 +106,14 @@ func renderMarkdown(p *page) []byte {
 		fmt.Fprintf(&b, "## Tenant classes\n\n%s\n\n", p.Classes.Note)
 		writeMDTable(&b, p.Classes)
 	}
+	if p.Elastic != nil {
+		fmt.Fprintf(&b, "## Elasticity\n\n%s\n\n", p.Elastic.Note)
+		writeMDTable(&b, p.Elastic)
+	}
+	if p.Perfect != nil {
+		fmt.Fprintf(&b, "## PERFECT scores\n\n%s\n\n", p.Perfect.Note)
+		writeMDTable(&b, p.Perfect)
+	}
 	if p.CPUSplit != nil {
 		fmt.Fprintf(&b, "## Background and foreground CPU\n\n%s\n\n", p.CPUSplit.Note)
 		writeMDTable(&b, p.CPUSplit)

@@ -57,6 +57,8 @@ func Write(dir string) error {
 		Noise:     e.noiseTable(),
 		Classes:   e.classesTable(),
 		CPUSplit:  e.cpuSplitTable(),
+		Perfect:   e.perfectTable(),
+		Elastic:   e.elasticTable(),
 		Density:   density,
 		Sections:  sections,
 		Warnings:  e.warnings,

@@ -83,6 +83,8 @@ func AggregateRuns(sums []*Summary) *Summary {
 	p.RUC = meanOpt(func(a Aggregate) *float64 { return a.RUC })
 	p.PScore = meanOpt(func(a Aggregate) *float64 { return a.PScore })
 	p.TScore = meanOpt(func(a Aggregate) *float64 { return a.TScore })
+	p.E1Score = meanOpt(func(a Aggregate) *float64 { return a.E1Score })
+	p.E2Score = meanOpt(func(a Aggregate) *float64 { return a.E2Score })
 	p.TS = meanOpt(func(a Aggregate) *float64 { return a.TS })
 	p.PowerAtSize = meanOpt(func(a Aggregate) *float64 { return a.PowerAtSize })
 	p.ThroughputAtSize = meanOpt(func(a Aggregate) *float64 { return a.ThroughputAtSize })

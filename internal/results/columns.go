@@ -65,6 +65,8 @@ var resultColumns = []Column{
 	{"ruc_usd_per_min", "Resource unit cost", "USD/min", lower, "Zhang et al. 2025, Table III prices"},
 	{"p_score", "P-Score", "tx/s per USD/min", higher, "Zhang et al. 2025, eq. 1"},
 	{"t_score", "T-Score", "tx/s per USD/min", higher, "Zhang et al. 2025, eq. 7"},
+	{"e1_score", "E1-Score", "tx/s per USD", higher, "Zhang et al. 2025, eq. 2: TPS over the measured part's CPU, memory and IO cost, the limits in force integrated over time (limits.csv)"},
+	{"e2_score", "E2-Score", "tx/s per node", higher, "Zhang et al. 2025, eq. 5: throughput gained per added replica over the scale, across the runs of a scale-out group"},
 	{"power_at_size", "Power@Size", "", higher, "Erdelt and Rabl 2026, eq. 4 (TPC-H Power@Size)"},
 	{"throughput_at_size", "Throughput@Size", "", higher, "Erdelt and Rabl 2026, eq. 3 (TPC-H Throughput@Size)"},
 	{"e_cpu", "E_CPU", "queries x SF per CPU-s", higher, "Erdelt and Rabl 2026, eq. 5"},

@@ -130,6 +130,7 @@ func (d *Dir) AppendResult(s *Summary) error {
 		ifMeasured(wl, ftoa(a.TPM)), optional(a.NOPM), ifMeasured(wl, ftoa(a.FairnessJain)), optional(a.CPUS), optional(a.MemPeakMB),
 		optional(a.ETpX), optional(a.ELat),
 		optional(a.MemFootprintMB), optional(a.MemMarginalMB), usd(a.RUC), optional(a.PScore), optional(a.TScore),
+		optional(a.E1Score), optional(a.E2Score),
 		optional(a.PowerAtSize), optional(a.ThroughputAtSize), optional(a.ECPU), optional(a.ERAM),
 		optional(s.HostSpeed), optional(a.FScoreS), optional(a.RScoreS), optional(a.HostIdlePct),
 		optional(a.CPUBackgroundPct), optional(a.CPUForegroundPct), optional(a.CPUServersPct), optional(a.MemTenantPrivateMB))

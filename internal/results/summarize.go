@@ -71,8 +71,11 @@ type Observations struct {
 	// Recovery what "throughput is back" means for their R; HostIdlePct
 	// the host's idle CPU over the workload phase (EDB 2026 reports it),
 	// nil when not measured.
-	Events      []Event
-	Recovery    metrics.Recovery
+	Events   []Event
+	Recovery metrics.Recovery
+	// Limits are the changes of the servers' limits during the workload
+	// phase (elastic.go), nil when they did not change.
+	Limits      []LimitChange
 	HostIdlePct *float64
 	// Classes are the tenants' classes, SLAs their SLAs, by tenant; nil
 	// without classes or SLAs (classes.go).
@@ -212,6 +215,7 @@ func Summarize(o *Observations) *Summary {
 		tenantIOPS(sum, m.InstanceIOOps, w.Duration.Seconds())
 		tenantIO(sum, m, w.Duration.Seconds())
 	}
+	o.elastic(sum) // first: a run whose limits changed is priced by what they held
 	o.price(sum)
 	// After Monitored: E_CPU and E_RAM need its figures.
 	if an := o.Analytical(); an != nil {
@@ -239,6 +243,16 @@ func (o *Observations) price(sum *Summary) {
 	p, ok := PricedResources(sum.Instances, a.CPUS, a.MemPeakMB, secs)
 	if !ok {
 		return
+	}
+	if e := a.Elastic; e != nil && o.Limits != nil && secs > 0 {
+		// The limits changed during the phase (limits.csv): the package
+		// given is their mean over the measured part, not the starting one.
+		if e.CPUFrom == "limit" {
+			p.VCores, p.CPUFrom = e.CPUSeconds/secs, "limit"
+		}
+		if e.MemoryFrom == "limit" {
+			p.MemoryGB, p.MemoryFrom = e.MemoryGBSeconds/secs, "limit"
+		}
 	}
 	p.StorageGB = o.StorageGB
 	if m := o.Monitor; m != nil && m.IOOps >= 0 && secs > 0 {

@@ -267,6 +267,12 @@ type Aggregate struct {
 	Priced         *Priced  `json:"priced,omitempty"`
 	PScore         *float64 `json:"p_score,omitempty"`
 	TScore         *float64 `json:"t_score,omitempty"`
+	// Zhang et al.'s (2025) E1-Score (eq. 2) and what it priced
+	// (elastic.go); E2-Score (eq. 5), set on every run of a scale-out
+	// group once the group has run (scaleout.go). Absent when not known.
+	Elastic *Elastic `json:"elastic,omitempty"`
+	E1Score *float64 `json:"e1_score,omitempty"`
+	E2Score *float64 `json:"e2_score,omitempty"`
 	// Query streams (TPC-H, Erdelt and Rabl 2026, section 5.2; streams.go):
 	// T_s, Power@Size and Throughput@Size (eq. 3-4), present when every
 	// stream ran all its queries; E_CPU and E_RAM (eq. 5-6) when also

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tenantbench/tenantbench/internal/driver"
+	"github.com/tenantbench/tenantbench/internal/elastic"
 	"github.com/tenantbench/tenantbench/internal/monitor"
 	"github.com/tenantbench/tenantbench/internal/netns"
 	"github.com/tenantbench/tenantbench/internal/plan"
@@ -81,6 +82,13 @@ type execution struct {
 	// (pooler.go); nil without sut.pooler.
 	pools   map[string]*provider.Pool
 	poolUse map[string]*poolerUse
+	// elastic changes the servers' limits during the workload phase
+	// (elastic.go), nil without sut.resources.schedule or autoscale;
+	// limitChanges are what it did (limits.csv), elasticErr why it
+	// could not start.
+	elastic      *elastic.Controller
+	limitChanges []results.LimitChange
+	elasticErr   error
 }
 
 func (e *execution) label() string {
@@ -260,7 +268,11 @@ func (e *execution) workload(ctx context.Context) error {
 	opts := driver.Options{Warmup: time.Duration(w.Warmup), Duration: time.Duration(w.Duration),
 		Progress: time.Duration(e.spec.Progress), Out: e.opts.Log, Label: e.label()}
 	opts.Shape = lp.Shape
-	opts.Started = e.startsWith(ctx, time.Duration(w.Warmup)+time.Duration(w.Duration))
+	interfering := e.startsWith(ctx, time.Duration(w.Warmup)+time.Duration(w.Duration))
+	opts.Started = func(start time.Time, w *driver.Watch) {
+		e.startElastic(ctx, start)
+		interfering(start, w)
+	}
 	// Faults make failed attempts by design and the run goes on through
 	// them; --fail-fast stops it at the first (the experiment then stops,
 	// its results so far written).
@@ -279,6 +291,7 @@ func (e *execution) workload(ctx context.Context) error {
 	end := time.Now()
 	e.poolersAfter()
 	e.stopInterference()
+	err = errors.Join(err, e.stopElastic())
 	// After the noise beside it has stopped: its group is then empty.
 	err = errors.Join(err, leave())
 	e.collectStreams(end)

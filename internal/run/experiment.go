@@ -72,6 +72,13 @@ func Experiment(ctx context.Context, p *plan.Plan, o Options) (*Outcome, error) 
 	// Each matrix point's repetitions so far: in interleaved or shuffled
 	// order they are a round apart.
 	points := map[int][]*results.Summary{}
+	// The runs as the E2-Score groups them, filled in once all have run.
+	var scaleOut []results.ScaleOutRun
+	defer func() {
+		if err := o.Out.FillScores(results.E2Scores(scaleOut)); err != nil {
+			fmt.Fprintf(o.Log, "results.csv: e2_score: %v\n", err)
+		}
+	}()
 	for i := range p.Runs {
 		r := &p.Runs[i]
 		last := i == len(p.Runs)-1
@@ -88,6 +95,10 @@ func Experiment(ctx context.Context, p *plan.Plan, o Options) (*Outcome, error) 
 		sum := ex.do(ctx)
 		sum.HostSpeed = speed
 		out.Runs++
+		// Replicas is left 0: without a replica dimension (sut.replicas)
+		// every group has one count, and no E2-Score.
+		scaleOut = append(scaleOut, results.ScaleOutRun{RunID: sum.RunID, Group: r.ScaleOutGroup(),
+			TPS: sum.Provider.TPS, Scale: sum.Scale, OK: sum.Status == results.StatusOK})
 		if sum.Status != results.StatusOK {
 			out.Failed++
 		}
@@ -146,6 +157,9 @@ func writeRun(d *results.Dir, s *results.Summary, ex *execution) error {
 	}
 	if s.Events != nil {
 		errs = append(errs, d.WriteEvents(s.RunID, s.Events))
+	}
+	if ex.limitChanges != nil {
+		errs = append(errs, d.WriteLimits(s.RunID, ex.limitChanges))
 	}
 	if an := o.Analytical(); an != nil {
 		errs = append(errs, d.WriteAnalytical(s.RunID, an))

@@ -296,6 +296,8 @@ func (d *Decoder) sut(n *yaml.Node, path string, s *SUT) {
 				{"cpu_policy", func(n *yaml.Node, p string) {
 					values(d, n, p, ReadText, cpuPolicies().rule, (*[]string)(&s.Resources.CPUPolicy))
 				}},
+				{"schedule", func(n *yaml.Node, p string) { d.resourceSchedule(n, p, &s.Resources.Schedule) }},
+				{"autoscale", func(n *yaml.Node, p string) { d.autoscale(n, p, &s.Resources.Autoscale) }},
 			})
 
 		}},

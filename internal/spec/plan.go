@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -65,6 +66,23 @@ type Run struct {
 	// and the run's scale only, so that runs of other models, settings or
 	// repetitions replay the same data and choices. See RunSeed.
 	Seed int64 `json:"seed"`
+}
+
+// ScaleOutGroup names the run's scale-out group: the runs of one
+// experiment that differ only in their replicas (sut.replicas), over
+// which Zhang et al.'s (2025) E2-Score (eq. 5) is computed
+// (results.E2Scores; docs/metrics.md). It is the run as plan.json
+// records it less what numbers and orders it (index, ID, point,
+// repetition, round, seed) and less its replica count: any other
+// dimension, a case included, splits groups.
+func (r Run) ScaleOutGroup() string {
+	id := r.ID
+	r.Index, r.ID, r.Point, r.Repetition, r.Round, r.Seed = 0, "", 0, 0, 0, 0
+	b, err := json.Marshal(r)
+	if err != nil {
+		return id // no group shared with another run
+	}
+	return string(b)
 }
 
 // Plan is the spec expanded: every matrix point x every repetition, in a

@@ -135,6 +135,10 @@ type Resources struct {
 	// CPUPolicy places the servers on cores (storage.go); a list value
 	// is a matrix dimension.
 	CPUPolicy Strings `yaml:"cpu_policy"`
+	// Schedule and Autoscale change the servers' limits during the
+	// workload phase (elastic.go); nil for limits that stay.
+	Schedule  *ResourceSchedule `yaml:"schedule,omitempty"`
+	Autoscale *Autoscale        `yaml:"autoscale,omitempty"`
 }
 
 // Tenancy says how tenants are placed and how many there are.

@@ -124,6 +124,7 @@ func Validate(s *Spec) []Problem {
 	v.order(s)
 	v.sut(&s.SUT)
 	v.resources(s)
+	v.elastic(s)
 	v.placement(&s.SUT)
 	v.cost(s.Cost)
 	oneOf(v, "tenancy.model", s.Tenancy.Model, modelRule)

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/cgroup"
 	"github.com/tenantbench/tenantbench/internal/pooler"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
@@ -28,6 +29,9 @@ type Process struct {
 	CPUs        float64
 	MemoryBytes int64
 	enforced    *bool // the instance's LimitsEnforced
+	// group is the server's cgroup, nil when none could be made: what
+	// Resize changes.
+	group *cgroup.Group
 	// mu guards Pid and PidStart, which an in-place restart changes
 	// while the monitor and the faults read them.
 	mu sync.RWMutex
@@ -55,6 +59,7 @@ var (
 	_ provider.Recorder        = (*Process)(nil)
 	_ provider.Restarter       = (*Process)(nil)
 	_ provider.Pooler          = (*Process)(nil)
+	_ provider.Resizer         = (*Process)(nil)
 	_ provider.Cloner          = (*Provider)(nil)
 	_ provider.Remover         = (*Provider)(nil)
 )
@@ -71,6 +76,24 @@ func (p *Process) Cgroup() (path, mode string) { return p.CgroupPath, p.CgroupMo
 
 func (p *Process) Limits() (cpus float64, memoryBytes int64, enforced bool) {
 	return p.CPUs, p.MemoryBytes, p.enforced != nil && *p.enforced
+}
+
+// Resize writes new limits into the server's cgroup: the quota and the
+// memory limit its processes run under from the next CFS period on. An
+// in-place restart keeps the group, so the limits last across it.
+func (p *Process) Resize(cpus float64, memoryBytes int64) error {
+	if p.group == nil {
+		return errors.New("the server has no cgroup: its limits cannot change")
+	}
+	return p.group.Resize(cgroup.Limits{CPUs: cpus, MemoryBytes: memoryBytes})
+}
+
+// CPUSeconds is the CPU time of the server's cgroup so far.
+func (p *Process) CPUSeconds() (float64, error) {
+	if p.group == nil {
+		return 0, errors.New("the server has no cgroup: its CPU time is not accounted")
+	}
+	return p.group.CPUSeconds()
 }
 
 // StorageBytes adds up the regular files of the data directory: a local

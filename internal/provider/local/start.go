@@ -246,6 +246,7 @@ func (p *Provider) makeCgroup(srv *server, workDir string, s provider.InstanceSp
 		}
 	}
 	Of(srv.inst).CgroupPath = g.Path()
+	Of(srv.inst).group = g
 	Of(srv.inst).CgroupMode = string(g.Mode())
 	// In force only when asked for: a server without limits runs
 	// unlimited, whatever the cgroup could enforce.

@@ -379,3 +379,14 @@ func unescapeMount(s string) string {
 	}
 	return b.String()
 }
+
+// Resizes is the local provider's answer at plan (provider.Factory's
+// Resizes): why it cannot change a running server's limits (no writable
+// cgroup with the cpu and memory controllers), "" when it can.
+func Resizes() string {
+	s := cgroup.Detect()
+	if s.Mode == cgroup.None {
+		return "cgroups are not available here: " + s.Reason
+	}
+	return ""
+}

@@ -24,6 +24,7 @@ func Builtin() provider.Registry {
 		Networks:   true,
 		Storage:    local.Storage,
 		Cores:      local.Cores,
+		Resizes:    local.Resizes,
 	})
 	r.Add(external.Factory())
 	r.Add(kubernetes.Factory())
