@@ -23,7 +23,7 @@ func AggregateRuns(sums []*Summary) *Summary {
 	agg := &Summary{RunID: first.RunID + "-" + last.RunID, Model: first.Model, Tenants: first.Tenants,
 		Scale: first.Scale, Clients: first.Clients, Repetition: AggregateRepetition, Settings: first.Settings,
 		Interference: first.Interference,
-		Interaction:  first.Interaction, Storage: first.Storage, Volume: first.Volume, CPUPolicy: first.CPUPolicy,
+		Interaction:  first.Interaction, Storage: first.Storage, Volume: first.Volume, CPUPolicy: first.CPUPolicy, Replicas: first.Replicas,
 		Status: StatusOK}
 	var ok []Aggregate
 	for _, s := range sums {
@@ -109,6 +109,10 @@ func AggregateRuns(sums []*Summary) *Summary {
 	p.CPUServersPct = meanOpt(func(a Aggregate) *float64 { return a.CPUServersPct })
 	p.MemTenantPrivateMB = meanOpt(func(a Aggregate) *float64 { return a.MemTenantPrivateMB })
 	p.SLAMetTenants, p.SLAMet = slaOfRuns(ok)
+	p.LagInsertMs = meanOpt(func(a Aggregate) *float64 { return a.LagInsertMs })
+	p.LagUpdateMs = meanOpt(func(a Aggregate) *float64 { return a.LagUpdateMs })
+	p.LagDeleteMs = meanOpt(func(a Aggregate) *float64 { return a.LagDeleteMs })
+	p.CScoreMs = meanOpt(func(a Aggregate) *float64 { return a.CScoreMs })
 	p.DriverCPUPer1000 = meanOpt(func(a Aggregate) *float64 { return a.DriverCPUPer1000 })
 	p.DriverCPUShare = meanOpt(func(a Aggregate) *float64 { return a.DriverCPUShare })
 	return agg

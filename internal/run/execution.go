@@ -81,6 +81,8 @@ type execution struct {
 	// (pooler.go); nil without sut.pooler.
 	pools   map[string]*provider.Pool
 	poolUse map[string]*poolerUse
+	// lags are what a lag workload measured (replicas.go), nil for none.
+	lags []workload.LagHistogram
 }
 
 func (e *execution) label() string {
@@ -249,7 +251,7 @@ func (e *execution) workload(ctx context.Context) error {
 	e.targets = perSecond(lp, e.spec.Workload.Phase())
 	var ts []driver.Tenant
 	for i, p := range e.placements {
-		t := driver.Tenant{Name: p.Tenant, Connect: e.workloadConnect(i), Workload: e.workloads[i],
+		t := driver.Tenant{Name: p.Tenant, Connect: e.workloadConnect(i), Replicas: e.replicaConnects(i), Workload: e.workloads[i],
 			Clients: e.run.Clients, Seed: uint64(e.run.Seed)*1000003 + uint64(i)}
 		if i < len(lp.Tenants) {
 			t.Load, t.Clients = &lp.Tenants[i], lp.Tenants[i].Conns
@@ -260,7 +262,7 @@ func (e *execution) workload(ctx context.Context) error {
 	opts := driver.Options{Warmup: time.Duration(w.Warmup), Duration: time.Duration(w.Duration),
 		Progress: time.Duration(e.spec.Progress), Out: e.opts.Log, Label: e.label()}
 	opts.Shape = lp.Shape
-	opts.Started = e.startsWith(ctx, time.Duration(w.Warmup)+time.Duration(w.Duration))
+	opts.Started = e.measureLags(e.startsWith(ctx, time.Duration(w.Warmup)+time.Duration(w.Duration)))
 	// Faults make failed attempts by design and the run goes on through
 	// them; --fail-fast stops it at the first (the experiment then stops,
 	// its results so far written).
@@ -278,6 +280,7 @@ func (e *execution) workload(ctx context.Context) error {
 	res, err := driver.Run(ctx, ts, opts)
 	end := time.Now()
 	e.poolersAfter()
+	e.collectLags()
 	e.stopInterference()
 	// After the noise beside it has stopped: its group is then empty.
 	err = errors.Join(err, leave())

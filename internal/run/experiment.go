@@ -149,6 +149,9 @@ func writeRun(d *results.Dir, s *results.Summary, ex *execution) error {
 	if s.Events != nil {
 		errs = append(errs, d.WriteEvents(s.RunID, s.Events))
 	}
+	if s.Lag != nil {
+		errs = append(errs, d.WriteLag(s.RunID, s.Lag))
+	}
 	if an := o.Analytical(); an != nil {
 		errs = append(errs, d.WriteAnalytical(s.RunID, an))
 	}

@@ -57,8 +57,8 @@ func ExpandValid(s *Spec) *Plan {
 	cases, rates, patterns := s.Workload.cases(), s.Workload.rates(), s.Workload.patterns()
 	st, policies := s.SUT.Storage, s.SUT.Resources.CPUPolicy
 	counts := []int{len(cases), len(s.Tenancy.Model), len(s.Tenancy.Tenants), len(s.Workload.Scale), len(s.Workload.Clients),
-		len(rates), len(patterns), len(st.Kind), len(st.Volume), len(policies)}
-	const settingsAt = 10 // index of the first settings dimension
+		len(rates), len(patterns), len(st.Kind), len(st.Volume), len(policies), len(s.SUT.Replicas)}
+	const settingsAt = 11 // index of the first settings dimension
 	for _, k := range listKeys {
 		counts = append(counts, len(s.SUT.Settings[k]))
 	}
@@ -95,6 +95,7 @@ func ExpandValid(s *Spec) *Plan {
 			Storage:    st.Kind[at[7]],
 			Volume:     st.Volume[at[8]],
 			CPUPolicy:  policies[at[9]],
+			Replicas:   s.SUT.Replicas[at[10]],
 			Repetition: at[len(at)-1] + 1,
 			Point:      (i-1)/s.Repeat + 1,
 			Settings:   make(map[string]string, len(s.SUT.Settings)),

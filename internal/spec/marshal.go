@@ -28,6 +28,7 @@ func Marshal(s *Spec) ([]byte, error) {
 		Schedule  *Schedule  `yaml:"schedule,omitempty"`
 		Pattern   *Pattern   `yaml:"pattern,omitempty"`
 		SLA       *SLA       `yaml:"sla,omitempty"`
+		Reads     string     `yaml:"reads,omitempty"`
 		Options   *yaml.Node `yaml:"options,omitempty"`
 		Cases     []Case     `yaml:"cases,omitempty"`
 	}
@@ -42,6 +43,9 @@ func Marshal(s *Spec) ([]byte, error) {
 		Pooler    *Pooler           `yaml:"pooler,omitempty"`
 		Network   *Network          `yaml:"network,omitempty"`
 		Storage   Storage           `yaml:"storage"`
+		// Replicas and Replication: written when some run has replicas.
+		Replicas    Ints   `yaml:"replicas,omitempty"`
+		Replication string `yaml:"replication,omitempty"`
 	}
 	out := struct {
 		Name   string `yaml:"name"`
@@ -90,6 +94,15 @@ func Marshal(s *Spec) ([]byte, error) {
 			Pattern:   s.Workload.Pattern,
 			SLA:       s.Workload.SLA,
 		},
+	}
+	if s.MostReplicas() > 0 || len(s.SUT.Replicas) != 1 {
+		out.SUT.Replicas = s.SUT.Replicas
+	}
+	if s.SUT.Replication != ReplicationAsync {
+		out.SUT.Replication = s.SUT.Replication
+	}
+	if s.Workload.Reads != ReadsPrimary {
+		out.Workload.Reads = s.Workload.Reads
 	}
 	if out.SUT.Settings == nil {
 		out.SUT.Settings = map[string]Values{} // "settings: {}" says there are none

@@ -32,6 +32,9 @@ type Run struct {
 	Storage   string `json:"storage"`
 	Volume    string `json:"volume"`
 	CPUPolicy string `json:"cpu_policy"`
+	// Replicas is the hot standbys each of the run's servers gets
+	// (sut.replicas), 0 for none.
+	Replicas int `json:"replicas,omitempty"`
 	// Provision is how the run's tenants get their data, "load" or
 	// "clone": workload.provision where the model can clone (the plan
 	// settles it).

@@ -78,6 +78,14 @@ func (p *Plan) WriteTable(w io.Writer) error {
 	if placed {
 		head = append(head, "storage", "volume", "cpu_policy")
 	}
+	// Replicas: shown once any run has some.
+	replicated := false
+	for _, r := range p.Runs {
+		replicated = replicated || r.Replicas > 0
+	}
+	if replicated {
+		head = append(head, "replicas")
+	}
 	head = append(head, p.SettingKeys...)
 	head = append(head, p.InterferenceKeys...)
 	head = append(head, "rep")
@@ -98,6 +106,9 @@ func (p *Plan) WriteTable(w io.Writer) error {
 		}
 		if placed {
 			row = append(row, r.Storage, r.Volume, r.CPUPolicy)
+		}
+		if replicated {
+			row = append(row, strconv.Itoa(r.Replicas))
 		}
 		for _, k := range p.SettingKeys {
 			row = append(row, r.Settings[k])

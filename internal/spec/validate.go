@@ -125,6 +125,7 @@ func Validate(s *Spec) []Problem {
 	v.sut(&s.SUT)
 	v.resources(s)
 	v.placement(&s.SUT)
+	v.replicas(s)
 	v.cost(s.Cost)
 	oneOf(v, "tenancy.model", s.Tenancy.Model, modelRule)
 	oneOf(v, "tenancy.tenants", s.Tenancy.Tenants, tenantsRule)
@@ -322,6 +323,7 @@ func (v *validator) size(s *Spec) {
 		{"storage kind", len(s.SUT.Storage.Kind)},
 		{"storage volume", len(s.SUT.Storage.Volume)},
 		{"cpu_policy", len(s.SUT.Resources.CPUPolicy)},
+		{"replicas", len(s.SUT.Replicas)},
 	}
 	for _, k := range sortedKeys(s.SUT.Settings) {
 		factors = append(factors, factor{k, len(s.SUT.Settings[k])})
