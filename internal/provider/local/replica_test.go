@@ -98,6 +98,25 @@ func TestReplicas(t *testing.T) {
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_replication_slots").Scan(&slots); err != nil || slots != 1 {
 		t.Errorf("%d slots after a standby stopped (%v), want 1", slots, err)
 	}
+	// Stopping the primary stops its standbys first, each dropping its
+	// slot: none is left on it.
+	srv, err := p.serverOf(prim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.stopReplicas(ctx, srv); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_replication_slots").Scan(&slots); err != nil || slots != 0 {
+		t.Errorf("%d slots after the standbys stopped (%v), want none", slots, err)
+	}
+	// The primary waits for no standby any more: a commit returns at
+	// once (a cancel by statement_timeout would end a wait for a
+	// standby with a warning only, after 10 s).
+	began := time.Now()
+	if _, err := conn.Exec(ctx, "SET statement_timeout = '10s'; INSERT INTO seen VALUES (4)"); err != nil || time.Since(began) > 5*time.Second {
+		t.Errorf("a commit after the standbys stopped took %v (%v)", time.Since(began), err)
+	}
 	conn.Close(ctx)
 	if err := p.Stop(ctx, prim); err != nil {
 		t.Fatal(err)
