@@ -21,7 +21,6 @@ import (
 func TestLagMeasuresApplyDelay(t *testing.T) {
 	const delay = 200 * time.Millisecond
 	prim := pgtest.Start(t, pgtest.Settings(map[string]string{"recovery_min_apply_delay": "200ms"}))
-	rep := pgtest.Replicas(t, prim, 1, false)[0]
 	ctx := context.Background()
 	w, err := New(0.01, Options{Insert: 40, Update: 30, Delete: 30, Timeout: 5 * time.Second})
 	if err != nil {
@@ -38,6 +37,9 @@ func TestLagMeasuresApplyDelay(t *testing.T) {
 	if err := w.PostIngest(ctx, conn); err != nil {
 		t.Fatal(err)
 	}
+	// Made after post-ingest, as a run makes them: the copy holds the
+	// loaded table (a change made before would show 200 ms later).
+	rep := pgtest.Replicas(t, prim, 1, false)[0]
 	rc := pgtest.Connect(t, rep, "postgres")
 	cl, err := w.NewClient(ctx, conn, workload.ClientInfo{Index: 0, Clients: 1, Seed: 7, Replicas: []workload.Conn{rc}})
 	if err != nil {
