@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -88,5 +89,60 @@ workload: {name: lag, scale: 0.01, clients: 2, duration: 2s}
 				t.Errorf("the replica's cgroup %s%s is left", root, group)
 			}
 		}
+	}
+}
+
+// TestReadsOnReplicasRun runs tpcb's select-only with workload.reads:
+// replicas on a server with two replicas: every committed transaction
+// ran on a replica (each counts thousands in its tenant's database, the
+// primary's count stays flat), and a client's connection to each is
+// held beside its own.
+func TestReadsOnReplicasRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL servers")
+	}
+	ex := newExecution(t, `name: t
+sut: {replicas: 2}
+tenancy: {model: schema, tenants: 1}
+workload: {name: tpcb, scale: 1, clients: 2, duration: 2s, reads: replicas, options: {scripts: {select-only: 1}}}
+`)
+	ex.steps(t, "provision", "setup", "ingest", "post-ingest")
+	if len(ex.instances) != 3 {
+		t.Fatalf("instances %v", ex.instances)
+	}
+	if got := ex.replicaConnects(0); len(got) != 2 {
+		t.Fatalf("%d replica connections per client, want 2", len(got))
+	}
+	ctx := context.Background()
+	db := ex.placements[0].Database
+	commits := func(i int) int64 {
+		t.Helper()
+		s, err := adminStrings(ctx, ex.instances[i], "SELECT xact_commit::text FROM pg_stat_database WHERE datname = $1", db)
+		if err != nil || len(s) != 1 {
+			t.Fatalf("%s: %v %v", ex.instances[i].Name, s, err)
+		}
+		n, _ := strconv.ParseInt(s[0], 10, 64)
+		return n
+	}
+	before := []int64{commits(0), commits(1), commits(2)}
+	ex.steps(t, "workload")
+	var committed int64
+	for _, tn := range ex.result.Result.Figures().Tenants {
+		committed += tn.All.Committed
+	}
+	// The clients' backends flush their counts as they exit, a moment
+	// after the phase.
+	deadline := time.Now().Add(10 * time.Second)
+	var d []int64
+	for {
+		d = []int64{commits(0) - before[0], commits(1) - before[1], commits(2) - before[2]}
+		if d[1]+d[2] >= committed || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("%d committed; transactions on the primary %d, on the replicas %d and %d", committed, d[0], d[1], d[2])
+	if committed == 0 || d[1] == 0 || d[2] == 0 || d[1]+d[2] < committed || d[0] > committed/10 {
+		t.Errorf("%d committed; transactions on the primary %d, on the replicas %d and %d", committed, d[0], d[1], d[2])
 	}
 }
