@@ -11,6 +11,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/run"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/lag"
 	"github.com/tenantbench/tenantbench/internal/workload/sales"
 	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
 	"github.com/tenantbench/tenantbench/internal/workload/tpcc"
@@ -39,6 +40,7 @@ func registry() workload.Registry {
 	r.Add(sales.Factory())
 	r.Add(tpcc.Factory())
 	r.Add(tpch.Factory())
+	r.Add(lag.Factory())
 	return r
 }
 

@@ -23,8 +23,12 @@ import (
 
 // Tenant is one tenant's share of the workload phase.
 type Tenant struct {
-	Name     string
-	Connect  workload.Connect // opens a connection as the tenant
+	Name    string
+	Connect workload.Connect // opens a connection as the tenant
+	// Replicas open a connection as the tenant to each replica of its
+	// server, which each client holds beside its own (ClientInfo.Replicas);
+	// nil when the tenant's reads stay on its server.
+	Replicas []workload.Connect
 	Workload workload.Workload
 	// Clients is how many connections the tenant opens: its clients
 	// (closed) or its pool (open).
@@ -275,7 +279,7 @@ type worker struct {
 func (w *worker) connect(ctx context.Context) error {
 	// A reconnected client draws from a fresh stream, so a replay after an
 	// outage is still deterministic for the same outage.
-	client, conn, err := w.tenant.Connect.Open(ctx, w.tenant.Workload, func() workload.ClientInfo {
+	client, conn, err := w.tenant.Connect.OpenReplicated(ctx, w.tenant.Workload, w.tenant.Replicas, func() workload.ClientInfo {
 		seed := mix(w.seed, w.connects)
 		w.connects++
 		return workload.ClientInfo{Index: w.index, Clients: w.tenant.Clients, Seed: seed}

@@ -260,6 +260,29 @@ type Pooled interface {
 	Unnamed(dsn string) string
 }
 
+// Replicator is an engine whose running server can be copied into hot
+// standbys that follow it (PostgreSQL's streaming replication): what the
+// local provider needs for sut.replicas, and what the plan asks of the
+// engine before it accepts them.
+type Replicator interface {
+	// BaseBackup is the command, run as the server user, that copies the
+	// running primary of s into s.DataDir through a new replication slot
+	// s.Slot and leaves the copy configured to stream from the primary
+	// through it (a standby once started); env is added to the command's
+	// environment (the password: never on a command line).
+	BaseBackup(p server.Programs, s server.Standby) (args, env []string)
+	// Synchronous is the statements that make the primary wait at each
+	// commit for every standby named (their Config.Name), or for none
+	// when names is empty.
+	Synchronous(names []string) []string
+	// DropSlot drops the replication slot named $1 on the primary, if it
+	// exists and no standby is using it any more.
+	DropSlot() string
+	// Streaming counts, on the primary, the standbys named in $1 (a text
+	// array) that are streaming from it.
+	Streaming() string
+}
+
 // Registry is the set of known engines, by name. An explicit value, not a
 // package global: callers build it with Builtin.
 type Registry map[string]Engine

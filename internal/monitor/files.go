@@ -33,6 +33,15 @@ func (s *Samples) WriteFiles(dir string) error {
 		{"monitor.json", s.metaJSON},
 	}
 	for _, is := range s.Instances {
+		if len(is.Replication) > 0 { // a run with replicas
+			files = append(files, struct {
+				name string
+				data func() ([]byte, error)
+			}{"replication.csv", s.replicationCSV})
+			break
+		}
+	}
+	for _, is := range s.Instances {
 		if len(is.Pools) > 0 { // a run with a pooler
 			files = append(files, struct {
 				name string
@@ -105,7 +114,7 @@ func (s *Samples) resourcesCSV() ([]byte, error) {
 	header := []string{"instance", "t_s", "cpu_user_s", "cpu_sys_s", "cpu_s", "cpus",
 		"mem_current_mb", "mem_peak_mb", "mem_anon_mb", "mem_file_mb", "mem_shmem_mb", "rss_mb", "pss_mb",
 		"io_read_bytes", "io_write_bytes", "io_read_ops", "io_write_ops",
-		"ctx_voluntary", "ctx_involuntary", "procs", "client_backends", "background_procs", "background_anon_mb"}
+		"ctx_voluntary", "ctx_involuntary", "procs", "client_backends", "background_procs", "background_anon_mb", "role"}
 	var rows [][]string
 	for _, is := range s.Instances {
 		for i, x := range is.Samples {
@@ -118,10 +127,10 @@ func (s *Samples) resourcesCSV() ([]byte, error) {
 				mb(x.MemCurrent), mb(x.MemPeak), mb(x.MemAnon), mb(x.MemFile), mb(x.MemShmem), mb(x.RSS), mb(x.PSS),
 				count(x.IOReadBytes), count(x.IOWriteBytes), count(x.IOReadOps), count(x.IOWriteOps),
 				count(x.CtxVoluntary), count(x.CtxInvoluntary),
-				strconv.Itoa(x.Procs), strconv.Itoa(x.ClientBackends), strconv.Itoa(x.Background), mb(x.BackgroundAnon)}
+				strconv.Itoa(x.Procs), strconv.Itoa(x.ClientBackends), strconv.Itoa(x.Background), mb(x.BackgroundAnon), is.Role}
 			if is.Whole { // CPU and memory only: the rest is unknown, not zero
 				row[3] = ""
-				for j := 11; j < len(row); j++ {
+				for j := 11; j < len(row)-1; j++ { // the role stays
 					row[j] = ""
 				}
 			}
@@ -240,6 +249,7 @@ func (s *Samples) metaJSON() ([]byte, error) {
 	}
 	type inst struct {
 		Name         string   `json:"name"`
+		Role         string   `json:"role,omitempty"`
 		Pid          int      `json:"pid"`
 		Cgroup       string   `json:"cgroup"`
 		CgroupMode   string   `json:"cgroup_mode"`
@@ -266,7 +276,7 @@ func (s *Samples) metaJSON() ([]byte, error) {
 		out.Marks = append(out.Marks, mark{m.Label, m.T.Seconds()})
 	}
 	for _, is := range s.Instances {
-		in := inst{is.Name, is.Pid, is.Cgroup, is.CgroupMode, is.CPUSource, is.MemorySource,
+		in := inst{is.Name, is.Role, is.Pid, is.Cgroup, is.CgroupMode, is.CPUSource, is.MemorySource,
 			is.IOSource, is.Tenants[firstTenant:], len(is.Samples), nil}
 		if is.SharedExceptBuffers >= 0 {
 			v := float64(is.SharedExceptBuffers) / (1 << 20)

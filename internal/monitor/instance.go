@@ -75,7 +75,8 @@ type sampler struct {
 
 	shmem  int64 // InstanceSeries.SharedExceptBuffers
 	series []ResourceSample
-	pools  []PoolSample // InstanceSeries.Pools
+	pools  []PoolSample        // InstanceSeries.Pools
+	repl   []ReplicationSample // InstanceSeries.Replication
 	waits  waitHist
 	stats  statsState
 	errs   errorLog
@@ -256,6 +257,7 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 		s.root = rs.ProcessRoot()
 	}
 	s.samplePools(ctx, t)
+	s.sampleReplication(ctx, t)
 	var err error
 	if s.cg != nil {
 		s.pids, err = s.r.pidsOf(s.cg.procs, s.pids[:0])

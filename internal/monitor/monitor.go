@@ -310,7 +310,7 @@ func (m *Monitor) samples() *Samples {
 	for i, s := range m.samplers {
 		is := &InstanceSeries{Name: s.inst.Name, Pid: s.root, Cgroup: s.cgPath, CgroupMode: s.cgMode,
 			Tenants: s.tenants.names, SharedExceptBuffers: s.shmem, Samples: s.series, DBMS: s.stats.deltas(),
-			Pools: s.pools}
+			Pools: s.pools, Role: provider.Role(s.inst), Replication: s.repl}
 		is.CPUSource, is.MemorySource, is.IOSource = s.sources()
 		is.Whole = s.usage != nil
 		if m.cfg.WaitInterval > 0 {

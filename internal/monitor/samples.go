@@ -28,7 +28,10 @@ type Mark struct {
 
 // InstanceSeries is one instance's measurements.
 type InstanceSeries struct {
-	Name       string
+	Name string
+	// Role is the instance's role, provider.Role: "primary", or
+	// "replica" for a hot standby (sut.replicas).
+	Role       string
 	Pid        int    // the postmaster
 	Cgroup     string // "" without one
 	CgroupMode string
@@ -57,6 +60,9 @@ type InstanceSeries struct {
 	Pools []PoolSample
 	Waits []WaitSegment
 	DBMS  []StatsDelta
+	// Replication is each round's lag of each standby of the instance,
+	// as it sees them (replication.go); none without standbys.
+	Replication []ReplicationSample
 }
 
 // ResourceSample is one round of one instance. A figure that is not

@@ -114,3 +114,20 @@ func TempDir(t testing.TB) string {
 	}
 	return dir
 }
+
+// Replicas starts n hot standbys of inst (provider.Replicated), streaming
+// (synchronous when sync), stopped with inst when the test ends.
+func Replicas(t testing.TB, inst *provider.Instance, n int, sync bool) []*provider.Instance {
+	t.Helper()
+	r, ok := provider.As[provider.Replicated](inst)
+	if !ok {
+		t.Fatalf("pgtest: instance %s cannot have replicas", inst.Name)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rs, err := r.StartReplicas(ctx, n, sync)
+	if err != nil {
+		t.Fatalf("pgtest: start replicas: %v", err)
+	}
+	return rs
+}

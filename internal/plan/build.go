@@ -118,6 +118,7 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, m
 	more = append(more, checkPoolers(s, regs, eng)...)
 	links, bad := checkNetworks(s, regs, m)
 	more = append(more, bad...)
+	more = append(more, checkReplicas(s, regs, eng)...)
 	return eng, links, append(more, checkMemory(s, regs, m)...)
 }
 
@@ -160,6 +161,12 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine, m Ma
 	var err error
 	if p.StreamsEnd, err = streamsEnd(s, sp, regs); err != nil {
 		return nil, err
+	}
+	if s.MostReplicas() > 0 {
+		p.Replication, p.Reads = s.SUT.Replication, s.Workload.Reads
+		if w, err := regs.Workloads.Build(&s.Workload, 1); err == nil {
+			p.ReplicaUser = workload.UsesReplicas(w)
+		}
 	}
 	for i := range sp.Runs {
 		r, err := resolveRun(s, &sp.Runs[i], regs, eng, m)

@@ -27,6 +27,10 @@ type Machine struct {
 	// less the processes running now. Every connection is a server
 	// process.
 	Processes int
+	// Ports is how many loopback ports the kernel hands out
+	// (net.ipv4.ip_local_port_range): the local provider puts each
+	// server, replicas included, on one of them.
+	Ports int
 	// Root says tenantbench runs as root, which sut.network needs.
 	Root bool
 	// Cores are the CPUs tenantbench may run on, the servers' to share
@@ -50,6 +54,15 @@ func Here() Machine {
 				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
 					m.MemoryBytes = kb << 10
 				}
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			lo, err1 := strconv.Atoi(f[0])
+			hi, err2 := strconv.Atoi(f[1])
+			if err1 == nil && err2 == nil && hi >= lo {
+				m.Ports = hi - lo + 1
 			}
 		}
 	}
@@ -87,10 +100,15 @@ func checkMachine(p *Plan, eng engine.Engine, m Machine, remote bool) []spec.Pro
 	seen := map[string]bool{}
 	for i := range p.Runs {
 		r := &p.Runs[i]
-		servers := len(r.Instances)
+		// Each server's replicas are servers too; a client that reads
+		// them holds a connection to each.
+		servers := len(r.Instances) * (1 + r.Replicas)
 		conns := 0
 		for _, t := range r.TenantList {
 			conns += t.Conns
+		}
+		if p.ReadsReplicas(r) {
+			conns *= 1 + r.Replicas
 		}
 		key := fmt.Sprint(servers, conns)
 		if seen[key] {
@@ -105,6 +123,10 @@ func checkMachine(p *Plan, eng engine.Engine, m Machine, remote bool) []spec.Pro
 		}
 		what := fmt.Sprintf("run %s (model %s, %d tenants x %d clients: %d servers, %d connections)",
 			r.ID, r.Model, r.Tenants, r.Clients, servers, conns)
+		if r.Replicas > 0 {
+			what = fmt.Sprintf("run %s (model %s, %d tenants x %d clients, %d replicas per server: %d servers, %d connections)",
+				r.ID, r.Model, r.Tenants, r.Clients, r.Replicas, servers, conns)
+		}
 		if m.OpenFiles > 0 && conns+ownOpenFiles+servers > m.OpenFiles {
 			out = append(out, spec.Problem{Path: path, Value: strconv.Itoa(r.Tenants), Allowed: fmt.Sprintf(
 				"%s needs %d open files in tenantbench (a socket per connection), more than this machine's limit of %d "+
@@ -115,6 +137,12 @@ func checkMachine(p *Plan, eng engine.Engine, m Machine, remote bool) []spec.Pro
 			out = append(out, spec.Problem{Path: path, Value: strconv.Itoa(r.Tenants), Allowed: fmt.Sprintf(
 				"%s needs about %d server processes (one per connection, %d per server), more than the %d this machine can still start "+
 					"(kernel.pid_max): lower tenants or clients, or use a model with fewer servers", what, procs, serverProcesses, m.Processes)})
+		}
+		// Every connection takes a client port too.
+		if ports := servers + conns; r.Replicas > 0 && !remote && m.Ports > 0 && ports > m.Ports {
+			out = append(out, spec.Problem{Path: path, Value: strconv.Itoa(r.Tenants), Allowed: fmt.Sprintf(
+				"%s needs %d loopback ports (one per server and per connection), more than the %d this machine hands out "+
+					"(net.ipv4.ip_local_port_range): lower tenants, clients or sut.replicas, or use a model with fewer servers", what, ports, m.Ports)})
 		}
 		mem := int64(servers)*serverMemory + int64(conns)*backendMemory
 		if m.MemoryBytes > 0 && mem > m.MemoryBytes {

@@ -73,7 +73,13 @@ type Plan struct {
 	// run has its own (Run.Network): with sut.placement the runs differ
 	// and this is nil.
 	Network *netns.Link `json:"network,omitempty"`
-	Load    Load        `json:"load"`
+	// Replication (sut.replication) and Reads (workload.reads) are how
+	// the runs with replicas use them (each run's Replicas); ReplicaUser
+	// says the workload reads them by design. Empty when no run has any.
+	Replication string `json:"replication,omitempty"`
+	Reads       string `json:"reads,omitempty"`
+	ReplicaUser bool   `json:"replica_user,omitempty"`
+	Load        Load   `json:"load"`
 	// Dimensions are the values of the matrix's main dimensions, as the
 	// spec lists them.
 	Dimensions Dimensions `json:"dimensions"`

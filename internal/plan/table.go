@@ -32,6 +32,19 @@ func (p *Plan) WriteTable(w io.Writer) error {
 			return err
 		}
 	}
+	if p.Replication != "" {
+		reads := "the workload's reads stay on the primary"
+		switch {
+		case p.ReplicaUser:
+			reads = "the workload reads its writes back from them"
+		case p.Reads == spec.ReadsReplicas:
+			reads = "the workload's read-only transactions go to them, round-robin per client"
+		}
+		if _, err := fmt.Fprintf(w, "replicas: hot standbys of every server (column replicas), streaming, %s, made after post-ingest; %s\n",
+			p.Replication, reads); err != nil {
+			return err
+		}
+	}
 	if err := p.writeInterference(w); err != nil {
 		return err
 	}

@@ -237,3 +237,50 @@ func (c Capability) String() string {
 	}
 	return fmt.Sprintf("capability %d", int(c))
 }
+
+// Replicated is a server that can be given hot standbys (sut.replicas):
+// copies of it, each a server of its own (endpoint, process, cgroup with
+// the primary's limits, ledger record), that follow its changes and
+// answer reads. They are part of the primary: the provider stops them
+// when it stops the primary, whatever the path (Stop, down).
+type Replicated interface {
+	// StartReplicas starts n standbys of the running server, named
+	// "<primary>-r1".."<primary>-rn", and returns once each is
+	// streaming; sync makes every commit on the primary wait for all of
+	// them. On error none of the new ones is left.
+	StartReplicas(ctx context.Context, n int, sync bool) ([]*Instance, error)
+	// Replicas are the standbys started so far, in order.
+	Replicas() []*Instance
+}
+
+// Fail-over (a fault that kills the primary and promotes a replica) is not
+// here yet. It needs of this API: a Promote on a Standby (pg_promote, then
+// the standby is a primary: PrimaryOf nil, a Replicated of its own, its
+// slot dropped), a Repoint on the other standbys (primary_conninfo and
+// primary_slot_name to the new primary, a slot each there), the run's
+// placements moved to the promoted instance (the tenants' endpoint), and
+// the dead primary's Stop no longer stopping the standbys that moved.
+
+// Standby is a hot standby of another instance (Replicated.StartReplicas).
+type Standby interface {
+	// PrimaryOf is the instance the standby follows, nil for a server
+	// that is no standby.
+	PrimaryOf() *Instance
+}
+
+// Role is "replica" for a standby, "primary" for any other server: the
+// role column of the monitor's files.
+func Role(i *Instance) string {
+	if s, ok := As[Standby](i); ok && s.PrimaryOf() != nil {
+		return "replica"
+	}
+	return "primary"
+}
+
+// ReplicasOf are i's standbys, none for a server without.
+func ReplicasOf(i *Instance) []*Instance {
+	if r, ok := As[Replicated](i); ok {
+		return r.Replicas()
+	}
+	return nil
+}

@@ -33,6 +33,9 @@ type Factory struct {
 	// each server (its instances are provider.Pooler): sut.pooler needs
 	// it.
 	Pools bool
+	// Replicates says the provider can give its servers hot standbys
+	// (its instances are provider.Replicated): sut.replicas needs it.
+	Replicates bool
 	// Networks says the provider can place its servers behind an
 	// emulated link (it is a Networker): sut.network needs it.
 	Networks bool

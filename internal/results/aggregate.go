@@ -24,7 +24,7 @@ func AggregateRuns(sums []*Summary) *Summary {
 		Scale: first.Scale, Clients: first.Clients, Repetition: AggregateRepetition, Settings: first.Settings,
 		Interference: first.Interference,
 		Interaction:  first.Interaction, Storage: first.Storage, Volume: first.Volume, CPUPolicy: first.CPUPolicy,
-		Placement: first.Placement, Status: StatusOK}
+		Placement: first.Placement, Replicas: first.Replicas, Status: StatusOK}
 	var ok []Aggregate
 	for _, s := range sums {
 		if s.Status == StatusOK {
@@ -111,6 +111,10 @@ func AggregateRuns(sums []*Summary) *Summary {
 	p.CPUServersPct = meanOpt(func(a Aggregate) *float64 { return a.CPUServersPct })
 	p.MemTenantPrivateMB = meanOpt(func(a Aggregate) *float64 { return a.MemTenantPrivateMB })
 	p.SLAMetTenants, p.SLAMet = slaOfRuns(ok)
+	p.LagInsertMs = meanOpt(func(a Aggregate) *float64 { return a.LagInsertMs })
+	p.LagUpdateMs = meanOpt(func(a Aggregate) *float64 { return a.LagUpdateMs })
+	p.LagDeleteMs = meanOpt(func(a Aggregate) *float64 { return a.LagDeleteMs })
+	p.CScoreMs = meanOpt(func(a Aggregate) *float64 { return a.CScoreMs })
 	p.DriverCPUPer1000 = meanOpt(func(a Aggregate) *float64 { return a.DriverCPUPer1000 })
 	p.DriverCPUShare = meanOpt(func(a Aggregate) *float64 { return a.DriverCPUShare })
 	return agg

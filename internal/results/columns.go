@@ -88,6 +88,11 @@ var resultColumns = []Column{
 	{"volume", "Volume", "", 0, "the plan: sut.storage.volume, shared or per-instance (matrix dimension)"},
 	{"cpu_policy", "CPU placement", "", 0, "the plan: sut.resources.cpu_policy, none, pack or spread (matrix dimension)"},
 	{"placement", "Client placement", "", 0, "the plan: the name of the run's sut.placement, empty without it (matrix dimension)"},
+	{"replicas", "Replicas per server", "", 0, "the plan: sut.replicas (matrix dimension)"},
+	{"lag_insert_ms", "Replication lag of inserts", "ms", lower, "the lag workload: from an insert's commit on the primary until a replica shows it, mean over the replicas (Zhang et al. 2025, section II-B)"},
+	{"lag_update_ms", "Replication lag of updates", "ms", lower, "the lag workload: as lag_insert_ms, for updates"},
+	{"lag_delete_ms", "Replication lag of deletes", "ms", lower, "the lag workload: as lag_insert_ms, for deletes"},
+	{"c_score_ms", "C-Score", "ms", lower, "Zhang et al. 2025, eq. 6: the three lags' sum, over the replicas"},
 	{"error", "Error", "", 0, "the run: why it failed or was cut"},
 }
 

@@ -3,6 +3,8 @@ package results
 import (
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/workload"
+
 	"github.com/tenantbench/tenantbench/internal/metrics"
 )
 
@@ -77,6 +79,10 @@ type Observations struct {
 	// phase (elastic.go), nil when they did not change.
 	Limits      []LimitChange
 	HostIdlePct *float64
+	// Replicas is the hot standbys of each server (sut.replicas), Lags
+	// what a lag workload measured on them (lag.go); nil for none.
+	Replicas int
+	Lags     []workload.LagHistogram
 	// Classes are the tenants' classes, SLAs their SLAs, by tenant; nil
 	// without classes or SLAs (classes.go).
 	Classes map[string]string
@@ -133,7 +139,7 @@ type Monitored struct {
 func Summarize(o *Observations) *Summary {
 	sum := &Summary{RunID: o.RunID, Model: o.Model, Tenants: o.Tenants, Scale: o.Scale, Clients: o.Clients,
 		Repetition: o.Repetition, Settings: o.Settings, Interference: o.Interference, Seed: o.Seed, Workload: o.WorkloadName,
-		Interaction: o.Interaction, Storage: o.Storage, Volume: o.Volume, CPUPolicy: o.CPUPolicy, Placement: o.Placement,
+		Interaction: o.Interaction, Storage: o.Storage, Volume: o.Volume, CPUPolicy: o.CPUPolicy, Placement: o.Placement, Replicas: o.Replicas,
 		Warmup: o.Warmup.Seconds(), Duration: o.Duration.Seconds(), Start: o.Start, End: o.End,
 		Status: StatusOK, Instances: o.Instances, Phases: o.Phases, MemoryKills: o.MemoryKills}
 	if o.Err != nil {
@@ -174,6 +180,11 @@ func Summarize(o *Observations) *Summary {
 			rec = metrics.DefaultRecovery
 		}
 		sum.Provider.FScoreS, sum.Provider.RScoreS = failover(sum.Events, w, rec)
+	}
+	if len(o.Lags) > 0 {
+		sum.Lag = lagRows(o.Lags)
+		ops, c := lagScores(sum.Lag)
+		sum.Provider.LagInsertMs, sum.Provider.LagUpdateMs, sum.Provider.LagDeleteMs, sum.Provider.CScoreMs = ops[0], ops[1], ops[2], c
 	}
 	judge(sum, o.SLAs)
 	sum.Classes = classTotals(sum.Tenant, o.Classes)

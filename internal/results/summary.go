@@ -43,9 +43,12 @@ type Summary struct {
 	CPUPolicy string `json:"cpu_policy,omitempty"`
 	// Placement is the name of the clients' placement (sut.placement),
 	// empty without it.
-	Placement string  `json:"placement,omitempty"`
-	Warmup    float64 `json:"warmup_s"`
-	Duration  float64 `json:"duration_s"`
+	Placement string `json:"placement,omitempty"`
+	// Replicas is the hot standbys of each server (sut.replicas), 0 for
+	// none.
+	Replicas int     `json:"replicas,omitempty"`
+	Warmup   float64 `json:"warmup_s"`
+	Duration float64 `json:"duration_s"`
 	// Measured is the measured part the rates divide by: Duration, or
 	// less when the run was cut short (interrupted) or its query streams
 	// ended it (Workload.Duration); 0 when nothing was measured.
@@ -77,6 +80,9 @@ type Summary struct {
 	// Events are the run's interference occurrences with their F and R
 	// (events.csv); absent without interference.
 	Events []Event `json:"events,omitempty"`
+	// Lag is what a lag workload measured, by operation and replica
+	// (lag.csv); absent otherwise.
+	Lag []LagRow `json:"lag,omitempty"`
 	// meanOf is, for a row of AggregateRuns, how many successful
 	// repetitions its figures are the means of: with none, results.csv
 	// leaves them empty (cells.go).
@@ -305,6 +311,12 @@ type Aggregate struct {
 	// an SLA.
 	SLAMetTenants *int  `json:"sla_met_tenants,omitempty"`
 	SLAMet        *bool `json:"sla_met,omitempty"`
+	// Replication lag by operation and the C-Score of Zhang et al. 2025,
+	// eq. 6 (lag.go), in ms; absent unless a lag workload measured them.
+	LagInsertMs *float64 `json:"lag_insert_ms,omitempty"`
+	LagUpdateMs *float64 `json:"lag_update_ms,omitempty"`
+	LagDeleteMs *float64 `json:"lag_delete_ms,omitempty"`
+	CScoreMs    *float64 `json:"c_score_ms,omitempty"`
 	// The driver's own cost over the measured part (Driver): CPU seconds
 	// of tenantbench's process per 1000 transactions that ended (committed
 	// or rolled back on purpose), and its share of the host's CPU time

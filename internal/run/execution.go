@@ -89,6 +89,8 @@ type execution struct {
 	elastic      *elastic.Controller
 	limitChanges []results.LimitChange
 	elasticErr   error
+	// lags are what a lag workload measured (replicas.go), nil for none.
+	lags []workload.LagHistogram
 }
 
 func (e *execution) label() string {
@@ -257,7 +259,7 @@ func (e *execution) workload(ctx context.Context) error {
 	e.targets = perSecond(lp, e.spec.Workload.Phase())
 	var ts []driver.Tenant
 	for i, p := range e.placements {
-		t := driver.Tenant{Name: p.Tenant, Connect: e.workloadConnect(i), Workload: e.workloads[i],
+		t := driver.Tenant{Name: p.Tenant, Connect: e.workloadConnect(i), Replicas: e.replicaConnects(i), Workload: e.workloads[i],
 			Clients: e.run.Clients, Seed: uint64(e.run.Seed)*1000003 + uint64(i)}
 		if i < len(lp.Tenants) {
 			t.Load, t.Clients = &lp.Tenants[i], lp.Tenants[i].Conns
@@ -268,7 +270,7 @@ func (e *execution) workload(ctx context.Context) error {
 	opts := driver.Options{Warmup: time.Duration(w.Warmup), Duration: time.Duration(w.Duration),
 		Progress: time.Duration(e.spec.Progress), Out: e.opts.Log, Label: e.label()}
 	opts.Shape = lp.Shape
-	interfering := e.startsWith(ctx, time.Duration(w.Warmup)+time.Duration(w.Duration))
+	interfering := e.measureLags(e.startsWith(ctx, time.Duration(w.Warmup)+time.Duration(w.Duration)))
 	opts.Started = func(start time.Time, w *driver.Watch) {
 		e.startElastic(ctx, start)
 		interfering(start, w)
@@ -290,6 +292,7 @@ func (e *execution) workload(ctx context.Context) error {
 	res, err := driver.Run(ctx, ts, opts)
 	end := time.Now()
 	e.poolersAfter()
+	e.collectLags()
 	e.stopInterference()
 	err = errors.Join(err, e.stopElastic())
 	// After the noise beside it has stopped: its group is then empty.

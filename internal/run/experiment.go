@@ -161,6 +161,9 @@ func writeRun(d *results.Dir, s *results.Summary, ex *execution) error {
 	if ex.limitChanges != nil {
 		errs = append(errs, d.WriteLimits(s.RunID, ex.limitChanges))
 	}
+	if s.Lag != nil {
+		errs = append(errs, d.WriteLag(s.RunID, s.Lag))
+	}
 	if an := o.Analytical(); an != nil {
 		errs = append(errs, d.WriteAnalytical(s.RunID, an))
 	}

@@ -22,7 +22,7 @@ func (e *execution) observations(end time.Time, err error) *results.Observations
 		Warmup: time.Duration(w.Warmup), Duration: time.Duration(w.Duration), Start: e.t0, End: end, Err: err,
 		ServerPerTenant: r.ServerPerTenant,
 		Phases:          e.phases, MemoryKills: e.memoryKills(), Streams: e.streams, StorageGB: e.storage,
-		Prices: e.prices(), Events: e.events, HostIdlePct: e.hostIdle, Limits: e.limitChanges}
+		Prices: e.prices(), Events: e.events, HostIdlePct: e.hostIdle, Limits: e.limitChanges, Replicas: r.Replicas, Lags: e.lags}
 	for _, t := range r.TenantList {
 		if t.Class != "" {
 			if o.Classes == nil {

@@ -99,7 +99,8 @@ func (e *execution) ingest(ctx context.Context) error {
 	return e.provisionPhase(ctx, provision.Strategy.Ingest)
 }
 
-// postIngest ends with the run's poolers (pooler.go) and tenancy guards, once every tenant is
+// postIngest ends with the run's poolers (pooler.go), tenancy guards and
+// replicas (replicas.go), once every tenant is
 // placed and loaded whatever the strategy: they bound the workload, the
 // check and the isolation audit, not tenantbench's loading.
 func (e *execution) postIngest(ctx context.Context) error {
@@ -109,6 +110,14 @@ func (e *execution) postIngest(ctx context.Context) error {
 	if err := e.startPoolers(ctx); err != nil {
 		return err
 	}
+	if err := e.setGuards(ctx); err != nil {
+		return err
+	}
+	return e.startReplicas(ctx)
+}
+
+// setGuards sets the run's tenancy guards on its tenants.
+func (e *execution) setGuards(ctx context.Context) error {
 	if len(e.run.Guards) == 0 {
 		return nil
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/provision"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/lag"
 	"github.com/tenantbench/tenantbench/internal/workload/sales"
 	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
 	"github.com/tenantbench/tenantbench/internal/workload/tpcc"
@@ -39,6 +40,7 @@ func newExecution(t *testing.T, yaml string) *execution {
 	reg.Add(sales.Factory())
 	reg.Add(tpcc.Factory())
 	reg.Add(tpch.Factory())
+	reg.Add(lag.Factory())
 	p, problems := plan.BuildBytes([]byte(yaml), plan.Builtin(reg))
 	if len(problems) > 0 {
 		t.Fatal(problems)

@@ -288,6 +288,8 @@ func (d *Decoder) sut(n *yaml.Node, path string, s *SUT) {
 		{"placement", func(n *yaml.Node, p string) { d.placements(n, p, &s.Placement) }},
 		{"storage", func(n *yaml.Node, p string) { d.storage(n, p, &s.Storage) }},
 		{"kubernetes", func(n *yaml.Node, p string) { d.kubernetes(n, p, &s.Kubernetes) }},
+		{"replicas", func(n *yaml.Node, p string) { values(d, n, p, ReadInt, replicasRule, (*[]int)(&s.Replicas)) }},
+		{"replication", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &s.Replication) }},
 		{"resources", func(n *yaml.Node, p string) {
 			d.Mapping(n, p, []Field{
 				{"cpus", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadFloat, &s.Resources.CPUs) }},
@@ -441,6 +443,7 @@ func (d *Decoder) workload(n *yaml.Node, path string, w *Workload) {
 		{"duration", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadDuration, &w.Duration) }},
 		{"warmup", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadDuration, &w.Warmup) }},
 		{"provision", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &w.Provision) }},
+		{"reads", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &w.Reads) }},
 		{"options", func(n *yaml.Node, p string) { d.options(n, p, &w.Options) }},
 		{"cases", func(n *yaml.Node, p string) { d.cases(n, p, &w.Cases) }},
 		{"load", func(n *yaml.Node, p string) { d.load(n, p, &w.Load) }},

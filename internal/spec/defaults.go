@@ -24,12 +24,14 @@ func defaults() *Spec {
 			MemoryGBHour: metrics.DefaultPrices().MemoryPerGBHour,
 		},
 		SUT: SUT{
-			Engine:    "postgres",
-			Provider:  "local",
-			Version:   "", // the newest the provider finds
-			Transport: "tcp",
-			Storage:   Storage{Kind: Strings{StorageDisk}, Volume: Strings{VolumeShared}},
-			Resources: Resources{CPUPolicy: Strings{CPUPolicyNone}},
+			Engine:      "postgres",
+			Provider:    "local",
+			Version:     "", // the newest the provider finds
+			Transport:   "tcp",
+			Storage:     Storage{Kind: Strings{StorageDisk}, Volume: Strings{VolumeShared}},
+			Resources:   Resources{CPUPolicy: Strings{CPUPolicyNone}},
+			Replicas:    Ints{0},
+			Replication: ReplicationAsync,
 		},
 		Tenancy: Tenancy{
 			Model:   Strings{"schema"},
@@ -43,6 +45,7 @@ func defaults() *Spec {
 			// Clone where the model can (database, instance), load
 			// elsewhere: see Provision.
 			Provision: ProvisionClone,
+			Reads:     ReadsPrimary,
 			Load:      LoadShape{Shape: load.DefaultShape().Name()},
 		},
 	}

@@ -57,8 +57,8 @@ func ExpandValid(s *Spec) *Plan {
 	cases, rates, patterns := s.Workload.cases(), s.Workload.rates(), s.Workload.patterns()
 	st, policies, places := s.SUT.Storage, s.SUT.Resources.CPUPolicy, s.SUT.Placements()
 	counts := []int{len(cases), len(s.Tenancy.Model), len(s.Tenancy.Tenants), len(s.Workload.Scale), len(s.Workload.Clients),
-		len(rates), len(patterns), len(st.Kind), len(st.Volume), len(policies), len(places)}
-	const settingsAt = 11 // index of the first settings dimension
+		len(rates), len(patterns), len(st.Kind), len(st.Volume), len(policies), len(places), len(s.SUT.Replicas)}
+	settingsAt := len(counts) // index of the first settings dimension
 	for _, k := range listKeys {
 		counts = append(counts, len(s.SUT.Settings[k]))
 	}
@@ -96,6 +96,7 @@ func ExpandValid(s *Spec) *Plan {
 			Volume:     st.Volume[at[8]],
 			CPUPolicy:  policies[at[9]],
 			Placement:  places[at[10]].Name,
+			Replicas:   s.SUT.Replicas[at[11]],
 			Repetition: at[len(at)-1] + 1,
 			Point:      (i-1)/s.Repeat + 1,
 			Settings:   make(map[string]string, len(s.SUT.Settings)),

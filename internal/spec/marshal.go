@@ -28,6 +28,7 @@ func Marshal(s *Spec) ([]byte, error) {
 		Schedule  *Schedule  `yaml:"schedule,omitempty"`
 		Pattern   *Pattern   `yaml:"pattern,omitempty"`
 		SLA       *SLA       `yaml:"sla,omitempty"`
+		Reads     string     `yaml:"reads,omitempty"`
 		Options   *yaml.Node `yaml:"options,omitempty"`
 		Cases     []Case     `yaml:"cases,omitempty"`
 	}
@@ -43,6 +44,9 @@ func Marshal(s *Spec) ([]byte, error) {
 		Network   *Network          `yaml:"network,omitempty"`
 		Placement []Placement       `yaml:"placement,omitempty"`
 		Storage   Storage           `yaml:"storage"`
+		// Replicas and Replication: written when some run has replicas.
+		Replicas    Ints   `yaml:"replicas,omitempty"`
+		Replication string `yaml:"replication,omitempty"`
 	}
 	out := struct {
 		Name   string `yaml:"name"`
@@ -97,6 +101,15 @@ func Marshal(s *Spec) ([]byte, error) {
 		// Each placement has its transport; sut.transport beside them is
 		// refused.
 		out.SUT.Transport = ""
+	}
+	if s.MostReplicas() > 0 || len(s.SUT.Replicas) != 1 {
+		out.SUT.Replicas = s.SUT.Replicas
+	}
+	if s.SUT.Replication != ReplicationAsync {
+		out.SUT.Replication = s.SUT.Replication
+	}
+	if s.Workload.Reads != ReadsPrimary {
+		out.Workload.Reads = s.Workload.Reads
 	}
 	if out.SUT.Settings == nil {
 		out.SUT.Settings = map[string]Values{} // "settings: {}" says there are none

@@ -40,10 +40,10 @@ func TestParseDefaults(t *testing.T) {
 		Progress: Duration(5 * time.Second),
 		SUT: SUT{Engine: "postgres", Provider: "local", Version: "", Transport: "tcp",
 			Storage:   Storage{Kind: Strings{"disk"}, Volume: Strings{"shared"}},
-			Resources: Resources{CPUPolicy: Strings{"none"}}},
+			Resources: Resources{CPUPolicy: Strings{"none"}}, Replicas: Ints{0}, Replication: "async"},
 		Tenancy: Tenancy{Model: Strings{"schema"}, Tenants: Ints{1}},
 		Workload: Workload{Name: "tpcb", Scale: Floats{1}, Clients: Ints{1},
-			Duration: Duration(60 * time.Second), Warmup: 0, Provision: "clone", Load: LoadShape{Shape: "closed"}},
+			Duration: Duration(60 * time.Second), Warmup: 0, Provision: "clone", Load: LoadShape{Shape: "closed"}, Reads: "primary"},
 		Cost: Cost{CPUVCoreHour: 0.1847, MemoryGBHour: 0.0095}, // Zhang et al. 2025, Table III
 	}
 	if !reflect.DeepEqual(s, want) {
@@ -107,10 +107,12 @@ cost: {cpu_vcore_hour: 0.2, memory_gb_hour: 0}
 			},
 			Resources: Resources{CPUs: 1.5, Memory: 2 << 30, Divide: true, CPUPolicy: Strings{"none"}},
 			Storage:   Storage{Kind: Strings{"disk"}, Volume: Strings{"shared"}},
+			Replicas:  Ints{0}, Replication: "async",
 		},
 		Tenancy: Tenancy{Model: Strings{"schema", "database", "instance"}, Tenants: Ints{1, 2, 4}},
 		Workload: Workload{Name: "tpcb", Scale: Floats{0.5, 2}, Clients: Ints{8},
-			Duration: Duration(2 * time.Minute), Warmup: Duration(10 * time.Second), Provision: "clone", Load: LoadShape{Shape: "closed"}},
+			Duration: Duration(2 * time.Minute), Warmup: Duration(10 * time.Second), Provision: "clone", Load: LoadShape{Shape: "closed"},
+			Reads: "primary"},
 		Cost: Cost{CPUVCoreHour: 0.2, MemoryGBHour: 0},
 	}
 	opts := s.Workload.Options

@@ -37,6 +37,9 @@ type Run struct {
 	// without it (Spec.SUT.PlacementOf gives its transport, pooler and
 	// network).
 	Placement string `json:"placement,omitempty"`
+	// Replicas is the hot standbys each of the run's servers gets
+	// (sut.replicas), 0 for none.
+	Replicas int `json:"replicas,omitempty"`
 	// Provision is how the run's tenants get their data, "load" or
 	// "clone": workload.provision where the model can clone (the plan
 	// settles it).

@@ -76,6 +76,11 @@ type SUT struct {
 	// Kubernetes is the cluster a provider that runs servers as pods
 	// (kubernetes) places them in; nil for none.
 	Kubernetes *Kubernetes `yaml:"kubernetes,omitempty"`
+	// Replicas is how many hot standbys each server gets (replicas.go);
+	// a list value is a matrix dimension. Replication is how a commit
+	// waits for them: ReplicationAsync or ReplicationSync.
+	Replicas    Ints   `yaml:"replicas"`
+	Replication string `yaml:"replication,omitempty"`
 }
 
 // Kubernetes is sut.kubernetes: the environment variable holding the
@@ -185,6 +190,9 @@ type Workload struct {
 	Pattern  *Pattern  `yaml:"pattern"`
 	// SLA is what every tenant must get (classes.go); nil for none.
 	SLA *SLA `yaml:"sla,omitempty"`
+	// Reads is where the workload's read-only transactions go:
+	// ReadsPrimary or ReadsReplicas (replicas.go).
+	Reads string `yaml:"reads,omitempty"`
 }
 
 // Duration is a time.Duration written as "30s", "2m".

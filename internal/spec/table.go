@@ -83,6 +83,14 @@ func (p *Plan) WriteTable(w io.Writer) error {
 	if clientsPlaced {
 		head = append(head, "placement")
 	}
+	// Replicas: shown once any run has some.
+	replicated := false
+	for _, r := range p.Runs {
+		replicated = replicated || r.Replicas > 0
+	}
+	if replicated {
+		head = append(head, "replicas")
+	}
 	head = append(head, p.SettingKeys...)
 	head = append(head, p.InterferenceKeys...)
 	head = append(head, "rep")
@@ -106,6 +114,9 @@ func (p *Plan) WriteTable(w io.Writer) error {
 		}
 		if clientsPlaced {
 			row = append(row, r.Placement)
+		}
+		if replicated {
+			row = append(row, strconv.Itoa(r.Replicas))
 		}
 		for _, k := range p.SettingKeys {
 			row = append(row, r.Settings[k])

@@ -126,6 +126,7 @@ func Validate(s *Spec) []Problem {
 	v.resources(s)
 	v.elastic(s)
 	v.placement(&s.SUT)
+	v.replicas(s)
 	v.cost(s.Cost)
 	oneOf(v, "tenancy.model", s.Tenancy.Model, modelRule)
 	oneOf(v, "tenancy.tenants", s.Tenancy.Tenants, tenantsRule)
@@ -335,6 +336,7 @@ func (v *validator) size(s *Spec) {
 		{"storage volume", len(s.SUT.Storage.Volume)},
 		{"cpu_policy", len(s.SUT.Resources.CPUPolicy)},
 		{"placement", len(s.SUT.Placements())},
+		{"replicas", len(s.SUT.Replicas)},
 	}
 	for _, k := range sortedKeys(s.SUT.Settings) {
 		factors = append(factors, factor{k, len(s.SUT.Settings[k])})

@@ -57,3 +57,92 @@ func (noSocket) Socket() net.Conn { return nil }
 type pgxSession struct{ *pgx.Conn }
 
 func (s pgxSession) Socket() net.Conn { return s.PgConn().Conn() }
+
+// OpenReplicated is Open with a connection to each of replicas too,
+// given to the client in ClientInfo.Replicas: the session closes them
+// with the client's own, and reports closed when any of them is (a
+// replica gone is a lost connection, as the primary). Without replicas
+// it is Open.
+func (c Connect) OpenReplicated(ctx context.Context, w Workload, replicas []Connect, info func() ClientInfo) (Client, Session, error) {
+	if len(replicas) == 0 {
+		return c.Open(ctx, w, info)
+	}
+	conn, err := c(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	all := []Conn{conn}
+	closeAll := func() {
+		for _, x := range all {
+			x.Close(context.Background())
+		}
+	}
+	for _, rc := range replicas {
+		r, err := rc(ctx)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		all = append(all, r)
+	}
+	ci := info()
+	ci.Replicas = all[1:]
+	client, err := w.NewClient(ctx, conn, ci)
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	ss := make(multiSession, len(all))
+	for i, x := range all {
+		ss[i] = session(x)
+	}
+	return client, ss, nil
+}
+
+// multiSession is a client's connections to the primary (first) and to
+// the replicas as one Session.
+type multiSession []Session
+
+func (m multiSession) Close(ctx context.Context) error {
+	var first error
+	for _, s := range m {
+		if err := s.Close(ctx); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func (m multiSession) IsClosed() bool {
+	for _, s := range m {
+		if s.IsClosed() {
+			return true
+		}
+	}
+	return false
+}
+
+// Socket is the primary's socket, whose Close closes every socket: the
+// watchdog's close then unblocks a client stuck on a replica too.
+func (m multiSession) Socket() net.Conn {
+	main := m[0].Socket()
+	if main == nil {
+		return nil
+	}
+	return multiSocket{Conn: main, all: m}
+}
+
+type multiSocket struct {
+	net.Conn
+	all multiSession
+}
+
+func (s multiSocket) Close() error {
+	err := s.Conn.Close()
+	for _, x := range s.all[1:] {
+		if c := x.Socket(); c != nil {
+			c.Close()
+		}
+	}
+	return err
+}

@@ -93,6 +93,10 @@ type ClientInfo struct {
 	Index   int // 0-based, within the tenant
 	Clients int // the tenant's number of clients
 	Seed    uint64
+	// Replicas are the client's connections to the replicas of its
+	// tenant's server (replicas.go), nil when its reads stay on conn.
+	// They are the driver's to close, with conn.
+	Replicas []Conn
 }
 
 // ErrRollback is what Client.Run returns for a transaction the workload

@@ -177,11 +177,15 @@ func WriteConfig(dataDir string, c Config) error {
 
 // hba lets every role in with a SCRAM password, over the instance's unix
 // socket and over IPv4 loopback only; nothing else matches, so any other
-// client is refused.
+// client is refused. Replication connections (a standby's base backup and
+// its stream, sut.replicas) come over the unix socket only, and need a
+// role with the REPLICATION attribute: tenantbench's superuser, never a
+// tenant's.
 const hba = `# written by tenantbench
-# TYPE  DATABASE  USER  ADDRESS       METHOD
-local   all       all                 scram-sha-256
-host    all       all   127.0.0.1/32  scram-sha-256
+# TYPE  DATABASE     USER  ADDRESS       METHOD
+local   all          all                 scram-sha-256
+host    all          all   127.0.0.1/32  scram-sha-256
+local   replication  all                 scram-sha-256
 `
 
 // WriteHBA replaces dataDir/pg_hba.conf with tenantbench's rules, and
@@ -193,7 +197,7 @@ func WriteHBA(dataDir, clients string) error {
 		if strings.ContainsAny(clients, " \t\n#\"") {
 			return fmt.Errorf("client subnet %q is not an address", clients)
 		}
-		text += fmt.Sprintf("host    all       all   %s  scram-sha-256\n", clients)
+		text += fmt.Sprintf("host    all          all   %s  scram-sha-256\n", clients)
 	}
 	return rewrite(filepath.Join(dataDir, "pg_hba.conf"), text)
 }

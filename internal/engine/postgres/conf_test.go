@@ -114,7 +114,7 @@ func TestWriteHBA(t *testing.T) {
 		}
 		return strings.Join(rules, "|")
 	}
-	want := "local all all scram-sha-256|host all all 127.0.0.1/32 scram-sha-256"
+	want := "local all all scram-sha-256|host all all 127.0.0.1/32 scram-sha-256|local replication all scram-sha-256"
 	if got := rules(""); got != want {
 		t.Errorf("rules %q, want %q", got, want)
 	}

@@ -342,3 +342,36 @@ func clone(b []byte) []byte {
 }
 
 var _ dbserver.BlockStats = (*stats)(nil)
+
+// replicationQuery reads pg_stat_replication: the lags are intervals,
+// NULL when the primary has had nothing to send for a while.
+const replicationQuery = `SELECT application_name::text, state::text,
+ coalesce(extract(epoch FROM write_lag)::float8, -1), coalesce(extract(epoch FROM flush_lag)::float8, -1),
+ coalesce(extract(epoch FROM replay_lag)::float8, -1),
+ coalesce(pg_wal_lsn_diff(sent_lsn, replay_lsn)::int8, -1)
+ FROM pg_stat_replication ORDER BY application_name`
+
+// Replication reads how far each standby lags (dbserver.Replication).
+func (s *stats) Replication(ctx context.Context) ([]dbserver.StandbyLag, error) {
+	ctx, cancel := context.WithTimeout(ctx, statsTimeout)
+	defer cancel()
+	rows, err := s.conn.Query(ctx, replicationQuery)
+	if err != nil {
+		return nil, fmt.Errorf("read pg_stat_replication: %w", err)
+	}
+	defer rows.Close()
+	var out []dbserver.StandbyLag
+	for rows.Next() {
+		var l dbserver.StandbyLag
+		if err := rows.Scan(&l.Name, &l.State, &l.WriteS, &l.FlushS, &l.ReplayS, &l.ReplayBehindBytes); err != nil {
+			return nil, fmt.Errorf("read pg_stat_replication: %w", err)
+		}
+		out = append(out, l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read pg_stat_replication: %w", err)
+	}
+	return out, nil
+}
+
+var _ dbserver.Replication = (*stats)(nil)

@@ -35,6 +35,18 @@ type Config struct {
 	Settings map[string]string
 }
 
+// Standby is what a base backup needs to copy a running primary into a
+// hot standby (engine.Replicator): the primary's socket and port, its
+// superuser and password, the standby's data directory and the
+// replication slot it streams through.
+type Standby struct {
+	SocketDir      string
+	Port           int
+	User, Password string
+	DataDir        string
+	Slot           string
+}
+
 // Programs is one installation of an engine's server programs.
 type Programs interface {
 	// Version is the programs' full version, e.g. "15.18", "10.11.19".
@@ -155,6 +167,25 @@ type Stats interface {
 // at every round.
 type Threaded interface {
 	Threaded() bool
+}
+
+// Replication is a Stats session that reads, on a primary, how far each
+// standby streaming from it lags (PostgreSQL's pg_stat_replication): the
+// monitor's replication.csv.
+type Replication interface {
+	Replication(ctx context.Context) ([]StandbyLag, error)
+}
+
+// StandbyLag is one standby as its primary sees it: its name (its
+// application_name, the instance's name), its state, the time its last
+// WAL took to be written, flushed and replayed there (-1 when the
+// primary does not know: nothing sent recently), and the WAL bytes sent
+// but not yet replayed.
+type StandbyLag struct {
+	Name                    string
+	State                   string
+	WriteS, FlushS, ReplayS float64
+	ReplayBehindBytes       int64
 }
 
 // AdminLogin is where and as whom an admin connection string connects

@@ -196,6 +196,17 @@ type server struct {
 	// pool is the pooler in front of the server, zero for none.
 	pool poolerState
 
+	// replicas are the server's hot standbys (replica.go), guarded by
+	// replMu (not mu, which a stop or restart holds throughout, while
+	// the monitor asks for them); syncStandbys says the primary waits
+	// for them at commit. A standby has its primary and the replication
+	// slot it streams through.
+	replMu       sync.Mutex
+	replicas     []*server
+	syncStandbys bool
+	primary      *server
+	slot         string
+
 	mu      sync.Mutex // serializes Stop
 	stopped bool
 }

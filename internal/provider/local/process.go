@@ -48,6 +48,13 @@ type Process struct {
 	// poolerStats reads the running pooler's pools (server.poolerStats);
 	// nil until the server runs.
 	poolerStats func(ctx context.Context) ([]pooler.PoolStat, error)
+	// startReplicas and replicas are provider.Replicated's
+	// (Provider.startReplicas, server.replicaInstances), nil until the
+	// server runs and for a standby; primary is the server a standby
+	// follows, nil for a primary.
+	startReplicas func(ctx context.Context, n int, sync bool) ([]*provider.Instance, error)
+	replicas      func() []*provider.Instance
+	primary       *provider.Instance
 }
 
 var (
@@ -60,6 +67,8 @@ var (
 	_ provider.Restarter       = (*Process)(nil)
 	_ provider.Pooler          = (*Process)(nil)
 	_ provider.Resizer         = (*Process)(nil)
+	_ provider.Replicated      = (*Process)(nil)
+	_ provider.Standby         = (*Process)(nil)
 	_ provider.Cloner          = (*Provider)(nil)
 	_ provider.Remover         = (*Provider)(nil)
 )

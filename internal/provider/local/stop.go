@@ -32,10 +32,16 @@ func (p *Provider) Stop(ctx context.Context, inst *provider.Instance) error {
 	if err != nil {
 		return err
 	}
+	// Its standbys before it (not under its lock: each drops its slot
+	// on it), so that none is left streaming from nothing.
+	rerr := p.stopReplicas(ctx, srv)
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
 	if srv.stopped {
-		return nil
+		return rerr
+	}
+	if rerr != nil {
+		return fmt.Errorf("stop instance %s: %w", inst.Name, rerr)
 	}
 	// The pooler first: its clients see it go, not a server behind it.
 	if err := srv.stopPooler(); err != nil {
@@ -53,6 +59,9 @@ func (p *Provider) Stop(ctx context.Context, inst *provider.Instance) error {
 		return fmt.Errorf("stop instance %s: %w", inst.Name, err)
 	}
 	srv.stopped = true
+	if err := srv.releaseSlot(ctx); err != nil {
+		return fmt.Errorf("stop instance %s: %w", inst.Name, err)
+	}
 	Of(inst).mu.RLock()
 	mounted := len(Of(inst).mounts) > 0
 	Of(inst).mu.RUnlock()

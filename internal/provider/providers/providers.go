@@ -22,6 +22,7 @@ func Builtin() provider.Registry {
 		Clones:     true,
 		Pools:      true,
 		Networks:   true,
+		Replicates: true,
 		Storage:    local.Storage,
 		Cores:      local.Cores,
 		Resizes:    local.Resizes,

@@ -46,6 +46,10 @@ type Client struct {
 
 	watch workload.Watcher
 	wire  workload.Wire
+	// replicas take the order_status transactions in turn, from
+	// nextReplica on (replicas.go); none: they run on pg.
+	replicas    []replica
+	nextReplica int
 }
 
 var _ workload.Client = (*Client)(nil)
@@ -82,6 +86,9 @@ func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, ci workload.
 	c.wire = workload.NewWire(c.pg)
 	if workload.Unnamed(conn) {
 		c.wire.Unnamed(sds...) // behind a pooler that cannot keep them
+	}
+	if err := c.addReplicas(ctx, ci.Replicas, ci.Index); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -167,6 +174,9 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 	case txnOrderPayment:
 		err = c.orderPayment()
 	case txnOrderStatus:
+		if len(c.replicas) > 0 {
+			return c.orderStatusOnReplica(ctx)
+		}
 		err = c.orderStatusTxn()
 	case txnOrderlineDeletion:
 		err = c.orderlineDeletion()

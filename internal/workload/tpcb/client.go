@@ -42,6 +42,10 @@ type Client struct {
 	// maria is the connection of MariaDB's form (mariadb.go); nil for
 	// PostgreSQL's.
 	maria *sql.Conn
+	// replicas take the select-only transactions in turn, from
+	// nextReplica on (replicas.go); none: they run on pg.
+	replicas    []replica
+	nextReplica int
 }
 
 var _ workload.Client = (*Client)(nil)
@@ -111,6 +115,9 @@ func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, ci workload.
 	c.wire = workload.NewWire(c.pg)
 	if workload.Unnamed(conn) {
 		c.wire.Unnamed(sds...) // behind a pooler that cannot keep them
+	}
+	if err := c.addReplicas(ctx, ci.Replicas, ci.Index); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -199,6 +206,9 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 	case scriptSimpleUpdate:
 		err = c.simpleUpdate()
 	case scriptSelectOnly:
+		if len(c.replicas) > 0 {
+			return c.selectOnReplica(ctx)
+		}
 		err = c.selectOnly()
 	}
 	if err != nil && c.maria != nil {
