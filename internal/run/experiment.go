@@ -95,10 +95,8 @@ func Experiment(ctx context.Context, p *plan.Plan, o Options) (*Outcome, error) 
 		sum := ex.do(ctx)
 		sum.HostSpeed = speed
 		out.Runs++
-		// Replicas is left 0: without a replica dimension (sut.replicas)
-		// every group has one count, and no E2-Score.
 		scaleOut = append(scaleOut, results.ScaleOutRun{RunID: sum.RunID, Group: r.ScaleOutGroup(),
-			TPS: sum.Provider.TPS, Scale: sum.Scale, OK: sum.Status == results.StatusOK})
+			Replicas: r.Replicas, TPS: sum.Provider.TPS, Scale: sum.Scale, OK: sum.Status == results.StatusOK})
 		if sum.Status != results.StatusOK {
 			out.Failed++
 		}

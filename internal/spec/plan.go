@@ -80,7 +80,7 @@ type Run struct {
 // dimension, a case included, splits groups.
 func (r Run) ScaleOutGroup() string {
 	id := r.ID
-	r.Index, r.ID, r.Point, r.Repetition, r.Round, r.Seed = 0, "", 0, 0, 0, 0
+	r.Index, r.ID, r.Point, r.Repetition, r.Round, r.Seed, r.Replicas = 0, "", 0, 0, 0, 0, 0
 	b, err := json.Marshal(r)
 	if err != nil {
 		return id // no group shared with another run
