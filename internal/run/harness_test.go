@@ -13,8 +13,31 @@ import (
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/sales"
 	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
+	"github.com/tenantbench/tenantbench/internal/workload/tpcc"
+	"github.com/tenantbench/tenantbench/internal/workload/tpch"
 )
+
+// testPlan builds src's plan, the workloads tpcb, sales, tpcc and tpch
+// registered, and the local provider to run it on.
+func testPlan(t *testing.T, src string) (*plan.Plan, workload.Registry, *local.Provider) {
+	t.Helper()
+	reg := workload.Registry{}
+	reg.Add(tpcb.Factory())
+	reg.Add(sales.Factory())
+	reg.Add(tpcc.Factory())
+	reg.Add(tpch.Factory())
+	p, problems := plan.BuildBytes([]byte(src), plan.Builtin(reg))
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	prov, err := local.New(local.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, reg, prov
+}
 
 // testLedger opens a ledger in a results directory of the test's own,
 // with a registry of the test's (RegistryEnv), both in tmp.
@@ -68,16 +91,7 @@ func poll(every time.Duration, look func()) (stop func()) {
 // It fails the test if a run failed or anything is left in the work root.
 func experiment(t *testing.T, src string, during func(root string) (stop func())) (*plan.Plan, *results.Dir, string) {
 	t.Helper()
-	reg := workload.Registry{}
-	reg.Add(tpcb.Factory())
-	p, problems := plan.BuildBytes([]byte(src), plan.Builtin(reg))
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
-	prov, err := local.New(local.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, reg, prov := testPlan(t, src)
 	out, err := results.Create(filepath.Join(pgtest.TempDir(t), "out"), p.SettingKeys)
 	if err != nil {
 		t.Fatal(err)
