@@ -30,6 +30,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"gopkg.in/yaml.v3"
 
+	"github.com/tenantbench/tenantbench/bench/internal/benchutil"
 	"github.com/tenantbench/tenantbench/internal/driver"
 	"github.com/tenantbench/tenantbench/internal/monitor"
 	"github.com/tenantbench/tenantbench/internal/provider"
@@ -211,13 +212,7 @@ func load(ctx context.Context, p tenancy.Placement, scale int) (workload.Workloa
 		return nil, nil, err
 	}
 	defer conn.Close(context.Background())
-	if err := w.Setup(ctx, conn); err != nil {
-		return nil, nil, err
-	}
-	if err := w.Ingest(ctx, connect, func(int64) {}); err != nil {
-		return nil, nil, err
-	}
-	if err := w.PostIngest(ctx, conn); err != nil {
+	if _, _, _, err := benchutil.Load(ctx, w, conn, connect); err != nil {
 		return nil, nil, err
 	}
 	_, err = conn.Exec(ctx, "SELECT sum(abalance) FROM pgbench_accounts")

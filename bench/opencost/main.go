@@ -101,13 +101,7 @@ func run(scale, clients int, think time.Duration, rate float64, pool int, arriva
 	if err != nil {
 		return err
 	}
-	if err := w.Setup(ctx, conn); err != nil {
-		return err
-	}
-	if err := w.Ingest(ctx, connect, func(int64) {}); err != nil {
-		return err
-	}
-	if err := w.PostIngest(ctx, conn); err != nil {
+	if _, _, _, err := benchutil.Load(ctx, w, conn, connect); err != nil {
 		return err
 	}
 	if _, err := conn.Exec(ctx, "SELECT sum(abalance) FROM pgbench_accounts"); err != nil {

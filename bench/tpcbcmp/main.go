@@ -139,13 +139,7 @@ func run(scale, clients, threads int, d time.Duration, rounds int, script, trans
 	if err != nil {
 		return err
 	}
-	if err := w.Setup(ctx, conn); err != nil {
-		return err
-	}
-	if err := w.Ingest(ctx, connect, func(int64) {}); err != nil {
-		return err
-	}
-	if err := w.PostIngest(ctx, conn); err != nil {
+	if _, _, _, err := benchutil.Load(ctx, w, conn, connect); err != nil {
 		return err
 	}
 	// Warm the cache so that neither tool's first round pays for it.

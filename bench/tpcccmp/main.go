@@ -205,20 +205,8 @@ func (b *bench) loadTB(ctx context.Context) (setup, ingest, post float64, err er
 		return
 	}
 	defer c.Close(ctx)
-	t0 := time.Now()
-	if err = b.w.Setup(ctx, c); err != nil {
-		return
-	}
-	t1 := time.Now()
-	if err = b.w.Ingest(ctx, b.connect(b.tb), func(int64) {}); err != nil {
-		return
-	}
-	t2 := time.Now()
-	if err = b.w.PostIngest(ctx, c); err != nil {
-		return
-	}
-	t3 := time.Now()
-	return t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds(), nil
+	s, i, p, err := benchutil.Load(ctx, b.w, c, b.connect(b.tb))
+	return s.Seconds(), i.Seconds(), p.Seconds(), err
 }
 
 // gotpcArgs are the connection flags of go-tpc for its database; the

@@ -18,26 +18,18 @@ func TestAuditKept(t *testing.T) {
 		t.Skip("starts PostgreSQL and loads TPC-C warehouses")
 	}
 	tmp := workRoot(t)
-	out := filepath.Join(tmp, "results")
-	specPath := filepath.Join(tmp, "audit.yaml")
-	os.WriteFile(specPath, []byte(`name: audit
+	out, _ := runKept(t, tmp, "audit.yaml", `name: audit
 tenancy: {model: shared-table, tenants: 2}
 workload: {name: tpcc, scale: 1, clients: 4, duration: 1s}
-`), 0o644)
-	cmd := exec.Command(binary, "run", specPath, "--out", out, "--keep")
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	b, err := cmd.CombinedOutput()
-	t.Cleanup(func() { exec.Command(binary, "down", out).Run() })
-	if err != nil {
-		t.Fatalf("run --keep: %v\n%s", err, b)
-	}
+`)
 	csvPath := filepath.Join(out, "runs", "001", "isolation.csv")
 	if _, err := os.Stat(csvPath); err == nil {
 		t.Fatal("isolation.csv written by a run that did not ask for the audit")
 	}
+	var b []byte
 	for range 2 { // twice: the first audit left nothing in the second's way
-		b, err = exec.Command(binary, "audit", out).CombinedOutput()
-		if err != nil {
+		var err error
+		if b, err = exec.Command(binary, "audit", out).CombinedOutput(); err != nil {
 			t.Fatalf("audit: %v\n%s", err, b)
 		}
 	}

@@ -51,6 +51,27 @@ func workRoot(t *testing.T) string {
 	return dir
 }
 
+// runKept runs `tenantbench run --keep` of spec, written to tmp/file, with
+// its results in tmp/results and TMPDIR=tmp, and has down stop what it
+// kept when the test ends. It returns the results directory and the run's
+// output; a run that fails fails the test.
+func runKept(t *testing.T, tmp, file, spec string) (out string, output []byte) {
+	t.Helper()
+	out = filepath.Join(tmp, "results")
+	specPath := filepath.Join(tmp, file)
+	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "run", specPath, "--out", out, "--keep")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	b, err := cmd.CombinedOutput()
+	t.Cleanup(func() { exec.Command(binary, "down", out).Run() })
+	if err != nil {
+		t.Fatalf("run --keep: %v\n%s", err, b)
+	}
+	return out, b
+}
+
 func readCSV(t *testing.T, path string) []map[string]string {
 	t.Helper()
 	f, err := os.Open(path)
@@ -397,21 +418,12 @@ func assertNoLeftovers(t *testing.T, tmp string) {
 func TestKeepAndDown(t *testing.T) {
 	var ee *exec.ExitError
 	tmp := workRoot(t)
-	out := filepath.Join(tmp, "results")
-	specPath := filepath.Join(tmp, "keep.yaml")
-	os.WriteFile(specPath, []byte(`name: keep
+	out, b := runKept(t, tmp, "keep.yaml", `name: keep
 sut: {resources: {cpus: 1, memory: 512MiB}}
 tenancy: {model: database, tenants: 2}
 workload: {name: tpcb, scale: 1, clients: 1, duration: 2s}
 cost: {cpu_vcore_hour: 0.6, memory_gb_hour: 0.06}
-`), 0o644)
-	cmd := exec.Command(binary, "run", specPath, "--out", out, "--keep")
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	b, err := cmd.CombinedOutput()
-	t.Cleanup(func() { exec.Command(binary, "down", out).Run() })
-	if err != nil {
-		t.Fatalf("run --keep: %v\n%s", err, b)
-	}
+`)
 	// Zhang et al.'s (2025) cost of the package the server was given, at the
 	// spec's prices: (1 vCore x $0.6 + 0.5 GB x $0.06) / 60 = $0.0105 a
 	// minute.

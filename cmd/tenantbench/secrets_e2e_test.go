@@ -22,21 +22,12 @@ func TestNoPasswordInRunFiles(t *testing.T) {
 		t.Skip("starts three servers")
 	}
 	tmp := workRoot(t)
-	out := filepath.Join(tmp, "results")
-	specPath := filepath.Join(tmp, "logall.yaml")
-	os.WriteFile(specPath, []byte(`name: logall
+	out, b := runKept(t, tmp, "logall.yaml", `name: logall
 sut:
   settings: {log_statement: all, log_connections: "on", log_disconnections: "on"}
 tenancy: {model: instance, tenants: 2}
 workload: {name: tpcb, scale: 1, clients: 1, duration: 2s}
-`), 0o644)
-	cmd := exec.Command(binary, "run", specPath, "--out", out, "--keep")
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	b, err := cmd.CombinedOutput()
-	t.Cleanup(func() { exec.Command(binary, "down", out).Run() })
-	if err != nil {
-		t.Fatalf("run --keep: %v\n%s", err, b)
-	}
+`)
 	pgpass := filepath.Join(out, "pgpass")
 	pp, err := os.ReadFile(pgpass)
 	if err != nil {

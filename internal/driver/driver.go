@@ -170,33 +170,32 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	defer grace.Stop()
 	var runErr error
 	cut := end // when the clients were stopped: the phase's end unless cancelled
+	// halt stops the clients, their sockets closed under them, and waits
+	// for them to return.
+	halt := func() {
+		stopped.Store(true)
+		close(stop)
+		closeSockets(workers)
+		<-finished
+	}
+	// cutShort halts the clients for err, recording when if before the
+	// phase's end.
+	cutShort := func(err error) {
+		runErr = err
+		if now := time.Now(); now.Before(end) {
+			cut = now
+		}
+		col.cutAt(cut)
+		halt()
+	}
 	select {
 	case <-finished:
 	case <-ctx.Done():
-		runErr = ctx.Err()
-		if now := time.Now(); now.Before(end) {
-			cut = now
-		}
-		col.cutAt(cut)
-		stopped.Store(true)
-		close(stop)
-		closeSockets(workers)
-		<-finished
+		cutShort(ctx.Err())
 	case <-failed:
-		runErr = col.firstFail.err
-		if now := time.Now(); now.Before(end) {
-			cut = now
-		}
-		col.cutAt(cut)
-		stopped.Store(true)
-		close(stop)
-		closeSockets(workers)
-		<-finished
+		cutShort(col.firstFail.err)
 	case <-grace.C:
-		stopped.Store(true)
-		close(stop)
-		closeSockets(workers)
-		<-finished
+		halt()
 	}
 	driverCPU, cpuKnown := cpu.stop()
 	closeAll(workers)

@@ -132,22 +132,31 @@ func readDefiner(ctx context.Context, au *audit) Finding {
 // othersDefiners: SECURITY DEFINER functions of other roles that the
 // attacker may call run with their owner's rights.
 func othersDefiners(ctx context.Context, au *audit) Finding {
-	var fns []string
-	rows, err := au.a.Query(ctx, `SELECT p.oid::regprocedure::text FROM pg_proc p
+	return au.listing(ctx, `SELECT p.oid::regprocedure::text FROM pg_proc p
 		JOIN pg_namespace n ON n.oid = p.pronamespace
 		WHERE p.prosecdef AND p.proowner <> (SELECT oid FROM pg_roles WHERE rolname = current_user)
 		AND n.nspname NOT IN ('pg_catalog', 'information_schema')
-		AND has_function_privilege(p.oid, 'EXECUTE') ORDER BY 1 LIMIT 10`)
+		AND has_function_privilege(p.oid, 'EXECUTE') ORDER BY 1 LIMIT 10`, nil,
+		Possible, func(fns []string) string { return "callable with their owner's rights: " + strings.Join(fns, ", ") },
+		"no other role's security definer function is callable")
+}
+
+// listing is the finding of a query of one text column run as the
+// attacker: denied when refused, or when it lists nothing (none says so);
+// found when it lists anything, which says describes.
+func (au *audit) listing(ctx context.Context, q string, args []any, found Outcome, says func([]string) string, none string) Finding {
+	rows, err := au.a.Query(ctx, q, args...)
+	var list []string
 	if err == nil {
-		fns, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		list, err = pgx.CollectRows(rows, pgx.RowTo[string])
 	}
 	switch {
 	case err != nil:
 		return Finding{Outcome: Denied, Evidence: refused(err)}
-	case len(fns) > 0:
-		return Finding{Outcome: Possible, Evidence: "callable with their owner's rights: " + strings.Join(fns, ", ")}
+	case len(list) > 0:
+		return Finding{Outcome: found, Evidence: says(list)}
 	}
-	return Finding{Outcome: Denied, Evidence: "no other role's security definer function is callable"}
+	return Finding{Outcome: Denied, Evidence: none}
 }
 
 func readLargeObject(ctx context.Context, au *audit) Finding {
@@ -192,18 +201,9 @@ func dblink(ctx context.Context, au *audit) Finding {
 }
 
 func tableNames(ctx context.Context, au *audit) Finding {
-	var names []string
-	rows, err := au.a.Query(ctx, "SELECT relnamespace::regnamespace::text || '.' || relname FROM pg_class WHERE relname = $1", au.table)
-	if err == nil {
-		names, err = pgx.CollectRows(rows, pgx.RowTo[string])
-	}
-	switch {
-	case err != nil:
-		return Finding{Outcome: Denied, Evidence: refused(err)}
-	case len(names) > 0:
-		return Finding{Outcome: Visible, Evidence: "pg_class lists " + au.victim.Tenant + "'s table " + names[0]}
-	}
-	return Finding{Outcome: Denied, Evidence: "pg_class of the attacker's database does not list " + au.table}
+	return au.listing(ctx, "SELECT relnamespace::regnamespace::text || '.' || relname FROM pg_class WHERE relname = $1", []any{au.table},
+		Visible, func(names []string) string { return "pg_class lists " + au.victim.Tenant + "'s table " + names[0] },
+		"pg_class of the attacker's database does not list "+au.table)
 }
 
 // rowCounts: the catalog's and the statistics collector's row counts of
@@ -294,18 +294,9 @@ func activityStats(ctx context.Context, au *audit) Finding {
 // plannerStats: the column statistics ANALYZE gathered from the victim's
 // rows (most common values and histograms hold the data itself).
 func plannerStats(ctx context.Context, au *audit) Finding {
-	var vals []string
-	rows, err := au.a.Query(ctx, "SELECT attname || '=' || coalesce(most_common_vals::text, '') FROM pg_stats WHERE tablename = $1 ORDER BY attname", au.table)
-	if err == nil {
-		vals, err = pgx.CollectRows(rows, pgx.RowTo[string])
-	}
-	switch {
-	case err != nil:
-		return Finding{Outcome: Denied, Evidence: refused(err)}
-	case len(vals) > 0:
-		return Finding{Outcome: Visible, Evidence: "pg_stats: " + strings.Join(vals, "; ")}
-	}
-	return Finding{Outcome: Denied, Evidence: "pg_stats shows no row of " + au.table}
+	return au.listing(ctx, "SELECT attname || '=' || coalesce(most_common_vals::text, '') FROM pg_stats WHERE tablename = $1 ORDER BY attname", []any{au.table},
+		Visible, func(vals []string) string { return "pg_stats: " + strings.Join(vals, "; ") },
+		"pg_stats shows no row of "+au.table)
 }
 
 // ownRows is how many rows of its own the attacker adds to a shared

@@ -10,8 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 func TestMain(m *testing.M) { Main(m) }
@@ -21,29 +19,10 @@ func TestMain(m *testing.M) { Main(m) }
 // the pod's IP.
 func TestPostgresPod(t *testing.T) {
 	c := Get(t)
-	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	const ns = "k8stest-smoke"
+	cs := c.Namespace(t, ns)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "k8stest-smoke"}}
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cs.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
-	})
-	for ctx.Err() == nil { // a namespace takes pods once its service account exists
-		if _, err := cs.CoreV1().ServiceAccounts(ns.Name).Get(ctx, "default", metav1.GetOptions{}); err == nil {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 	uid := int64(999)
 	lim := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("256Mi")}
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "pg"}, Spec: corev1.PodSpec{
@@ -54,12 +33,12 @@ func TestPostgresPod(t *testing.T) {
 			VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/var/lib/postgresql/data"}}}},
 		Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
 	}}
-	if _, err := cs.CoreV1().Pods(ns.Name).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+	if _, err := cs.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var conn *pgx.Conn
 	for ctx.Err() == nil {
-		p, err := cs.CoreV1().Pods(ns.Name).Get(ctx, pod.Name, metav1.GetOptions{})
+		p, err := cs.CoreV1().Pods(ns).Get(ctx, pod.Name, metav1.GetOptions{})
 		if err == nil && p.Status.PodIP != "" {
 			conn, err = pgx.Connect(ctx, fmt.Sprintf("postgres://postgres:smoke@%s:5432/postgres?connect_timeout=2", p.Status.PodIP))
 			if err == nil {
@@ -69,14 +48,14 @@ func TestPostgresPod(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 	}
 	if conn == nil {
-		p, _ := cs.CoreV1().Pods(ns.Name).Get(context.Background(), pod.Name, metav1.GetOptions{})
-		ev, _ := cs.CoreV1().Events(ns.Name).List(context.Background(), metav1.ListOptions{})
+		p, _ := cs.CoreV1().Pods(ns).Get(context.Background(), pod.Name, metav1.GetOptions{})
+		ev, _ := cs.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{})
 		var msgs []string
 		for _, e := range ev.Items {
 			msgs = append(msgs, e.Reason+": "+e.Message)
 		}
 		for _, prev := range []bool{true, false} {
-			l, _ := cs.CoreV1().Pods(ns.Name).GetLogs(pod.Name, &corev1.PodLogOptions{Previous: prev}).DoRaw(context.Background())
+			l, _ := cs.CoreV1().Pods(ns).GetLogs(pod.Name, &corev1.PodLogOptions{Previous: prev}).DoRaw(context.Background())
 			t.Logf("log (previous %v): %s", prev, l)
 		}
 		t.Fatalf("no connection to the pod's server: %v; pod status %+v; events %q", ctx.Err(), p.Status, msgs)

@@ -42,13 +42,7 @@ func Paired(a, b []float64, level float64) (Comparison, error) {
 	if len(a) != len(b) {
 		return c, fmt.Errorf("%w: %d rounds of A, %d of B", ErrLength, len(a), len(b))
 	}
-	if err := checkLevel(level); err != nil {
-		return c, err
-	}
-	if err := positiveAll("A", a); err != nil {
-		return c, err
-	}
-	if err := positiveAll("B", b); err != nil {
+	if err := checkInputs(a, b, level); err != nil {
 		return c, err
 	}
 	d := make([]float64, len(a))
@@ -73,13 +67,7 @@ func Paired(a, b []float64, level float64) (Comparison, error) {
 func Unpaired(a, b []float64, level float64) (Comparison, error) {
 	nan := math.NaN()
 	c := Comparison{N: len(b), NA: len(a), Ratio: nan, Low: nan, High: nan, Level: level}
-	if err := checkLevel(level); err != nil {
-		return c, err
-	}
-	if err := positiveAll("A", a); err != nil {
-		return c, err
-	}
-	if err := positiveAll("B", b); err != nil {
+	if err := checkInputs(a, b, level); err != nil {
 		return c, err
 	}
 	la, lb := logs(a), logs(b)
@@ -105,6 +93,18 @@ func Unpaired(a, b []float64, level float64) (Comparison, error) {
 // degrees of freedom at level (2.776 for 0.95 and 4).
 func tQuantile(level, df float64) float64 {
 	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile((1 + level) / 2)
+}
+
+// checkInputs checks the level and that every value of A and B is
+// positive.
+func checkInputs(a, b []float64, level float64) error {
+	if err := checkLevel(level); err != nil {
+		return err
+	}
+	if err := positiveAll("A", a); err != nil {
+		return err
+	}
+	return positiveAll("B", b)
 }
 
 func checkLevel(level float64) error {

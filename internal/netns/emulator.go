@@ -89,15 +89,12 @@ func Describe(name string) string {
 type netem struct{}
 
 func (netem) usable(ctx context.Context, link Link) string {
-	rec, err := newRecord("probe")
-	if err != nil {
-		return err.Error()
+	rec, remove, why := probeNamespace(ctx)
+	if why != "" {
+		return why
 	}
-	if err := run(ctx, "ip", "netns", "add", rec.Name); err != nil {
-		return "cannot make a network namespace: " + err.Error()
-	}
-	defer run(context.Background(), "ip", "netns", "del", rec.Name)
-	err = run(ctx, "tc", append([]string{"-n", rec.Name, "qdisc", "add", "dev", "lo", "root"}, link.netemArgs()...)...)
+	defer remove()
+	err := run(ctx, "tc", append([]string{"-n", rec.Name, "qdisc", "add", "dev", "lo", "root"}, link.netemArgs()...)...)
 	switch {
 	case err == nil:
 		return ""
@@ -106,6 +103,19 @@ func (netem) usable(ctx context.Context, link Link) string {
 	default:
 		return "tc cannot put netem on a link: " + err.Error()
 	}
+}
+
+// probeNamespace makes a network namespace for an emulator's usable to
+// try itself in, and the function that removes it; or says why it cannot.
+func probeNamespace(ctx context.Context) (rec Record, remove func(), why string) {
+	rec, err := newRecord("probe")
+	if err != nil {
+		return rec, nil, err.Error()
+	}
+	if err := run(ctx, "ip", "netns", "add", rec.Name); err != nil {
+		return rec, nil, "cannot make a network namespace: " + err.Error()
+	}
+	return rec, func() { run(context.Background(), "ip", "netns", "del", rec.Name) }, ""
 }
 
 func (netem) describe() string {

@@ -46,14 +46,11 @@ func (queue) usable(ctx context.Context, link Link) string {
 			return "cannot find tenantbench's own program to start the delayer: " + err.Error()
 		}
 	}
-	rec, err := newRecord("probe")
-	if err != nil {
-		return err.Error()
+	rec, remove, why := probeNamespace(ctx)
+	if why != "" {
+		return why
 	}
-	if err := run(ctx, "ip", "netns", "add", rec.Name); err != nil {
-		return "cannot make a network namespace: " + err.Error()
-	}
-	defer run(context.Background(), "ip", "netns", "del", rec.Name)
+	defer remove()
 	if link.delays() {
 		if err := run(ctx, "ip", "netns", "exec", rec.Name, "iptables", "-w", "-t", "mangle", "-A", "POSTROUTING",
 			"-o", "lo", "-j", "NFQUEUE", "--queue-num", strconv.Itoa(queueBase)); err != nil {

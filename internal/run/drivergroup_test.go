@@ -3,9 +3,7 @@ package run
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,54 +32,31 @@ interference:
 	ex.steps(t, "provision", "setup", "ingest", "post-ingest")
 	// A ledger of its own (its registry too), to see the driver's group
 	// in live.json while it exists.
-	tmp := t.TempDir()
-	t.Setenv(RegistryEnv, filepath.Join(tmp, "registry"))
-	l, err := OpenLedger(tmp, "local", "postgres")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex.opts.Ledger = l
+	res := withLedger(t, ex)
 	inLedger := false
 	before, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Watch where this process is while the phase runs.
-	var mu sync.Mutex
 	seen := map[string]bool{}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			if book, err := ReadLive(tmp); err == nil {
-				for _, p := range book.Stressors {
-					if strings.HasSuffix(p.Cgroup, "/driver") {
-						mu.Lock()
-						inLedger = true
-						mu.Unlock()
-					}
+	stop := poll(100*time.Millisecond, func() {
+		if book, err := ReadLive(res); err == nil && book != nil {
+			for _, p := range book.Stressors {
+				if strings.HasSuffix(p.Cgroup, "/driver") {
+					inLedger = true
 				}
-			}
-			b, _ := os.ReadFile("/proc/self/cgroup")
-			for _, line := range strings.Split(string(b), "\n") {
-				if strings.HasSuffix(line, "/driver") {
-					mu.Lock()
-					seen[line] = true
-					mu.Unlock()
-				}
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Millisecond):
 			}
 		}
-	}()
+		b, _ := os.ReadFile("/proc/self/cgroup")
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasSuffix(line, "/driver") {
+				seen[line] = true
+			}
+		}
+	})
 	err = ex.workload(context.Background())
-	close(stop)
-	wg.Wait()
+	stop()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +66,7 @@ interference:
 	if !inLedger {
 		t.Error("the driver's cgroup was never in live.json")
 	}
-	if book, err := ReadLive(tmp); err != nil || len(book.Stressors) != 0 {
+	if book, err := ReadLive(res); err != nil || len(book.Stressors) != 0 {
 		t.Errorf("live.json after the phase: %+v, %v", book.Stressors, err)
 	}
 	var group string

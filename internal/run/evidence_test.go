@@ -11,13 +11,9 @@ import (
 	"time"
 
 	"github.com/tenantbench/tenantbench/internal/pgtest"
-	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/provider"
-	"github.com/tenantbench/tenantbench/internal/provider/local"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
-	"github.com/tenantbench/tenantbench/internal/workload"
-	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
 )
 
 const cutSpec = `name: cut
@@ -31,16 +27,7 @@ workload: {name: tpcb, scale: 1, clients: 2, warmup: 1s, duration: 20s}
 // connecting every client).
 func wholeRun(t *testing.T, yaml string, after time.Duration, during func(ex *execution)) *execution {
 	t.Helper()
-	reg := workload.Registry{}
-	reg.Add(tpcb.Factory())
-	p, problems := plan.BuildBytes([]byte(yaml), plan.Builtin(reg))
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
-	prov, err := local.New(local.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, reg, prov := testPlan(t, yaml)
 	out, err := results.Create(filepath.Join(t.TempDir(), "results"), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -9,12 +9,8 @@ import (
 	"time"
 
 	"github.com/tenantbench/tenantbench/internal/pgtest"
-	"github.com/tenantbench/tenantbench/internal/plan"
-	"github.com/tenantbench/tenantbench/internal/provider/local"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
-	"github.com/tenantbench/tenantbench/internal/workload"
-	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
 )
 
 // TestFaultsDuringWorkload restarts, crashes, freezes a real server and
@@ -173,23 +169,14 @@ func TestFailFastStopsExperiment(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL")
 	}
-	reg := workload.Registry{}
-	reg.Add(tpcb.Factory())
-	p, problems := plan.BuildBytes([]byte(`name: ff
+	p, reg, prov := testPlan(t, `name: ff
 tenancy: {model: schema, tenants: 1}
 workload: {name: tpcb, scale: 1, clients: 2, duration: 20s}
 interference:
   - {kind: restart, at: 2s, target: shared, params: {fraction: [0.9, 0.5]}}
-`), plan.Builtin(reg))
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
+`)
 	if len(p.Runs) != 2 {
 		t.Fatalf("%d runs, want 2", len(p.Runs))
-	}
-	prov, err := local.New(local.Options{})
-	if err != nil {
-		t.Fatal(err)
 	}
 	out, err := results.Create(filepath.Join(pgtest.TempDir(t), "out"), p.SettingKeys)
 	if err != nil {

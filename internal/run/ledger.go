@@ -131,62 +131,53 @@ func OpenLedger(resultsDir, providerName, engineName string) (*Ledger, error) {
 
 // Live records r, replacing an earlier record of the same data directory.
 func (l *Ledger) Live(r provider.Record) {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.book.Instances = dropRecord(l.book.Instances, r.DataDir)
-	l.book.Instances = append(l.book.Instances, r)
-	l.keep(l.save())
+	l.change(func(b *LiveBook) {
+		b.Instances = append(dropRecord(b.Instances, r.DataDir), r)
+	})
 }
 
 // Gone forgets the server of r.
 func (l *Ledger) Gone(r provider.Record) {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.book.Instances = dropRecord(l.book.Instances, r.DataDir)
-	l.keep(l.save())
+	l.change(func(b *LiveBook) { b.Instances = dropRecord(b.Instances, r.DataDir) })
 }
 
 // AddWorkDir records a run's work directory, made before its servers.
 func (l *Ledger) AddWorkDir(dir string) {
-	if l == nil {
-		return
-	}
 	abs, _ := filepath.Abs(dir)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.book.WorkDirs = append(l.book.WorkDirs, abs)
-	l.keep(l.save())
+	l.change(func(b *LiveBook) { b.WorkDirs = append(b.WorkDirs, abs) })
 }
 
 // DoneWith forgets a work directory that has been removed, with every
 // server below it: they were stopped before it was removed.
 func (l *Ledger) DoneWith(dir string) {
+	abs, _ := filepath.Abs(dir)
+	l.change(func(b *LiveBook) {
+		var ws []string
+		for _, w := range b.WorkDirs {
+			if w != abs {
+				ws = append(ws, w)
+			}
+		}
+		b.WorkDirs = ws
+		var rs []provider.Record
+		for _, r := range b.Instances {
+			if !strings.HasPrefix(r.DataDir, abs+"/") {
+				rs = append(rs, r)
+			}
+		}
+		b.Instances = rs
+	})
+}
+
+// change edits the book under the lock and saves it; a nil ledger
+// records nothing.
+func (l *Ledger) change(edit func(b *LiveBook)) {
 	if l == nil {
 		return
 	}
-	abs, _ := filepath.Abs(dir)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var ws []string
-	for _, w := range l.book.WorkDirs {
-		if w != abs {
-			ws = append(ws, w)
-		}
-	}
-	l.book.WorkDirs = ws
-	var rs []provider.Record
-	for _, r := range l.book.Instances {
-		if !strings.HasPrefix(r.DataDir, abs+"/") {
-			rs = append(rs, r)
-		}
-	}
-	l.book.Instances = rs
+	edit(&l.book)
 	l.keep(l.save())
 }
 

@@ -12,14 +12,7 @@ import (
 // TestLedger: live.json and its registry copy follow the servers as they
 // come and go, and vanish when nothing is left.
 func TestLedger(t *testing.T) {
-	tmp := t.TempDir()
-	t.Setenv(RegistryEnv, filepath.Join(tmp, "registry"))
-	res := filepath.Join(tmp, "results")
-	os.Mkdir(res, 0o755)
-	l, err := OpenLedger(res, "local", "postgres")
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, res, tmp := testLedger(t)
 	wd := filepath.Join(tmp, "tenantbench-001-x")
 	l.AddWorkDir(wd)
 	a := provider.Record{Name: "a", DataDir: filepath.Join(wd, "a", "data")}
@@ -59,14 +52,7 @@ func TestLedger(t *testing.T) {
 // stops each server, removes the work directories that are tenantbench's
 // and only those, and forgets the ledger.
 func TestCleanUp(t *testing.T) {
-	tmp := t.TempDir()
-	t.Setenv(RegistryEnv, filepath.Join(tmp, "registry"))
-	res := filepath.Join(tmp, "results")
-	os.Mkdir(res, 0o755)
-	l, err := OpenLedger(res, "local", "postgres")
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, res, tmp := testLedger(t)
 	wd := filepath.Join(tmp, "tenantbench-001-x")
 	other := filepath.Join(tmp, "precious")
 	os.MkdirAll(filepath.Join(wd, "a", "data"), 0o755)

@@ -80,24 +80,12 @@ func (e *execution) closeNetwork() error {
 // as each part is added), so that a tenantbench killed meanwhile leaves
 // it for down.
 func (l *Ledger) NetworkLive(r netns.Record) {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.book.Networks = append(dropNetwork(l.book.Networks, r.Name), r)
-	l.keep(l.save())
+	l.change(func(b *LiveBook) { b.Networks = append(dropNetwork(b.Networks, r.Name), r) })
 }
 
 // NetworkGone forgets a network namespace that has been removed.
 func (l *Ledger) NetworkGone(r netns.Record) {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.book.Networks = dropNetwork(l.book.Networks, r.Name)
-	l.keep(l.save())
+	l.change(func(b *LiveBook) { b.Networks = dropNetwork(b.Networks, r.Name) })
 }
 
 func dropNetwork(rs []netns.Record, name string) []netns.Record {

@@ -44,24 +44,6 @@ func netnsNames(t *testing.T, prefix string) []string {
 	return names
 }
 
-// withLedger gives ex a ledger in a results directory of its own and a
-// registry of the test's.
-func withLedger(t *testing.T, ex *execution) string {
-	t.Helper()
-	tmp := t.TempDir()
-	t.Setenv(RegistryEnv, filepath.Join(tmp, "registry"))
-	res := filepath.Join(tmp, "results")
-	if err := os.Mkdir(res, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	l, err := OpenLedger(res, "local", "postgres")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex.opts.Ledger = l
-	return res
-}
-
 // TestRunThroughNetwork: a tpcb run with sut.network's plain link places
 // its servers (and, with sut.pooler, their pgbouncer) in the run's
 // namespace, their clients commit across the veth pair, the ledger lists

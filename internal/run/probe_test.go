@@ -1,19 +1,10 @@
 package run
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/tenantbench/tenantbench/internal/pgtest"
-	"github.com/tenantbench/tenantbench/internal/plan"
-	"github.com/tenantbench/tenantbench/internal/provider/local"
-	"github.com/tenantbench/tenantbench/internal/results"
-	"github.com/tenantbench/tenantbench/internal/tenancy"
-	"github.com/tenantbench/tenantbench/internal/workload"
-	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
 )
 
 // TestCPUProbe: the fixed loop does the same work every time and reports
@@ -26,49 +17,18 @@ func TestCPUProbe(t *testing.T) {
 	}
 }
 
-// experimentWithProbe runs the spec's plan on real servers and returns the
-// results directory.
-func experimentWithProbe(t *testing.T, src string) (*plan.Plan, *results.Dir) {
-	t.Helper()
-	reg := workload.Registry{}
-	reg.Add(tpcb.Factory())
-	p, problems := plan.BuildBytes([]byte(src), plan.Builtin(reg))
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
-	prov, err := local.New(local.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := results.Create(filepath.Join(pgtest.TempDir(t), "out"), p.SettingKeys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := pgtest.TempDir(t)
-	o, err := Experiment(context.Background(), p, Options{Out: out, Log: testLog{t}, Provider: prov, Workloads: reg,
-		Models: tenancy.Builtin(), WorkRoot: root})
-	if err != nil || o.Failed > 0 {
-		t.Fatalf("experiment: %+v, %v", o, err)
-	}
-	// Every work directory, the probe server's too, is gone.
-	if left, _ := os.ReadDir(root); len(left) > 0 {
-		t.Errorf("left in the work root: %v", left)
-	}
-	return p, out
-}
-
 // TestProbeEveryRun: with a CPU probe before every run, probe.csv has a
 // row per run, in run order, and each run's host_speed is its row's value.
 func TestProbeEveryRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL")
 	}
-	p, out := experimentWithProbe(t, `name: probe-run
+	p, out, _ := experiment(t, `name: probe-run
 repeat: 2
 probe: {every: run, what: cpu}
 tenancy: {model: [schema, database], tenants: 1}
 workload: {name: tpcb, scale: 1, clients: 1, duration: 1s}
-`)
+`, nil)
 	probes, err := out.ReadProbes()
 	if err != nil {
 		t.Fatal(err)
@@ -102,12 +62,12 @@ func TestProbeTPCBEveryRound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL")
 	}
-	p, out := experimentWithProbe(t, `name: probe-round
+	p, out, _ := experiment(t, `name: probe-round
 repeat: 2
 probe: {every: round, what: tpcb}
 tenancy: {model: [schema, database], tenants: 1}
 workload: {name: tpcb, scale: 1, clients: 1, duration: 1s}
-`)
+`, nil)
 	probes, err := out.ReadProbes()
 	if err != nil {
 		t.Fatal(err)

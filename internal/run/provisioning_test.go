@@ -11,16 +11,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tenantbench/tenantbench/internal/pgtest"
-	"github.com/tenantbench/tenantbench/internal/plan"
-	"github.com/tenantbench/tenantbench/internal/provider/local"
 	"github.com/tenantbench/tenantbench/internal/provision"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
-	"github.com/tenantbench/tenantbench/internal/workload"
-	"github.com/tenantbench/tenantbench/internal/workload/lag"
-	"github.com/tenantbench/tenantbench/internal/workload/sales"
-	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
 	"github.com/tenantbench/tenantbench/internal/workload/tpcc"
-	"github.com/tenantbench/tenantbench/internal/workload/tpch"
 )
 
 // testLog sends a run's log lines to the test's.
@@ -35,20 +28,7 @@ func (l testLog) Write(b []byte) (int, error) {
 // directory; its servers are stopped when the test ends.
 func newExecution(t *testing.T, yaml string) *execution {
 	t.Helper()
-	reg := workload.Registry{}
-	reg.Add(tpcb.Factory())
-	reg.Add(sales.Factory())
-	reg.Add(tpcc.Factory())
-	reg.Add(tpch.Factory())
-	reg.Add(lag.Factory())
-	p, problems := plan.BuildBytes([]byte(yaml), plan.Builtin(reg))
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
-	prov, err := local.New(local.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, reg, prov := testPlan(t, yaml)
 	ex := &execution{opts: Options{Log: testLog{t}, Provider: prov, Workloads: reg, Models: tenancy.Builtin(),
 		WorkRoot: pgtest.TempDir(t)}, plan: p, spec: p.Spec, run: &p.Runs[0], t0: time.Now()}
 	wd, err := os.MkdirTemp(ex.opts.WorkRoot, "run-")

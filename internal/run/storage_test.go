@@ -1,22 +1,14 @@
 package run
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/tenantbench/tenantbench/internal/pgtest"
-	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
-	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/spec"
-	"github.com/tenantbench/tenantbench/internal/tenancy"
-	"github.com/tenantbench/tenantbench/internal/workload"
-	"github.com/tenantbench/tenantbench/internal/workload/tpcb"
 )
 
 // mountsBelow are the mount points below root with their file system
@@ -53,57 +45,21 @@ func TestStorageRuns(t *testing.T) {
 	if why := local.Storage(spec.StorageDisk, spec.VolumePerInstance); why != "" {
 		t.Skip(why)
 	}
-	reg := workload.Registry{}
-	reg.Add(tpcb.Factory())
-	p, problems := plan.BuildBytes([]byte(`name: storage-runs
+	// Watch the mounts while the experiment runs: data directory -> type.
+	seen := map[string]string{}
+	_, out, root := experiment(t, `name: storage-runs
 sut: {storage: {kind: [tmpfs, disk], volume: [per-instance, shared]}}
 tenancy: {model: instance, tenants: 2}
 workload: {name: tpcb, scale: 1, clients: 1, duration: 1s}
-`), plan.Builtin(reg))
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
-	prov, err := local.New(local.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := results.Create(filepath.Join(pgtest.TempDir(t), "out"), p.SettingKeys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := pgtest.TempDir(t)
-	// Watch the mounts while the experiment runs: data directory -> type.
-	seen := map[string]string{}
-	var mu sync.Mutex
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
+`, func(root string) func() {
+		return poll(20*time.Millisecond, func() {
 			for dir, fs := range mountsBelow(root) {
-				mu.Lock()
 				seen[dir] = fs
-				mu.Unlock()
 			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
-	o, err := Experiment(context.Background(), p, Options{Out: out, Log: testLog{t}, Provider: prov, Workloads: reg,
-		Models: tenancy.Builtin(), WorkRoot: root})
-	close(stop)
-	<-done
-	if err != nil || o.Failed > 0 {
-		t.Fatalf("experiment: %+v, %v", o, err)
-	}
+		})
+	})
 	if left := mountsBelow(root); len(left) > 0 {
 		t.Errorf("still mounted after the experiment: %v", left)
-	}
-	if left, _ := os.ReadDir(root); len(left) > 0 {
-		t.Errorf("left in the work root: %v", left)
 	}
 	// Each run's data directories were mounted as its storage says.
 	types := map[string]bool{}

@@ -16,30 +16,20 @@ var _ interfere.Ledger = (*Ledger)(nil)
 // Started records a process the run's interference started (stress-ng),
 // so that a tenantbench killed meanwhile leaves a record of it for down.
 func (l *Ledger) Started(p interfere.Process) {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.book.Stressors = append(l.book.Stressors, p)
-	l.keep(l.save())
+	l.change(func(b *LiveBook) { b.Stressors = append(b.Stressors, p) })
 }
 
 // Ended forgets a process Started recorded.
 func (l *Ledger) Ended(p interfere.Process) {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []interfere.Process
-	for _, s := range l.book.Stressors {
-		if s.Pid != p.Pid || s.Start != p.Start {
-			out = append(out, s)
+	l.change(func(b *LiveBook) {
+		var out []interfere.Process
+		for _, s := range b.Stressors {
+			if s.Pid != p.Pid || s.Start != p.Start {
+				out = append(out, s)
+			}
 		}
-	}
-	l.book.Stressors = out
-	l.keep(l.save())
+		b.Stressors = out
+	})
 }
 
 // endStressor kills a recorded stressor's process group if it is still

@@ -2,9 +2,7 @@ package run
 
 import (
 	"context"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -17,14 +15,7 @@ import (
 // gone from it when it ended; one a killed tenantbench left (a process
 // still running) is ended by CleanUp, the down of a leftover ledger.
 func TestStressorLedger(t *testing.T) {
-	tmp := t.TempDir()
-	t.Setenv(RegistryEnv, filepath.Join(tmp, "registry"))
-	res := filepath.Join(tmp, "results")
-	os.Mkdir(res, 0o755)
-	l, err := OpenLedger(res, "local", "postgres")
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, res, _ := testLedger(t)
 	// A stand-in for a stressor left running: its own process group, as
 	// stress-ng is started.
 	cmd := exec.Command("sleep", "60")

@@ -1,6 +1,7 @@
 // Package benchutil holds what the benchmark commands under bench/ share:
-// the process's CPU time, medians, the load average, and running pgbench
-// as the peer measured in the same run.
+// the process's CPU time, medians, the load average, loading a workload
+// as a run does (Load), and running pgbench as the peer measured in the
+// same run.
 package benchutil
 
 import (

@@ -39,23 +39,8 @@ func namespace(t *testing.T, name string) provider.Cluster {
 	t.Helper()
 	c := k8stest.Get(t)
 	t.Setenv(kubeconfigEnv, c.Kubeconfig)
-	cl := provider.Cluster{KubeconfigEnv: kubeconfigEnv, Namespace: name, Image: c.PGImage}
-	cs, err := client(cl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{}) })
-	// pods are refused until the namespace's service account exists
-	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-		if _, err := cs.CoreV1().ServiceAccounts(name).Get(ctx, "default", metav1.GetOptions{}); err == nil {
-			break
-		}
-	}
-	return cl
+	c.Namespace(t, name)
+	return provider.Cluster{KubeconfigEnv: kubeconfigEnv, Namespace: name, Image: c.PGImage}
 }
 
 // labelled counts the objects in the namespace that carry the run's

@@ -13,26 +13,9 @@ package tpcb
 //	INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
 //	END;
 func (c *Client) simpleUpdate() error {
-	aid := c.random(1, c.accounts)
-	bid := c.random(1, c.branches)
-	tid := c.random(1, c.tellers)
-	delta := c.random(-5000, 5000)
-
-	if err := c.exec(&c.begin); err != nil {
+	aid, bid, tid, delta := c.drawScript()
+	if err := c.updateAndRead(aid, delta); err != nil {
 		return err
 	}
-	c.updateAccount.set(0, delta)
-	c.updateAccount.set(1, aid)
-	if err := c.exec(&c.updateAccount); err != nil {
-		return err
-	}
-	c.selectAccount.set(0, aid)
-	if err := c.query(&c.selectAccount); err != nil {
-		return err
-	}
-	c.setHistory(tid, bid, aid, delta)
-	if err := c.exec(&c.insertHistory); err != nil {
-		return err
-	}
-	return c.exec(&c.end)
+	return c.insertHistoryEnd(tid, bid, aid, delta)
 }

@@ -17,21 +17,8 @@ package tpcb
 //
 // As in pgbench, bid is drawn on its own, not as the teller's branch.
 func (c *Client) tpcbLike() error {
-	aid := c.random(1, c.accounts)
-	bid := c.random(1, c.branches)
-	tid := c.random(1, c.tellers)
-	delta := c.random(-5000, 5000)
-
-	if err := c.exec(&c.begin); err != nil {
-		return err
-	}
-	c.updateAccount.set(0, delta)
-	c.updateAccount.set(1, aid)
-	if err := c.exec(&c.updateAccount); err != nil {
-		return err
-	}
-	c.selectAccount.set(0, aid)
-	if err := c.query(&c.selectAccount); err != nil {
+	aid, bid, tid, delta := c.drawScript()
+	if err := c.updateAndRead(aid, delta); err != nil {
 		return err
 	}
 	c.updateTeller.set(0, delta)
@@ -44,17 +31,43 @@ func (c *Client) tpcbLike() error {
 	if err := c.exec(&c.updateBranch); err != nil {
 		return err
 	}
-	c.setHistory(tid, bid, aid, delta)
-	if err := c.exec(&c.insertHistory); err != nil {
-		return err
-	}
-	return c.exec(&c.end)
+	return c.insertHistoryEnd(tid, bid, aid, delta)
 }
 
-// setHistory binds the INSERT INTO pgbench_history parameters.
-func (c *Client) setHistory(tid, bid, aid, delta int64) {
+// drawScript is the four \set lines that tpcb-like and simple-update begin
+// with, in their order.
+func (c *Client) drawScript() (aid, bid, tid, delta int64) {
+	aid = c.random(1, c.accounts)
+	bid = c.random(1, c.branches)
+	tid = c.random(1, c.tellers)
+	delta = c.random(-5000, 5000)
+	return aid, bid, tid, delta
+}
+
+// updateAndRead is BEGIN and the account's UPDATE and SELECT, as
+// tpcb-like and simple-update have them.
+func (c *Client) updateAndRead(aid, delta int64) error {
+	if err := c.exec(&c.begin); err != nil {
+		return err
+	}
+	c.updateAccount.set(0, delta)
+	c.updateAccount.set(1, aid)
+	if err := c.exec(&c.updateAccount); err != nil {
+		return err
+	}
+	c.selectAccount.set(0, aid)
+	return c.query(&c.selectAccount)
+}
+
+// insertHistoryEnd is the INSERT INTO pgbench_history and END that
+// tpcb-like and simple-update end with.
+func (c *Client) insertHistoryEnd(tid, bid, aid, delta int64) error {
 	c.insertHistory.set(0, tid)
 	c.insertHistory.set(1, bid)
 	c.insertHistory.set(2, aid)
 	c.insertHistory.set(3, delta)
+	if err := c.exec(&c.insertHistory); err != nil {
+		return err
+	}
+	return c.exec(&c.end)
 }

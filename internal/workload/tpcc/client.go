@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
@@ -37,8 +36,10 @@ type Client struct {
 	allWarehouses  bool
 	turn           int
 	pacing         bool
-	// interaction is Options.Interaction: how each transaction is sent.
+	// interaction is Options.Interaction: how each transaction is sent,
+	// in the form of the terminal's engine and interaction.
 	interaction string
+	form        form
 	// named are the customers of one last name (interaction statements).
 	named [customersPerD]int32
 
@@ -57,6 +58,8 @@ type Client struct {
 	orderStatus             orderStatusTxn
 	delivery                deliveryTxn
 	stockLevel              stockLevelTxn
+	// txns are the five above, indexed by type.
+	txns [numTxns]txn
 }
 
 var (
@@ -98,6 +101,7 @@ func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, c workload.C
 		return nil, workload.NoForm(Name, wc)
 	}
 	cl := w.newClient(c)
+	cl.form = pgForms[cl.interaction]
 	cl.pg = conn.PgConn()
 	cl.p = newPipe(cl.pg)
 	// The isolation level goes with each BEGIN: a session's
@@ -111,19 +115,14 @@ func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, c workload.C
 			return nil, fmt.Errorf("tpcc: set the isolation level: %w", err)
 		}
 	}
-	for _, s := range []struct {
-		st       *stmt
-		name, sq string
-	}{
+	if err := prepareAll(ctx, conn, []stmtSQL{
 		{&cl.begin, "begin", "BEGIN ISOLATION LEVEL " + isolation},
 		{&cl.commit, "commit", "COMMIT"},
 		{&cl.rollback, "rollback", "ROLLBACK"},
-	} {
-		if err := s.st.prepare(ctx, conn, s.name, s.sq); err != nil {
-			return nil, err
-		}
+	}); err != nil {
+		return nil, err
 	}
-	if err := cl.prepare(ctx, conn); err != nil {
+	if err := cl.form.prepare(cl, ctx, conn); err != nil {
 		return nil, err
 	}
 	if cl.interaction != InteractionBatched {
@@ -135,27 +134,6 @@ func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, c workload.C
 	w.clients = append(w.clients, cl)
 	w.clientsMu.Unlock()
 	return cl, nil
-}
-
-// prepare prepares the statements of the client's interaction.
-func (c *Client) prepare(ctx context.Context, conn *pgx.Conn) error {
-	preps := []func(context.Context, *pgx.Conn) error{
-		c.newOrder.prepare, c.payment.prepare, c.orderStatus.prepare, c.delivery.prepare, c.stockLevel.prepare,
-	}
-	switch c.interaction {
-	case InteractionStatements:
-		preps = []func(context.Context, *pgx.Conn) error{
-			c.newOrder.prepareEach, c.payment.prepareEach, c.orderStatus.prepareEach, c.delivery.prepareEach, c.stockLevel.prepareEach,
-		}
-	case InteractionProcedures:
-		preps = []func(context.Context, *pgx.Conn) error{c.prepareCalls}
-	}
-	for _, prep := range preps {
-		if err := prep(ctx, conn); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // newClient is a client without a connection: its choices only.
@@ -175,6 +153,7 @@ func (w *Workload) newClient(c workload.ClientInfo) *Client {
 		interaction:   w.opts.Interaction,
 	}
 	cl.dealt = len(cl.deck)
+	cl.txns = [numTxns]txn{&cl.newOrder, &cl.payment, &cl.orderStatus, &cl.delivery, &cl.stockLevel}
 	return cl
 }
 
@@ -220,20 +199,10 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 		w = c.first + (c.home-c.first-1+c.turn)%c.warehouses + 1
 		c.turn++
 	}
-	switch typ {
-	case NewOrder:
-		c.newOrder.draw(c, w)
-	case Payment:
-		c.payment.draw(c, w)
-	case OrderStatus:
-		c.orderStatus.draw(c, w)
-	case Delivery:
-		c.delivery.draw(c, w)
-	case StockLevel:
-		c.stockLevel.draw(c, w)
-	default:
+	if typ < 0 || typ >= numTxns {
 		return fmt.Errorf("tpcc: no transaction type %d", typ)
 	}
+	c.txns[typ].draw(c, w)
 	return c.runDrawn(ctx, typ)
 }
 
@@ -241,12 +210,7 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 // counting it the same way in every interaction.
 func (c *Client) runDrawn(ctx context.Context, typ int) error {
 	for attempt := 0; ; attempt++ {
-		var err error
-		if c.maria != nil {
-			err = c.mariaExecute(ctx, typ)
-		} else {
-			err = c.execute(typ)
-		}
+		err := c.execute(ctx, typ)
 		if err == nil || err == workload.ErrRollback {
 			c.counted(typ)
 			return err
@@ -264,63 +228,20 @@ func (c *Client) runDrawn(ctx context.Context, typ int) error {
 }
 
 // execute runs the drawn transaction of type typ once, in the client's
-// interaction.
-func (c *Client) execute(typ int) error {
-	switch c.interaction {
-	case InteractionStatements:
-		switch typ {
-		case NewOrder:
-			return c.newOrder.runEach(c)
-		case Payment:
-			return c.payment.runEach(c)
-		case OrderStatus:
-			return c.orderStatus.runEach(c)
-		case Delivery:
-			return c.delivery.runEach(c)
-		default:
-			return c.stockLevel.runEach(c)
-		}
-	case InteractionProcedures:
-		switch typ {
-		case NewOrder:
-			return c.newOrder.callRun(c)
-		case Payment:
-			return c.payment.callRun(c)
-		case OrderStatus:
-			return c.orderStatus.callRun(c)
-		case Delivery:
-			return c.delivery.callRun(c)
-		default:
-			return c.stockLevel.callRun(c)
-		}
+// form.
+func (c *Client) execute(ctx context.Context, typ int) error {
+	if c.maria != nil {
+		// MariaDB's session takes the context per statement; PostgreSQL's
+		// pipe is interrupted by the watcher.
+		c.maria.ctx = ctx
 	}
-	switch typ {
-	case NewOrder:
-		return c.newOrder.run(c)
-	case Payment:
-		return c.payment.run(c)
-	case OrderStatus:
-		return c.orderStatus.run(c)
-	case Delivery:
-		return c.delivery.run(c)
-	default:
-		return c.stockLevel.run(c)
-	}
+	return c.form.send(c.txns[typ], c)
 }
 
 // counted adds a finished transaction to the counts.
 func (c *Client) counted(typ int) {
 	c.counts.Txns[typ]++
-	switch typ {
-	case NewOrder:
-		c.newOrder.count(&c.counts)
-	case Payment:
-		c.payment.count(&c.counts)
-	case OrderStatus:
-		c.orderStatus.count(&c.counts)
-	case Delivery:
-		c.delivery.count(&c.counts)
-	}
+	c.txns[typ].count(&c.counts)
 }
 
 // retryable says whether err is a serialization failure (40001) or a

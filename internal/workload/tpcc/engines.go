@@ -22,12 +22,16 @@ func (w *Workload) RunsOn(e engine.Engine) bool {
 
 var _ workload.EngineOptions = (*Workload)(nil)
 
-// CheckEngine refuses interaction batched on MariaDB: it sends arrays,
-// unnest and data-modifying CTEs, which MariaDB does not have. It is not
+// CheckEngine refuses on MariaDB an interaction without a MariaDB form
+// (mariaForms): batched sends arrays, unnest and data-modifying CTEs,
+// which MariaDB does not have. It is not
 // mapped to statements behind the spec's back: the interaction decides
 // the round trips a run measures.
 func (w *Workload) CheckEngine(e engine.Engine) (key, value, allowed string) {
-	if _, ok := e.(mariadb.Engine); ok && w.opts.Interaction == InteractionBatched {
+	if _, ok := e.(mariadb.Engine); !ok {
+		return "", "", ""
+	}
+	if _, ok := mariaForms[w.opts.Interaction]; !ok {
 		return "interaction", w.opts.Interaction, fmt.Sprintf(
 			"has no MariaDB form (it batches with PostgreSQL's arrays and CTEs); with %s (sut.engine) set workload.options.interaction to %s or %s",
 			e.Name(), InteractionStatements, InteractionProcedures)

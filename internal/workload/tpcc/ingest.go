@@ -76,18 +76,20 @@ func (w *Workload) loadConnections(units int) int {
 	return max(1, min(n, units))
 }
 
-// Ingest loads the population of clause 4.3.3.1 with COPY in binary
-// format, over several connections opened with connect, each taking the
-// next unit of the load (the largest first). With the option freeze (the
-// default) a unit is a table: one transaction truncates it and copies the
-// rows of every warehouse with FREEZE, so they are written frozen and
-// all-visible and the VACUUM of PostIngest has little left to do; tables
-// load in parallel. Without, a unit is one table of one warehouse in a
-// transaction of its own, and warehouses load in parallel: for tables that
-// other tenants' rows share, which must not be truncated. A tenant of
-// shared tables (ForTenant) loads its own warehouses that way whatever the
-// option, through row-level security (loadStaged), and not ITEM. progress
-// is called with the rows loaded so far.
+// Ingest loads the population of clause 4.3.3.1 over several
+// connections opened with connect, each taking the next unit of the load
+// (the largest first) and storing it in its engine's way (a loader:
+// PostgreSQL's COPY below, MariaDB's LOAD DATA in mariadb.go). On
+// PostgreSQL, with the option freeze (the default) a unit is a table: one
+// transaction truncates it and copies the rows of every warehouse with
+// FREEZE, so they are written frozen and all-visible and the VACUUM of
+// PostIngest has little left to do; tables load in parallel. Without, a
+// unit is one table of one warehouse in a transaction of its own, and
+// warehouses load in parallel: for tables that other tenants' rows share,
+// which must not be truncated. A tenant of shared tables (ForTenant) loads
+// its own warehouses that way whatever the option, through row-level
+// security (loadStaged), and not ITEM. progress is called with the rows
+// loaded so far.
 func (w *Workload) Ingest(ctx context.Context, connect workload.Connect, progress func(rows int64)) error {
 	// The first connection says the engine: MariaDB's form loads on it
 	// and more; PostgreSQL's opens its own (one per unit taker).
@@ -97,11 +99,31 @@ func (w *Workload) Ingest(ctx context.Context, connect workload.Connect, progres
 	}
 	if mc, ok := mariadb.Of(first); ok {
 		defer mc.Close(context.WithoutCancel(ctx))
-		return w.mariaIngest(ctx, mc, connect, progress)
+		open, err := w.mariaLoaders(ctx, mc, connect)
+		if err != nil {
+			return err
+		}
+		return w.loadUnits(ctx, open, progress)
 	}
 	if err := first.Close(ctx); err != nil {
 		return fmt.Errorf("tpcc: ingest: %w", err)
 	}
+	return w.loadUnits(ctx, w.pgLoaders(connect), progress)
+}
+
+// loader stores units of the load on one connection, in its engine's way.
+type loader interface {
+	load(ctx context.Context, gen *generator, u unit, report func(rows int64)) error
+	// close ends the loader's session (its connection, if it opened one).
+	close(ctx context.Context)
+}
+
+// openLoader opens the loader of the i-th unit taker (from 0).
+type openLoader func(ctx context.Context, i int) (loader, error)
+
+// loadUnits loads the units of the load, each taken by the next free of
+// loadConnections loaders, all from one generator.
+func (w *Workload) loadUnits(ctx context.Context, open openLoader, progress func(rows int64)) error {
 	// The "current date and time" of clause 4.3.3.1, one for the load.
 	gen := newGenerator(w.seed, w.k, time.Now().UTC())
 	gen.first = w.first
@@ -118,24 +140,15 @@ func (w *Workload) Ingest(ctx context.Context, connect workload.Connect, progres
 		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
-	for range w.loadConnections(len(us)) {
+	for i := range w.loadConnections(len(us)) {
 		g.Go(func() error {
-			conn, err := workload.ConnectPG(gctx, Name, connect)
+			l, err := open(gctx, i)
 			if err != nil {
-				return fmt.Errorf("tpcc: ingest: connect: %w", err)
+				return err
 			}
-			defer conn.Close(context.WithoutCancel(ctx))
-			if w.keyed {
-				// loadStaged's temporary tables hold a table of one
-				// warehouse at a time (STOCK, the largest, about 35 MB):
-				// in memory rather than in temporary files (the default
-				// is 8 MB). Local buffers are allocated as used.
-				if _, err := conn.Exec(gctx, "set temp_buffers = '64MB'"); err != nil {
-					return err
-				}
-			}
+			defer l.close(context.WithoutCancel(ctx))
 			for u := range next {
-				if err := w.load(gctx, conn, gen, u, report); err != nil {
+				if err := l.load(gctx, gen, u, report); err != nil {
 					return fmt.Errorf("tpcc: ingest %s: %w", u, err)
 				}
 			}
@@ -145,8 +158,39 @@ func (w *Workload) Ingest(ctx context.Context, connect workload.Connect, progres
 	return g.Wait()
 }
 
-// load copies unit u on conn.
-func (w *Workload) load(ctx context.Context, conn *pgx.Conn, gen *generator, u unit, report func(int64)) error {
+// pgLoader copies units with COPY in binary format on a connection of
+// its own.
+type pgLoader struct {
+	w    *Workload
+	conn *pgx.Conn
+}
+
+// pgLoaders opens each unit taker's connection with connect.
+func (w *Workload) pgLoaders(connect workload.Connect) openLoader {
+	return func(ctx context.Context, _ int) (loader, error) {
+		conn, err := workload.ConnectPG(ctx, Name, connect)
+		if err != nil {
+			return nil, fmt.Errorf("tpcc: ingest: connect: %w", err)
+		}
+		if w.keyed {
+			// loadStaged's temporary tables hold a table of one
+			// warehouse at a time (STOCK, the largest, about 35 MB):
+			// in memory rather than in temporary files (the default
+			// is 8 MB). Local buffers are allocated as used.
+			if _, err := conn.Exec(ctx, "set temp_buffers = '64MB'"); err != nil {
+				conn.Close(context.WithoutCancel(ctx))
+				return nil, err
+			}
+		}
+		return pgLoader{w, conn}, nil
+	}
+}
+
+func (l pgLoader) close(ctx context.Context) { l.conn.Close(ctx) }
+
+// load copies unit u.
+func (l pgLoader) load(ctx context.Context, gen *generator, u unit, report func(int64)) error {
+	w, conn := l.w, l.conn
 	if w.keyed {
 		return w.loadStaged(ctx, conn, gen, u, report)
 	}

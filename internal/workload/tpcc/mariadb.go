@@ -7,10 +7,8 @@ import (
 	"io"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/go-sql-driver/mysql"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/workload"
@@ -133,64 +131,65 @@ func (w *Workload) mariaPostIngest(ctx context.Context, mc *mariadb.Conn) error 
 // is process-wide, and tenants load at once.
 var readerSeq atomic.Int64
 
-// mariaIngest truncates the tables on first, then loads the units of the
-// load (units) over several connections, as the PostgreSQL form does:
-// each unit is one LOAD DATA LOCAL INFILE streamed from the generator, in
-// a transaction of its own, with the unique and foreign key checks off
-// (the rows are generated unique), as MariaDB's bulk load advice has it.
-func (w *Workload) mariaIngest(ctx context.Context, first *mariadb.Conn, connect workload.Connect, progress func(rows int64)) error {
+// mariaLoaders truncates the tables on first and opens the loaders of
+// the load (loadUnits), the first on first, the others on connections
+// of their own: each unit is one LOAD DATA LOCAL INFILE streamed from the
+// generator, in a transaction of its own, with the unique and foreign key
+// checks off (the rows are generated unique), as MariaDB's bulk load
+// advice has it.
+func (w *Workload) mariaLoaders(ctx context.Context, first *mariadb.Conn, connect workload.Connect) (openLoader, error) {
 	if w.keyed {
-		return fmt.Errorf("tpcc: shared tables have no MariaDB form")
+		return nil, fmt.Errorf("tpcc: shared tables have no MariaDB form")
 	}
 	var truncate []string
 	for _, t := range tableNames {
 		truncate = append(truncate, "truncate table "+t)
 	}
 	if err := mariaExec(ctx, first.SQL(), truncate); err != nil {
-		return err
+		return nil, err
 	}
-	gen := newGenerator(w.seed, w.k, time.Now().UTC())
-	us := w.units()
-	next := make(chan unit, len(us))
-	for _, u := range us {
-		next <- u
-	}
-	close(next)
-	var loaded atomic.Int64
-	report := func(n int64) {
-		if progress != nil {
-			progress(loaded.Add(n))
+	return func(ctx context.Context, i int) (loader, error) {
+		l := mariaLoader{w: w, mc: first}
+		if i > 0 {
+			wc, err := connect(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("tpcc: ingest: connect: %w", err)
+			}
+			var ok bool
+			if l.mc, ok = mariadb.Of(wc); !ok {
+				wc.Close(context.WithoutCancel(ctx))
+				return nil, workload.NoForm(Name, wc)
+			}
+			l.own = true
 		}
+		if err := mariaExec(ctx, l.mc.SQL(), []string{"set unique_checks = 0", "set foreign_key_checks = 0"}); err != nil {
+			l.close(context.WithoutCancel(ctx))
+			return nil, err
+		}
+		return l, nil
+	}, nil
+}
+
+// mariaLoader loads units with LOAD DATA on mc.
+type mariaLoader struct {
+	w  *Workload
+	mc *mariadb.Conn
+	// own: mc is the loader's own connection, closed with it (the first
+	// stays open for Ingest to close).
+	own bool
+}
+
+// close turns the checks back on (the first connection's session goes
+// on) and closes the loader's own connection.
+func (l mariaLoader) close(ctx context.Context) {
+	_ = mariaExec(ctx, l.mc.SQL(), []string{"set unique_checks = 1", "set foreign_key_checks = 1"})
+	if l.own {
+		l.mc.Close(ctx)
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	for i := range w.loadConnections(len(us)) {
-		g.Go(func() error {
-			mc := first
-			if i > 0 {
-				wc, err := connect(gctx)
-				if err != nil {
-					return fmt.Errorf("tpcc: ingest: connect: %w", err)
-				}
-				defer wc.Close(context.WithoutCancel(ctx))
-				var ok bool
-				if mc, ok = mariadb.Of(wc); !ok {
-					return workload.NoForm(Name, wc)
-				}
-			}
-			c := mc.SQL()
-			if err := mariaExec(gctx, c, []string{"set unique_checks = 0", "set foreign_key_checks = 0"}); err != nil {
-				return err
-			}
-			defer mariaExec(context.WithoutCancel(ctx), c, []string{"set unique_checks = 1", "set foreign_key_checks = 1"})
-			for u := range next {
-				if err := mariaLoad(gctx, c, gen, u, w.warehouses, report); err != nil {
-					return fmt.Errorf("tpcc: ingest %s: %w", u, err)
-				}
-			}
-			return nil
-		})
-	}
-	return g.Wait()
+}
+
+func (l mariaLoader) load(ctx context.Context, gen *generator, u unit, report func(int64)) error {
+	return mariaLoad(ctx, l.mc.SQL(), gen, u, l.w.warehouses, report)
 }
 
 // mariaLoad streams the rows of unit u into its table with one LOAD DATA.

@@ -36,11 +36,13 @@ func (w *Workload) mariaClient(ctx context.Context, mc *mariadb.Conn, ci workloa
 	if w.keyed {
 		return nil, fmt.Errorf("tpcc: shared tables have no MariaDB form")
 	}
-	if w.opts.Interaction == InteractionBatched {
+	form, ok := mariaForms[w.opts.Interaction]
+	if !ok {
 		return nil, fmt.Errorf("tpcc: interaction %s has no MariaDB form (it sends arrays and CTEs); use %s or %s",
-			InteractionBatched, InteractionStatements, InteractionProcedures)
+			w.opts.Interaction, InteractionStatements, InteractionProcedures)
 	}
 	cl := w.newClient(ci)
+	cl.form = form
 	cl.maria = &mariaConn{mc: mc, c: mc.SQL(), stmts: map[string]*sql.Stmt{}}
 	if _, err := cl.maria.c.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL "+isolationSQL(w.opts.Isolation)); err != nil {
 		return nil, fmt.Errorf("tpcc: set the isolation level: %w", err)
@@ -122,39 +124,6 @@ func (m *mariaConn) each(q string, args []any, row func(v []sql.RawBytes)) (int,
 func atoi(b sql.RawBytes) int {
 	n, _ := strconv.Atoi(string(b))
 	return n
-}
-
-// mariaExecute runs the drawn transaction of type typ once, in the
-// client's interaction.
-func (c *Client) mariaExecute(ctx context.Context, typ int) error {
-	m := c.maria
-	m.ctx = ctx
-	if c.interaction == InteractionProcedures {
-		switch typ {
-		case NewOrder:
-			return c.newOrder.mariaCall(c, m)
-		case Payment:
-			return c.payment.mariaCall(m)
-		case OrderStatus:
-			return c.orderStatus.mariaCall(m)
-		case Delivery:
-			return c.delivery.mariaCall(m)
-		default:
-			return c.stockLevel.mariaCall(m)
-		}
-	}
-	switch typ {
-	case NewOrder:
-		return c.newOrder.mariaRun(c, m)
-	case Payment:
-		return c.payment.mariaRun(c, m)
-	case OrderStatus:
-		return c.orderStatus.mariaRun(c, m)
-	case Delivery:
-		return c.delivery.mariaRun(m)
-	default:
-		return c.stockLevel.mariaRun(m)
-	}
 }
 
 // mariaRetryable says whether err is a deadlock (1213, SQLSTATE 40001)

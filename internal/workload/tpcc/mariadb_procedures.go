@@ -262,7 +262,8 @@ func list(buf []byte, vs []int32) string {
 	return string(buf)
 }
 
-func (t *newOrderTxn) mariaCall(c *Client, m *mariaConn) error {
+func (t *newOrderTxn) mariaCall(c *Client) error {
+	m := c.maria
 	t.callLines()
 	allLocal := 0
 	if t.allLocal {
@@ -288,13 +289,11 @@ func (t *newOrderTxn) mariaCall(c *Client, m *mariaConn) error {
 	return nil
 }
 
-func (t *paymentTxn) mariaCall(m *mariaConn) error {
-	c, last := t.c, ""
-	if t.byLast {
-		c, last = 0, lastNames[t.last]
-	}
+func (t *paymentTxn) mariaCall(c *Client) error {
+	m := c.maria
+	cust, last := callCustomer(t.byLast, t.c, t.last)
 	t.cid = 0
-	if _, err := m.each(mariaCallPayment, []any{t.w, t.d, t.cw, t.cd, c, last, t.amount},
+	if _, err := m.each(mariaCallPayment, []any{t.w, t.d, t.cw, t.cd, cust, last, t.amount},
 		func(v []sql.RawBytes) { t.cid = atoi(v[0]) }); err != nil {
 		return err
 	}
@@ -304,13 +303,11 @@ func (t *paymentTxn) mariaCall(m *mariaConn) error {
 	return nil
 }
 
-func (t *orderStatusTxn) mariaCall(m *mariaConn) error {
-	c, last := t.c, ""
-	if t.byLast {
-		c, last = 0, lastNames[t.last]
-	}
+func (t *orderStatusTxn) mariaCall(c *Client) error {
+	m := c.maria
+	cust, last := callCustomer(t.byLast, t.c, t.last)
 	t.cid, t.oid, t.lines = 0, 0, 0
-	if _, err := m.each(mariaCallOrderStatus, []any{t.w, t.d, c, last}, func(v []sql.RawBytes) {
+	if _, err := m.each(mariaCallOrderStatus, []any{t.w, t.d, cust, last}, func(v []sql.RawBytes) {
 		t.cid, t.oid, t.lines = atoi(v[0]), atoi(v[1]), atoi(v[2])
 	}); err != nil {
 		return err
@@ -321,7 +318,8 @@ func (t *orderStatusTxn) mariaCall(m *mariaConn) error {
 	return nil
 }
 
-func (t *deliveryTxn) mariaCall(m *mariaConn) error {
+func (t *deliveryTxn) mariaCall(c *Client) error {
+	m := c.maria
 	t.delivered = 0
 	if _, err := m.each(mariaCallDelivery, []any{t.w, t.carrier}, func(v []sql.RawBytes) { t.delivered = atoi(v[0]) }); err != nil {
 		return err
@@ -330,7 +328,8 @@ func (t *deliveryTxn) mariaCall(m *mariaConn) error {
 	return nil
 }
 
-func (t *stockLevelTxn) mariaCall(m *mariaConn) error {
+func (t *stockLevelTxn) mariaCall(c *Client) error {
+	m := c.maria
 	rows, err := m.each(mariaCallStockLevel, []any{t.w, t.d, t.threshold}, func(v []sql.RawBytes) { t.low = int64(atoi(v[0])) })
 	if err != nil {
 		return err

@@ -110,7 +110,8 @@ func newStock(q, quantity int) int {
 }
 
 // mariaRun executes the profile of clause 2.4.2.2 one statement at a time.
-func (t *newOrderTxn) mariaRun(c *Client, m *mariaConn) error {
+func (t *newOrderTxn) mariaRun(c *Client) error {
+	m := c.maria
 	if err := m.text("BEGIN"); err != nil {
 		return err
 	}
@@ -226,7 +227,8 @@ func (t *newOrderTxn) mariaRun(c *Client, m *mariaConn) error {
 }
 
 // mariaRun executes the profile of clause 2.5.2.2 one statement at a time.
-func (t *paymentTxn) mariaRun(c *Client, m *mariaConn) error {
+func (t *paymentTxn) mariaRun(c *Client) error {
+	m := c.maria
 	if err := m.text("BEGIN"); err != nil {
 		return err
 	}
@@ -311,7 +313,8 @@ func (c *Client) mariaCustomerByName(m *mariaConn, w, d, last int) (int, error) 
 }
 
 // mariaRun executes the profile of clause 2.6.2.2 one statement at a time.
-func (t *orderStatusTxn) mariaRun(c *Client, m *mariaConn) error {
+func (t *orderStatusTxn) mariaRun(c *Client) error {
+	m := c.maria
 	if err := m.text("BEGIN"); err != nil {
 		return err
 	}
@@ -352,7 +355,8 @@ func (t *orderStatusTxn) mariaRun(c *Client, m *mariaConn) error {
 
 // mariaRun executes the profile of clause 2.7.4.2 one statement at a
 // time, the districts in order.
-func (t *deliveryTxn) mariaRun(m *mariaConn) error {
+func (t *deliveryTxn) mariaRun(c *Client) error {
+	m := c.maria
 	if err := m.text("BEGIN"); err != nil {
 		return err
 	}
@@ -395,7 +399,8 @@ func (t *deliveryTxn) mariaRun(m *mariaConn) error {
 }
 
 // mariaRun executes the profile of clause 2.8.2.2 one statement at a time.
-func (t *stockLevelTxn) mariaRun(m *mariaConn) error {
+func (t *stockLevelTxn) mariaRun(c *Client) error {
+	m := c.maria
 	if err := m.text("BEGIN"); err != nil {
 		return err
 	}

@@ -41,12 +41,12 @@ func TestInteractions(t *testing.T) {
 			var a answers
 			for range 30 {
 				c.orderStatus.draw(c, 1)
-				if err := c.execute(OrderStatus); err != nil {
+				if err := c.execute(ctx, OrderStatus); err != nil {
 					t.Fatalf("%s: order_status: %v", mode, err)
 				}
 				a.status = append(a.status, status{c.orderStatus.cid, c.orderStatus.oid, c.orderStatus.lines})
 				c.stockLevel.draw(c, 1)
-				if err := c.execute(StockLevel); err != nil {
+				if err := c.execute(ctx, StockLevel); err != nil {
 					t.Fatalf("%s: stock_level: %v", mode, err)
 				}
 				a.low = append(a.low, c.stockLevel.low)

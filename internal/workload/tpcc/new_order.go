@@ -97,22 +97,14 @@ type newOrderTxn struct {
 }
 
 func (t *newOrderTxn) prepare(ctx context.Context, conn *pgx.Conn) error {
-	for _, s := range []struct {
-		st       *stmt
-		name, sq string
-	}{
+	return prepareAll(ctx, conn, []stmtSQL{
 		{&t.district, "no_district", sqlNewOrderDistrict},
 		{&t.customer, "no_customer", sqlNewOrderCustomer},
 		{&t.items, "no_items", sqlNewOrderItems},
 		{&t.orders, "no_order", sqlNewOrderOrder},
 		{&t.newOrder, "no_new_order", sqlNewOrderNewOrder},
 		{&t.lines, "no_lines", sqlNewOrderLines},
-	} {
-		if err := s.st.prepare(ctx, conn, s.name, s.sq); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }
 
 // draw is the input of clause 2.4.1: district random [1 .. 10]; customer

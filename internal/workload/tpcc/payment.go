@@ -74,20 +74,12 @@ type paymentTxn struct {
 }
 
 func (t *paymentTxn) prepare(ctx context.Context, conn *pgx.Conn) error {
-	for _, s := range []struct {
-		st       *stmt
-		name, sq string
-	}{
+	return prepareAll(ctx, conn, []stmtSQL{
 		{&t.warehouse, "pay_warehouse", sqlPaymentWarehouse},
 		{&t.district, "pay_district", sqlPaymentDistrict},
 		{&t.byNumber, "pay_customer_id", fmt.Sprintf(sqlPaymentCustomer, sqlCustomerByNumber)},
 		{&t.byName, "pay_customer_name", fmt.Sprintf(sqlPaymentCustomer, sqlCustomerByName)},
-	} {
-		if err := s.st.prepare(ctx, conn, s.name, s.sq); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }
 
 // draw is the input of clause 2.5.1: district random [1 .. 10]; the

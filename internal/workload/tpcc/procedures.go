@@ -89,19 +89,25 @@ func (t *newOrderTxn) callRun(c *Client) error {
 	return err
 }
 
+// callCustomer is how a procedure takes the customer of Payment and
+// Order-Status (clauses 2.5.1.2, 2.6.1.2): by number, with no last name,
+// or by last name, with number 0.
+func callCustomer(byLast bool, id, lastName int) (int, string) {
+	if byLast {
+		return 0, lastNames[lastName]
+	}
+	return id, ""
+}
+
 func (t *paymentTxn) callRun(c *Client) error {
 	s := &t.call
 	s.int4(0, t.w)
 	s.int4(1, t.d)
 	s.int4(2, t.cw)
 	s.int4(3, t.cd)
-	if t.byLast {
-		s.int4(4, 0)
-		s.text(5, lastNames[t.last])
-	} else {
-		s.int4(4, t.c)
-		s.text(5, "")
-	}
+	id, last := callCustomer(t.byLast, t.c, t.last)
+	s.int4(4, id)
+	s.text(5, last)
 	s.int4(6, t.amount)
 	t.cid = 0
 	if _, err := c.callOne(s, func(v [][]byte) { t.cid = getInt4(v[0]) }); err != nil {
@@ -117,13 +123,9 @@ func (t *orderStatusTxn) callRun(c *Client) error {
 	s := &t.call
 	s.int4(0, t.w)
 	s.int4(1, t.d)
-	if t.byLast {
-		s.int4(2, 0)
-		s.text(3, lastNames[t.last])
-	} else {
-		s.int4(2, t.c)
-		s.text(3, "")
-	}
+	id, last := callCustomer(t.byLast, t.c, t.last)
+	s.int4(2, id)
+	s.text(3, last)
 	t.cid, t.oid, t.lines = 0, 0, 0
 	_, err := c.callOne(s, func(v [][]byte) { t.cid, t.oid, t.lines = getInt4(v[0]), getInt4(v[1]), getInt4(v[2]) })
 	if err != nil {

@@ -69,7 +69,7 @@ func (w *Workload) IngestShared(ctx context.Context, connect workload.Connect, p
 		}
 	}
 	gen := newGenerator(w.seed, w.k, time.Now().UTC())
-	if err := w.load(ctx, conn, gen, unit{tItem, 0}, report); err != nil {
+	if err := (pgLoader{w, conn}).load(ctx, gen, unit{tItem, 0}, report); err != nil {
 		return fmt.Errorf("tpcc: ingest item: %w", err)
 	}
 	return nil

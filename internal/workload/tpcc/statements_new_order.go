@@ -54,10 +54,7 @@ type newOrderEach struct {
 
 func (t *newOrderTxn) prepareEach(ctx context.Context, conn *pgx.Conn) error {
 	e := &t.each
-	for _, s := range []struct {
-		st       *stmt
-		name, sq string
-	}{
+	return prepareAll(ctx, conn, []stmtSQL{
 		{&t.customer, "no_customer", sqlNewOrderCustomer},
 		{&e.district, "noe_district", sqlEachNewOrderDistrict},
 		{&e.nextID, "noe_next_id", sqlEachNewOrderNextID},
@@ -67,12 +64,7 @@ func (t *newOrderTxn) prepareEach(ctx context.Context, conn *pgx.Conn) error {
 		{&e.stock, "noe_stock", sqlEachNewOrderStock},
 		{&e.stockUpdate, "noe_stock_update", sqlEachNewOrderStockUpdate},
 		{&e.lines, "noe_lines", sqlEachNewOrderLines},
-	} {
-		if err := s.st.prepare(ctx, conn, s.name, s.sq); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }
 
 // runEach executes the profile of clause 2.4.2.2 one statement at a time.

@@ -268,18 +268,3 @@ func (t *stockLevelTxn) runEach(c *Client) error {
 	}
 	return p.alone(&c.commit)
 }
-
-// stmtSQL is a statement to prepare: where it goes, its name and its SQL.
-type stmtSQL struct {
-	st       *stmt
-	name, sq string
-}
-
-func prepareAll(ctx context.Context, conn *pgx.Conn, ss []stmtSQL) error {
-	for _, s := range ss {
-		if err := s.st.prepare(ctx, conn, s.name, s.sq); err != nil {
-			return err
-		}
-	}
-	return nil
-}

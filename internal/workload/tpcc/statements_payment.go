@@ -54,10 +54,7 @@ type paymentEach struct {
 
 func (t *paymentTxn) prepareEach(ctx context.Context, conn *pgx.Conn) error {
 	e := &t.each
-	for _, s := range []struct {
-		st       *stmt
-		name, sq string
-	}{
+	return prepareAll(ctx, conn, []stmtSQL{
 		{&e.warehouse, "paye_warehouse", sqlEachPaymentWarehouse},
 		{&e.warehouseRead, "paye_warehouse_read", sqlEachPaymentWarehouseRead},
 		{&e.district, "paye_district", sqlEachPaymentDistrict},
@@ -67,12 +64,7 @@ func (t *paymentTxn) prepareEach(ctx context.Context, conn *pgx.Conn) error {
 		{&e.good, "paye_good_credit", sqlEachPaymentGoodCredit},
 		{&e.bad, "paye_bad_credit", sqlEachPaymentBadCredit},
 		{&e.history, "paye_history", sqlEachPaymentHistory},
-	} {
-		if err := s.st.prepare(ctx, conn, s.name, s.sq); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }
 
 // runEach executes the profile of clause 2.5.2.2 one statement at a time.

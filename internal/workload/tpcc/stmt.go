@@ -171,3 +171,19 @@ func getInt8(v []byte) int64 {
 	}
 	return int64(binary.BigEndian.Uint64(v))
 }
+
+// stmtSQL is a statement to prepare: where it goes, its name and its SQL.
+type stmtSQL struct {
+	st       *stmt
+	name, sq string
+}
+
+// prepareAll prepares each of ss on conn.
+func prepareAll(ctx context.Context, conn *pgx.Conn, ss []stmtSQL) error {
+	for _, s := range ss {
+		if err := s.st.prepare(ctx, conn, s.name, s.sq); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -37,6 +37,9 @@ func (t *stockLevelTxn) prepare(ctx context.Context, conn *pgx.Conn) error {
 	return t.stock.prepare(ctx, conn, "stock_level", sqlStockLevel)
 }
 
+// count: Stock-Level adds nothing to the counts but the transaction.
+func (t *stockLevelTxn) count(*Counts) {}
+
 // draw is the input of clause 2.8.1: the terminal's district (constant
 // over the run, clause 2.8.1.1) and a threshold random [10 .. 20].
 func (t *stockLevelTxn) draw(c *Client, w int) {

@@ -19,7 +19,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/tenantbench/tenantbench/internal/k8stest"
 	k8sprov "github.com/tenantbench/tenantbench/internal/provider/kubernetes"
@@ -31,30 +30,12 @@ func TestMain(m *testing.M) { os.Exit(k8stest.Run(m)) }
 // kubeconfigEnv is the variable the tests' sut.kubernetes names.
 const kubeconfigEnv = "TB_TEST_KUBECONFIG"
 
-// namespace makes a namespace for one test, deleted when it ends.
+// namespace makes a namespace for one test, deleted when it ends, and
+// points the tests' kubeconfig variable at the cluster.
 func namespace(t *testing.T, c *k8stest.Cluster, name string) *kubernetes.Clientset {
 	t.Helper()
 	t.Setenv(kubeconfigEnv, c.Kubeconfig)
-	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{}) })
-	// pods are refused until the namespace's service account exists
-	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-		if _, err := cs.CoreV1().ServiceAccounts(name).Get(ctx, "default", metav1.GetOptions{}); err == nil {
-			break
-		}
-	}
-	return cs
+	return c.Namespace(t, name)
 }
 
 // command runs tenantbench; it dies with the test process (a test binary
