@@ -36,7 +36,23 @@ func New() (provider.Provider, error) { return Provider{}, nil }
 
 // Factory registers the provider.
 func Factory() provider.Factory {
-	return provider.Factory{Name: Name, New: New, StopRecord: StopRecord, Servers: true, CheckServer: CheckServer}
+	return provider.Factory{Name: Name, New: New, StopRecord: StopRecord, Servers: true, CheckServer: CheckServer, Can: Can}
+}
+
+// Can is the plan's check of what a spec's interference needs of the
+// servers: the user's servers are theirs to restart, freeze and place, so
+// none of it (kill-backends is SQL, and noise on this machine's host or
+// driver needs no server).
+func Can(c provider.Capability) string {
+	switch c {
+	case provider.CanRestart:
+		return "a server tenantbench did not start is not tenantbench's to restart or kill (kill-backends works: it is SQL)"
+	case provider.CanFreeze:
+		return "a server tenantbench did not start runs processes tenantbench does not own, maybe on another machine"
+	case provider.InCgroup:
+		return "a server tenantbench did not start is in no cgroup tenantbench made"
+	}
+	return "not a capability it has"
 }
 
 // engineOf is the engine's borrowable side; nil is PostgreSQL.
