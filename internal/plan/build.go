@@ -38,22 +38,23 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 	if s == nil {
 		return nil, problems
 	}
-	eng, link, more := checkRegistered(s, regs, m)
-	var server, warnings []spec.Problem
-	if eng != nil {
-		server, warnings = checkServer(s, eng)
-	}
-	if eng != nil {
+	engs, link, more := checkRegistered(s, regs, m)
+	server, warnings := checkEngineServers(s, engs)
+	if eng := engs.mostMemory(s); eng != nil {
+		// The engine that needs most memory a server says whether a
+		// divided limit is enough for every engine's runs.
 		more = append(more, checkDivide(s, regs, eng)...)
 	}
 	var p *Plan
 	if len(problems)+len(more) == 0 {
 		sp := spec.ExpandValid(s)
 		more = append(more, regs.Workloads.CheckPlan(sp)...)
-		more = append(more, checkConnections(s, regs, eng)...)
+		engs.each(s, func(name string, eng engine.Engine) {
+			more = append(more, checkConnections(s, regs, name, eng)...)
+		})
 		if len(more) == 0 {
 			var err error
-			if p, err = build(s, sp, regs, eng, m); err != nil {
+			if p, err = build(s, sp, regs, engs, m); err != nil {
 				more = append(more, spec.Problem{Path: "workload", Allowed: err.Error()})
 			} else {
 				if link != nil {
@@ -61,7 +62,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 				}
 				f := regs.Providers[p.Provider]
 				// the user's servers and a cluster's pods are not this machine's processes
-				more = append(more, checkMachine(p, eng, m, f.Servers || f.Cluster)...)
+				more = append(more, checkMachine(p, engs, m, f.Servers || f.Cluster)...)
 				more = append(more, checkInterference(p)...)
 				more = append(more, checkClassConnections(p)...)
 				more = append(more, checkPoolSize(p)...)
@@ -96,30 +97,32 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 }
 
 // checkRegistered runs the checks that need the registries and the
-// machine but not a valid spec: the engine and provider, the workload and
-// its options, the tenancy models and the memory limit. It returns the
-// engine, nil when sut.engine names none.
-func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, *netns.Link, []spec.Problem) {
-	eng, more := checkSUT(s, regs)
-	more = append(more, checkServers(s, regs, eng)...)
+// machine but not a valid spec: the engines and provider, the workload and
+// its options, the tenancy models and the memory limit, each check that
+// depends on the engine once per engine of sut.engine. It returns the
+// engines the registry has.
+func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engines, *netns.Link, []spec.Problem) {
+	engs, more := checkSUT(s, regs)
+	more = append(more, checkServers(s, regs, engs)...)
 	more = append(more, checkCluster(s, regs)...)
 	more = suggestNames(more, map[string]suggestion{
-		"sut.engine":   {s.SUT.Engine, regs.Engines.Names()},
 		"sut.provider": {s.SUT.Provider, regs.Providers.Names()},
 	})
 	more = append(more, regs.Workloads.Check(&s.Workload)...)
-	more = append(more, checkModels(s, regs, eng)...)
-	more = append(more, checkEngineForms(s, regs, eng)...)
+	more = append(more, checkModels(s, regs, engs)...)
+	engs.each(s, func(name string, eng engine.Engine) {
+		more = append(more, checkEngineForms(s, regs, eng)...)
+	})
 	more = append(more, checkProbe(s, regs)...)
 	more = append(more, checkPlacement(s, regs)...)
 	more = append(more, parseInterference(s)...)
 	more = append(more, checkGuards(s)...)
 	more = append(more, checkClasses(s, regs)...)
-	_, bad := checkPooler(s, regs, eng)
+	_, bad := checkPooler(s, regs, engs)
 	more = append(more, bad...)
 	link, bad := checkNetwork(s, regs, m)
 	more = append(more, bad...)
-	return eng, link, append(more, checkMemory(s, regs, m)...)
+	return engs, link, append(more, checkMemory(s, regs, m)...)
 }
 
 // suggestion is a name as written and the names it must be one of.
@@ -141,15 +144,15 @@ func suggestNames(problems []spec.Problem, names map[string]suggestion) []spec.P
 }
 
 // build resolves every run of the expanded spec.
-func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine, m Machine) (*Plan, error) {
+func build(s *spec.Spec, sp *spec.Plan, regs Registries, engs engines, m Machine) (*Plan, error) {
 	w := &s.Workload
-	p := &Plan{Name: s.Name, Engine: s.SUT.Engine, Provider: s.SUT.Provider, Version: s.SUT.Version,
+	p := &Plan{Name: s.Name, Engine: s.SUT.Engine[0], Provider: s.SUT.Provider, Version: s.SUT.Version,
 		Workload: w.Name, SettingKeys: sp.SettingKeys, InterferenceKeys: sp.InterferenceKeys, Spec: s,
 		Resources: Resources{CPUs: s.SUT.Resources.CPUs, MemoryBytes: int64(s.SUT.Resources.Memory), Divide: s.SUT.Resources.Divide},
 		Load:      loadOf(w),
 		Pooler:    poolerOf(s),
 		Network:   networkOf(s),
-		Dimensions: Dimensions{Models: s.Tenancy.Model, Tenants: s.Tenancy.Tenants, Scales: s.Workload.Scale,
+		Dimensions: Dimensions{Engines: enginesDimension(s), Models: s.Tenancy.Model, Tenants: s.Tenancy.Tenants, Scales: s.Workload.Scale,
 			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases),
 			Storage: s.SUT.Storage.Kind, Volumes: s.SUT.Storage.Volume, CPUPolicies: s.SUT.Resources.CPUPolicy},
 		Order: s.RunOrder(), OrderDefault: s.OrderDefaulted(), Servers: servers(s, regs), models: regs.Models,
@@ -162,7 +165,7 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine, m Ma
 		return nil, err
 	}
 	for i := range sp.Runs {
-		r, err := resolveRun(s, &sp.Runs[i], regs, eng, m)
+		r, err := resolveRun(s, &sp.Runs[i], regs, engs[sp.Runs[i].Engine], m)
 		if err != nil {
 			return nil, err
 		}
@@ -182,7 +185,17 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine, m Ma
 	return p, nil
 }
 
-// resolveRun is one run with its instances, tenants and options.
+// enginesDimension is sut.engine when it lists several engines, nil
+// with one (plan.json then reads as before: the plan's engine).
+func enginesDimension(s *spec.Spec) []string {
+	if len(s.SUT.Engine) > 1 {
+		return s.SUT.Engine
+	}
+	return nil
+}
+
+// resolveRun is one run with its instances, tenants and options, on its
+// engine eng.
 func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine, m Machine) (Run, error) {
 	model := regs.Models[sr.Model]
 	r := Run{Run: *sr, Workload: s.Workload.Name, WarmupS: s.Workload.Warmup.D().Seconds(),

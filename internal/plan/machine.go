@@ -8,7 +8,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
@@ -78,21 +77,25 @@ func Here() Machine {
 // With remote servers (the user's: provider external; pods of a cluster:
 // provider kubernetes) only tenantbench's own open files are this
 // machine's.
-func checkMachine(p *Plan, eng engine.Engine, m Machine, remote bool) []spec.Problem {
-	serverProcesses, serverMemory, backendMemory := eng.Footprint()
-	if remote {
-		serverProcesses, serverMemory, backendMemory = 0, 0, 0
-	}
+func checkMachine(p *Plan, engs engines, m Machine, remote bool) []spec.Problem {
 	var out []spec.Problem
 	seen := map[string]bool{}
 	for i := range p.Runs {
 		r := &p.Runs[i]
+		eng, ok := engs[p.EngineOf(r)]
+		if !ok {
+			continue // checkSUT refused it
+		}
+		serverProcesses, serverMemory, backendMemory := eng.Footprint()
+		if remote {
+			serverProcesses, serverMemory, backendMemory = 0, 0, 0
+		}
 		servers := len(r.Instances)
 		conns := 0
 		for _, t := range r.TenantList {
 			conns += t.Conns
 		}
-		key := fmt.Sprint(servers, conns)
+		key := fmt.Sprint(eng.Name(), servers, conns)
 		if seen[key] {
 			continue
 		}

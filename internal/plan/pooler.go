@@ -16,7 +16,7 @@ import (
 // modes, a pool of at least one connection, a provider that can start it,
 // an engine it can stand in front of, and the program installed. It
 // returns the pooler the runs ask for, nil for none.
-func checkPooler(s *spec.Spec, regs Registries, eng engine.Engine) (*pooler.Config, []spec.Problem) {
+func checkPooler(s *spec.Spec, regs Registries, engs engines) (*pooler.Config, []spec.Problem) {
 	p := s.SUT.Pooler
 	if p == nil {
 		return nil, nil
@@ -38,10 +38,12 @@ func checkPooler(s *spec.Spec, regs Registries, eng engine.Engine) (*pooler.Conf
 		out = append(out, spec.Problem{Path: "sut.pooler", Value: p.Kind,
 			Allowed: "provider " + s.SUT.Provider + " cannot start a connection pooler; remove sut.pooler"})
 	}
-	if _, ok := eng.(engine.Pooled); eng != nil && !ok {
-		out = append(out, spec.Problem{Path: "sut.pooler", Value: p.Kind,
-			Allowed: "engine " + eng.Name() + " cannot run behind a connection pooler; remove sut.pooler"})
-	}
+	engs.each(s, func(_ string, eng engine.Engine) {
+		if _, ok := eng.(engine.Pooled); !ok {
+			out = append(out, spec.Problem{Path: "sut.pooler", Value: p.Kind,
+				Allowed: "engine " + eng.Name() + " cannot run behind a connection pooler; remove sut.pooler"})
+		}
+	})
 	if k != nil && len(out) == 0 {
 		out = append(out, checkUnnamed(s, regs, k)...)
 	}

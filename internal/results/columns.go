@@ -85,6 +85,8 @@ var resultColumns = []Column{
 	{"storage", "Storage", "", 0, "the plan: sut.storage.kind, disk or tmpfs (matrix dimension)"},
 	{"volume", "Volume", "", 0, "the plan: sut.storage.volume, shared or per-instance (matrix dimension)"},
 	{"cpu_policy", "CPU placement", "", 0, "the plan: sut.resources.cpu_policy, none, pack or spread (matrix dimension)"},
+	{"engine", "Engine", "", 0, "the plan: sut.engine, postgres or mariadb (matrix dimension)"},
+	{"case", "Case", "", 0, "the plan: the run's entry of workload.cases, empty for none"},
 	{"error", "Error", "", 0, "the run: why it failed or was cut"},
 }
 

@@ -134,7 +134,7 @@ func (d *Dir) AppendResult(s *Summary) error {
 		optional(s.HostSpeed), optional(a.FScoreS), optional(a.RScoreS), optional(a.HostIdlePct),
 		optional(a.CPUBackgroundPct), optional(a.CPUForegroundPct), optional(a.CPUServersPct), optional(a.MemTenantPrivateMB))
 	row = append(append(row, slaCells(&a)...), optional(a.DriverCPUPer1000), optional(a.DriverCPUShare), s.Interaction,
-		s.Storage, s.Volume, s.CPUPolicy, s.Error)
+		s.Storage, s.Volume, s.CPUPolicy, s.Engine, s.Case, s.Error)
 	return d.appendCSV(filepath.Join(d.Path, "results.csv"), d.ResultsHeader(), [][]string{row})
 }
 

@@ -38,11 +38,15 @@ type Summary struct {
 	Interaction string `json:"interaction,omitempty"`
 	// Storage, Volume and CPUPolicy are where the servers' data lived
 	// and how they were placed on cores (sut.storage, cpu_policy).
-	Storage   string  `json:"storage,omitempty"`
-	Volume    string  `json:"volume,omitempty"`
-	CPUPolicy string  `json:"cpu_policy,omitempty"`
-	Warmup    float64 `json:"warmup_s"`
-	Duration  float64 `json:"duration_s"`
+	Storage   string `json:"storage,omitempty"`
+	Volume    string `json:"volume,omitempty"`
+	CPUPolicy string `json:"cpu_policy,omitempty"`
+	// Engine is the run's engine, Case its entry of workload.cases
+	// (absent for none); both absent in summaries older than them.
+	Engine   string  `json:"engine,omitempty"`
+	Case     string  `json:"case,omitempty"`
+	Warmup   float64 `json:"warmup_s"`
+	Duration float64 `json:"duration_s"`
 	// Measured is the measured part the rates divide by: Duration, or
 	// less when the run was cut short (interrupted) or its query streams
 	// ended it (Workload.Duration); 0 when nothing was measured.

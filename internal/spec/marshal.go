@@ -32,16 +32,16 @@ func Marshal(s *Spec) ([]byte, error) {
 		Cases     []Case     `yaml:"cases,omitempty"`
 	}
 	type sut struct {
-		Engine    string            `yaml:"engine"`
-		Provider  string            `yaml:"provider"`
-		Version   string            `yaml:"version"`
-		Transport string            `yaml:"transport"`
-		Resources Resources         `yaml:"resources"`
-		Settings  map[string]Values `yaml:"settings"`
-		Servers   []Server          `yaml:"servers,omitempty"`
-		Pooler    *Pooler           `yaml:"pooler,omitempty"`
-		Network   *Network          `yaml:"network,omitempty"`
-		Storage   Storage           `yaml:"storage"`
+		Engine    Strings   `yaml:"engine"`
+		Provider  string    `yaml:"provider"`
+		Version   string    `yaml:"version"`
+		Transport string    `yaml:"transport"`
+		Resources Resources `yaml:"resources"`
+		Settings  any       `yaml:"settings"`
+		Servers   []Server  `yaml:"servers,omitempty"`
+		Pooler    *Pooler   `yaml:"pooler,omitempty"`
+		Network   *Network  `yaml:"network,omitempty"`
+		Storage   Storage   `yaml:"storage"`
 	}
 	out := struct {
 		Name   string `yaml:"name"`
@@ -91,7 +91,10 @@ func Marshal(s *Spec) ([]byte, error) {
 			SLA:       s.Workload.SLA,
 		},
 	}
-	if out.SUT.Settings == nil {
+	switch {
+	case len(s.SUT.EngineSettings) > 0:
+		out.SUT.Settings = s.SUT.EngineSettings
+	case s.SUT.Settings == nil:
 		out.SUT.Settings = map[string]Values{} // "settings: {}" says there are none
 	}
 	out.Workload.Cases = s.Workload.Cases
