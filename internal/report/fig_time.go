@@ -64,7 +64,13 @@ func (e *experiment) overTime() *figure {
 	if len(charts) > 1 {
 		var names []string
 		for _, pn := range panels {
-			names = append(names, strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(pn.pattern+" on "+pn.engine, " on "), " on ")))
+			name := pn.pattern
+			if pn.engine != "" && name != "" {
+				name += " on " + pn.engine
+			} else if pn.engine != "" {
+				name = pn.engine
+			}
+			names = append(names, name)
 		}
 		what := "pattern"
 		switch {
