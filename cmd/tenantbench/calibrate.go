@@ -53,7 +53,7 @@ func calibrateCmd() *cobra.Command {
 				return err
 			}
 			// A max_connections of the spec bounds the clients a step may open.
-			if v, ok := s.SUT.Settings["max_connections"]; ok {
+			if v, ok := s.SUT.SettingsOf(p.Engine)["max_connections"]; ok {
 				if n, err := strconv.Atoi(strings.TrimSpace(v[0])); err == nil {
 					limit := n - registries().Engines[p.Engine].ConnectionReserve()
 					if limit < start {

@@ -38,28 +38,29 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 	if s == nil {
 		return nil, problems
 	}
-	eng, links, more := checkRegistered(s, regs, m)
-	var server, warnings []spec.Problem
-	if eng != nil {
-		server, warnings = checkServer(s, eng)
-	}
-	if eng != nil {
+	engs, links, more := checkRegistered(s, regs, m)
+	server, warnings := checkEngineServers(s, engs)
+	if eng := engs.mostMemory(s); eng != nil {
+		// The engine that needs most memory a server says whether a
+		// divided limit is enough for every engine's runs.
 		more = append(more, checkDivide(s, regs, eng)...)
 	}
 	var p *Plan
 	if len(problems)+len(more) == 0 {
 		sp := spec.ExpandValid(s)
 		more = append(more, regs.Workloads.CheckPlan(sp)...)
-		more = append(more, checkConnections(s, regs, eng)...)
+		engs.each(s, func(name string, eng engine.Engine) {
+			more = append(more, checkConnections(s, regs, name, eng)...)
+		})
 		if len(more) == 0 {
 			var err error
-			if p, err = build(s, sp, regs, eng, m); err != nil {
+			if p, err = build(s, sp, regs, engs, m); err != nil {
 				more = append(more, spec.Problem{Path: "workload", Allowed: err.Error()})
 			} else {
 				setNetworks(p, links) // with the emulator chosen on this machine
 				f := regs.Providers[p.Provider]
 				// the user's servers and a cluster's pods are not this machine's processes
-				more = append(more, checkMachine(p, eng, m, f.Servers || f.Cluster)...)
+				more = append(more, checkMachine(p, engs, m, f.Servers || f.Cluster)...)
 				more = append(more, checkInterference(p)...)
 				more = append(more, checkClassConnections(p)...)
 				more = append(more, checkPoolSize(p)...)
@@ -94,32 +95,34 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 }
 
 // checkRegistered runs the checks that need the registries and the
-// machine but not a valid spec: the engine and provider, the workload and
-// its options, the tenancy models and the memory limit. It returns the
-// engine, nil when sut.engine names none.
-func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engine.Engine, map[string]*netns.Link, []spec.Problem) {
-	eng, more := checkSUT(s, regs)
-	more = append(more, checkServers(s, regs, eng)...)
+// machine but not a valid spec: the engines and provider, the workload and
+// its options, the tenancy models and the memory limit, each check that
+// depends on the engine once per engine of sut.engine. It returns the
+// engines the registry has.
+func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engines, map[string]*netns.Link, []spec.Problem) {
+	engs, more := checkSUT(s, regs)
+	more = append(more, checkServers(s, regs, engs)...)
 	more = append(more, checkCluster(s, regs)...)
-	more = append(more, checkProviderCan(s, regs, eng)...)
+	more = append(more, checkProviderCan(s, regs, engs)...)
 	more = suggestNames(more, map[string]suggestion{
-		"sut.engine":   {s.SUT.Engine, regs.Engines.Names()},
 		"sut.provider": {s.SUT.Provider, regs.Providers.Names()},
 	})
 	more = append(more, regs.Workloads.Check(&s.Workload)...)
-	more = append(more, checkModels(s, regs, eng)...)
-	more = append(more, checkEngineForms(s, regs, eng)...)
+	more = append(more, checkModels(s, regs, engs)...)
+	engs.each(s, func(name string, eng engine.Engine) {
+		more = append(more, checkEngineForms(s, regs, eng)...)
+	})
 	more = append(more, checkProbe(s, regs)...)
 	more = append(more, checkPlacement(s, regs)...)
 	more = append(more, checkElastic(s, regs)...)
 	more = append(more, parseInterference(s)...)
 	more = append(more, checkGuards(s)...)
 	more = append(more, checkClasses(s, regs)...)
-	more = append(more, checkPoolers(s, regs, eng)...)
+	more = append(more, checkPoolers(s, regs, engs)...)
 	links, bad := checkNetworks(s, regs, m)
 	more = append(more, bad...)
-	more = append(more, checkReplicas(s, regs, eng)...)
-	return eng, links, append(more, checkMemory(s, regs, m)...)
+	more = append(more, checkReplicas(s, regs, engs)...)
+	return engs, links, append(more, checkMemory(s, regs, m)...)
 }
 
 // suggestion is a name as written and the names it must be one of.
@@ -141,15 +144,15 @@ func suggestNames(problems []spec.Problem, names map[string]suggestion) []spec.P
 }
 
 // build resolves every run of the expanded spec.
-func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine, m Machine) (*Plan, error) {
+func build(s *spec.Spec, sp *spec.Plan, regs Registries, engs engines, m Machine) (*Plan, error) {
 	w := &s.Workload
-	p := &Plan{Name: s.Name, Engine: s.SUT.Engine, Provider: s.SUT.Provider, Version: s.SUT.Version,
+	p := &Plan{Name: s.Name, Engine: s.SUT.Engine[0], Provider: s.SUT.Provider, Version: s.SUT.Version,
 		Workload: w.Name, SettingKeys: sp.SettingKeys, InterferenceKeys: sp.InterferenceKeys, Spec: s,
 		Resources: resourcesOf(s.SUT.Resources),
 		Load:      loadOf(w),
 		Pooler:    poolerOf(s.SUT.Pooler),
 		Network:   networkOf(s.SUT.Network),
-		Dimensions: Dimensions{Models: s.Tenancy.Model, Tenants: s.Tenancy.Tenants, Scales: s.Workload.Scale,
+		Dimensions: Dimensions{Engines: enginesDimension(s), Models: s.Tenancy.Model, Tenants: s.Tenancy.Tenants, Scales: s.Workload.Scale,
 			Clients: s.Workload.Clients, Repeat: s.Repeat, Cases: len(w.Cases),
 			Storage: s.SUT.Storage.Kind, Volumes: s.SUT.Storage.Volume, CPUPolicies: s.SUT.Resources.CPUPolicy,
 			Placements: placementNames(s)},
@@ -169,7 +172,7 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine, m Ma
 		}
 	}
 	for i := range sp.Runs {
-		r, err := resolveRun(s, &sp.Runs[i], regs, eng, m)
+		r, err := resolveRun(s, &sp.Runs[i], regs, engs[sp.Runs[i].Engine], m)
 		if err != nil {
 			return nil, err
 		}
@@ -189,7 +192,17 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, eng engine.Engine, m Ma
 	return p, nil
 }
 
-// resolveRun is one run with its instances, tenants and options.
+// enginesDimension is sut.engine when it lists several engines, nil
+// with one (plan.json then reads as before: the plan's engine).
+func enginesDimension(s *spec.Spec) []string {
+	if len(s.SUT.Engine) > 1 {
+		return s.SUT.Engine
+	}
+	return nil
+}
+
+// resolveRun is one run with its instances, tenants and options, on its
+// engine eng.
 func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine, m Machine) (Run, error) {
 	model := regs.Models[sr.Model]
 	place, _ := s.SUT.PlacementOf(sr.Placement)

@@ -3,8 +3,8 @@ package plan
 import "github.com/tenantbench/tenantbench/internal/spec"
 
 // Calibration builds the plan `tenantbench calibrate` measures: one run of
-// one tenant of the spec's first model, on one server, at its first scale
-// and the first value of every setting, with room for clients
+// one tenant of the spec's first model, on one server of its first
+// engine, at its first scale and the first value of every setting, with room for clients
 // connections. It checks the spec as Build does, with one exception:
 // workload.pattern.tau may be missing or unusable, since finding it is
 // what calibrating is for.
@@ -17,7 +17,7 @@ func Calibration(path string, regs Registries, clients int) (*Plan, []spec.Probl
 	// sut.resources whatever divide says: the memory check sees that.
 	one := *s
 	one.SUT.Resources.Divide = false
-	eng, _, more := checkRegistered(&one, regs, Here())
+	engs, _, more := checkRegistered(&one, regs, Here())
 	for _, pr := range more {
 		problems = append(problems, pl.Place(pr))
 	}
@@ -31,9 +31,10 @@ func Calibration(path string, regs Registries, clients int) (*Plan, []spec.Probl
 		spec.SortProblems(kept)
 		return nil, kept
 	}
-	sr := spec.Run{Index: 1, ID: "calibrate", Model: s.Tenancy.Model[0], Tenants: 1, Scale: s.Workload.Scale[0],
+	// The first engine of sut.engine, with its settings.
+	sr := spec.Run{Index: 1, ID: "calibrate", Engine: s.SUT.Engine[0], Model: s.Tenancy.Model[0], Tenants: 1, Scale: s.Workload.Scale[0],
 		Clients: clients, Repetition: 1, Settings: map[string]string{}, Provision: spec.ProvisionLoad}
-	for k, v := range s.SUT.Settings {
+	for k, v := range s.SUT.SettingsOf(sr.Engine) {
 		sr.Settings[k] = v[0]
 	}
 	sr.Seed = spec.RunSeed(s.Seed, &sr)
@@ -45,11 +46,11 @@ func Calibration(path string, regs Registries, clients int) (*Plan, []spec.Probl
 	if len(more) > 0 {
 		return nil, more
 	}
-	r, err := resolveRun(s, &sr, regs, eng, Machine{})
+	r, err := resolveRun(s, &sr, regs, engs.first(s), Machine{})
 	if err != nil {
 		return nil, []spec.Problem{{Path: "workload", Allowed: err.Error()}}
 	}
-	p := &Plan{Name: s.Name, Engine: s.SUT.Engine, Provider: s.SUT.Provider, Version: s.SUT.Version,
+	p := &Plan{Name: s.Name, Engine: sr.Engine, Provider: s.SUT.Provider, Version: s.SUT.Version,
 		Workload: s.Workload.Name, Spec: s, Load: loadOf(&s.Workload), Runs: []Run{r}}
 	return p, nil
 }

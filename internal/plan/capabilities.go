@@ -13,18 +13,21 @@ import (
 // the spec's interference needs of them (Factory.Can): a restart, a
 // freeze, a cgroup for noise beside a server. What it cannot give is
 // refused here rather than when the run reaches it.
-func checkProviderCan(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Problem {
+func checkProviderCan(s *spec.Spec, regs Registries, engs engines) []spec.Problem {
 	f, ok := regs.Providers[s.SUT.Provider]
 	if !ok {
 		return nil // checkSUT refused it
 	}
 	var out []spec.Problem
-	if eng != nil && f.Engine != nil {
+	engs.each(s, func(_ string, eng engine.Engine) {
+		if f.Engine == nil {
+			return
+		}
 		if why := f.Engine(eng); why != "" {
 			out = append(out, spec.Problem{Path: "sut.engine", Value: eng.Name(), Allowed: fmt.Sprintf(
 				"provider %s cannot run it: %s", f.Name, why)})
 		}
-	}
+	})
 	seen := map[string]bool{}
 	for _, v := range s.InterferenceVariants() {
 		events, bad := interfere.Parse(v.List)

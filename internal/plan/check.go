@@ -73,9 +73,8 @@ func checkGuards(s *spec.Spec) []spec.Problem {
 }
 
 // checkModels checks every tenancy.model against the registry, and that
-// the model can run on the engine (eng, nil when sut.engine is unknown)
-// and hold the workload.
-func checkModels(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Problem {
+// the model can run on each engine of sut.engine and hold the workload.
+func checkModels(s *spec.Spec, regs Registries, engs engines) []spec.Problem {
 	var out []spec.Problem
 	var w workload.Workload // built once, when a model asks
 	for i, name := range s.Tenancy.Model {
@@ -85,9 +84,15 @@ func checkModels(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Proble
 			out = append(out, spec.Problem{Path: path, Value: name, Allowed: spec.OneOf(name, regs.Models.Names())})
 			continue
 		}
-		if why := tenancy.AcceptsEngine(m, eng); why != "" {
-			out = append(out, spec.Problem{Path: path, Value: name, Allowed: fmt.Sprintf("%s (sut.engine is %s; models it runs: %s)",
-				why, eng.Name(), strings.Join(enginesModels(regs.Models, eng), ", "))})
+		refused := false
+		engs.each(s, func(_ string, eng engine.Engine) {
+			if why := tenancy.AcceptsEngine(m, eng); why != "" {
+				refused = true
+				out = append(out, spec.Problem{Path: path, Value: name, Allowed: fmt.Sprintf("%s (sut.engine is %s; models it runs: %s)",
+					why, eng.Name(), strings.Join(enginesModels(regs.Models, eng), ", "))})
+			}
+		})
+		if refused {
 			continue
 		}
 		a, ok := m.(accepter)
@@ -204,21 +209,21 @@ func checkDivide(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Proble
 	return out
 }
 
-// checkConnections checks a given max_connections against the runs that
-// use it: one problem per too small value, naming the run that needs
-// most. A case that sets max_connections or clients is checked with its
-// own.
-func checkConnections(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Problem {
+// checkConnections checks a given max_connections of engine name (eng)
+// against the runs that use it: one problem per too small value, naming
+// the run that needs most. A case that sets max_connections or clients is
+// checked with its own.
+func checkConnections(s *spec.Spec, regs Registries, name string, eng engine.Engine) []spec.Problem {
 	if s.Tenancy.Classes != nil {
 		return nil // tenants differ: checkClassConnections, on the built plan
 	}
 	var out []spec.Problem
 	for ci, c := range s.CaseList() {
-		values, ok := s.SUT.Settings["max_connections"]
-		base, single := spec.Join("sut.settings", "max_connections"), false
-		if val, set := c.Settings["max_connections"]; set {
+		values, ok := s.SUT.SettingsOf(name)["max_connections"]
+		base, single := s.SUT.SettingPath(name, "max_connections"), false
+		if val, set := c.SettingsOf(name)["max_connections"]; set {
 			values, ok = spec.Values{val}, true
-			base, single = spec.Join(spec.Join(spec.Index("workload.cases", ci), "settings"), "max_connections"), true
+			base, single = c.SettingPath(ci, name, "max_connections"), true
 		}
 		if !ok {
 			continue
@@ -228,15 +233,15 @@ func checkConnections(s *spec.Spec, regs Registries, eng engine.Engine) []spec.P
 			clients = []int{*c.Clients}
 		}
 		need, at := 0, ""
-		for _, name := range s.Tenancy.Model {
-			m := regs.Models[name]
+		for _, model := range s.Tenancy.Model {
+			m := regs.Models[model]
 			for _, t := range s.Tenancy.Tenants {
 				for _, cl := range clients {
 					// With a schedule, a pattern or an open load, the run's
 					// connections per tenant come from the load.
 					for _, conns := range s.Conns(t, cl) {
 						if n := neededConnections(m, eng, s.Tenancy.Guards, t, conns, s.Tenancy.Isolation == spec.IsolationAudit); n > need {
-							need, at = n, fmt.Sprintf("model %s with %d tenants x %d clients", name, t, conns)
+							need, at = n, fmt.Sprintf("model %s with %d tenants x %d clients", model, t, conns)
 						}
 					}
 				}
@@ -244,6 +249,9 @@ func checkConnections(s *spec.Spec, regs Registries, eng engine.Engine) []spec.P
 		}
 		if c.Name != "" {
 			at = "case " + c.Name + ", " + at
+		}
+		if len(s.SUT.Engine) > 1 {
+			at = "engine " + name + ", " + at
 		}
 		if g := tenancy.GuardedConns(s.Tenancy.Guards, 0); g > 0 {
 			at += fmt.Sprintf(", each tenant's CONNECTION LIMIT %d above its clients (tenancy.guards: %s)", g, tenancy.GuardConnectionLimit)

@@ -69,7 +69,12 @@ func clusterOf(s *spec.Spec, regs Registries) *provider.Cluster {
 	if c.Namespace == "" {
 		c.Namespace = "default"
 	}
-	if img, ok := regs.Engines[s.SUT.Engine].(engine.Image); ok && c.Image == "" {
+	// One image for the cluster's servers: the first engine's (the
+	// provider refuses an engine without one at checkProviderCan).
+	if len(s.SUT.Engine) == 0 {
+		return &c
+	}
+	if img, ok := regs.Engines[s.SUT.Engine[0]].(engine.Image); ok && c.Image == "" {
 		v, _, _ := strings.Cut(s.SUT.Version, ".")
 		c.Image = img.Container(v, nil).Image
 	}

@@ -41,6 +41,13 @@ func TestWorkloadWithoutEngineForm(t *testing.T) {
 		p.Value != "pgonly" || !strings.Contains(p.Allowed, want) || p.Line != 2 {
 		t.Errorf("got %q (line %d)", p.Error(), p.Line)
 	}
+	// With both engines, the one it lacks is named.
+	src = "name: t\nworkload: {name: pgonly}\nsut: {engine: [postgres, mariadb]}\ntenancy: {model: database}\n"
+	s, pl, problems = spec.ParsePlaced([]byte(src))
+	_, problems = resolve(s, pl, problems, Builtin(w), big)
+	if len(problems) != 1 || problems[0].Path != "workload.name" || !strings.Contains(problems[0].Allowed, "has no form for mariadb (sut.engine)") {
+		t.Errorf("pgonly on both engines: %v", problems)
+	}
 	// On PostgreSQL it runs.
 	s, pl, problems = spec.ParsePlaced([]byte("name: t\nworkload: {name: pgonly}\n"))
 	if _, problems = resolve(s, pl, problems, Builtin(w), big); len(problems) != 0 {

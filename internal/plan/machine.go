@@ -8,7 +8,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
@@ -91,15 +90,19 @@ func Here() Machine {
 // With remote servers (the user's: provider external; pods of a cluster:
 // provider kubernetes) only tenantbench's own open files are this
 // machine's.
-func checkMachine(p *Plan, eng engine.Engine, m Machine, remote bool) []spec.Problem {
-	serverProcesses, serverMemory, backendMemory := eng.Footprint()
-	if remote {
-		serverProcesses, serverMemory, backendMemory = 0, 0, 0
-	}
+func checkMachine(p *Plan, engs engines, m Machine, remote bool) []spec.Problem {
 	var out []spec.Problem
 	seen := map[string]bool{}
 	for i := range p.Runs {
 		r := &p.Runs[i]
+		eng, ok := engs[p.EngineOf(r)]
+		if !ok {
+			continue // checkSUT refused it
+		}
+		serverProcesses, serverMemory, backendMemory := eng.Footprint()
+		if remote {
+			serverProcesses, serverMemory, backendMemory = 0, 0, 0
+		}
 		// Each server's replicas are servers too; a client that reads
 		// them holds a connection to each.
 		servers := len(r.Instances) * (1 + r.Replicas)
@@ -110,7 +113,7 @@ func checkMachine(p *Plan, eng engine.Engine, m Machine, remote bool) []spec.Pro
 		if p.ReadsReplicas(r) {
 			conns *= 1 + r.Replicas
 		}
-		key := fmt.Sprint(servers, conns)
+		key := fmt.Sprint(eng.Name(), servers, conns)
 		if seen[key] {
 			continue
 		}

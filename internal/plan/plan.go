@@ -48,6 +48,8 @@ type Plan struct {
 	Name string `json:"name"`
 	// Engine and Provider are sut.engine and sut.provider; Version the
 	// server version asked for, "" for the newest the provider finds.
+	// With several engines (Dimensions.Engines) Engine is the first:
+	// each run's is its own (Run.Engine), EngineOf says which.
 	Engine   string `json:"engine"`
 	Provider string `json:"provider"`
 	Version  string `json:"version,omitempty"`
@@ -187,6 +189,8 @@ func resourcesOf(r spec.Resources) Resources {
 // Dimensions are the spec's lists of models, tenant counts, scales and
 // clients.
 type Dimensions struct {
+	// Engines is sut.engine when it lists several, nil with one.
+	Engines []string  `json:"engines,omitempty"`
 	Models  []string  `json:"models"`
 	Tenants []int     `json:"tenants"`
 	Scales  []float64 `json:"scales"`
@@ -263,6 +267,15 @@ type Run struct {
 	// Guards are tenancy.guards: the guards the run sets on its tenants
 	// after loading them (tenancy.SetGuards), none when empty.
 	Guards []string `json:"guards,omitempty"`
+}
+
+// EngineOf is the engine run r runs on: its own, or the plan's for a run
+// of a plan.json written before sut.engine was a dimension.
+func (p *Plan) EngineOf(r *Run) string {
+	if r.Engine != "" {
+		return r.Engine
+	}
+	return p.Engine
 }
 
 // Audits says whether the run's check phase runs the isolation audit.

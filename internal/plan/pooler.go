@@ -14,11 +14,11 @@ import (
 
 // checkPoolers checks the pooler of each placement (spec.SUT.Placements:
 // sut.pooler, or each of sut.placement's), one problem a path.
-func checkPoolers(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Problem {
+func checkPoolers(s *spec.Spec, regs Registries, engs engines) []spec.Problem {
 	var out []spec.Problem
 	seen := map[string]bool{}
 	for i, pl := range s.SUT.Placements() {
-		for _, pr := range checkPooler(s, pl.Pooler, s.SUT.PlacementPath(i), regs, eng) {
+		for _, pr := range checkPooler(s, pl.Pooler, s.SUT.PlacementPath(i), regs, engs) {
 			// Two placements in a mode that cannot keep named statements
 			// refuse the same workload at the same path.
 			if k := pr.Path + "\x00" + pr.Allowed; !seen[k] {
@@ -34,7 +34,7 @@ func checkPoolers(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Probl
 // "sut.placement[1]"): a kind package pooler knows, one of its modes, a
 // pool of at least one connection, a provider that can start it, an
 // engine it can stand in front of, and the program installed.
-func checkPooler(s *spec.Spec, p *spec.Pooler, path string, regs Registries, eng engine.Engine) []spec.Problem {
+func checkPooler(s *spec.Spec, p *spec.Pooler, path string, regs Registries, engs engines) []spec.Problem {
 	if p == nil {
 		return nil
 	}
@@ -56,10 +56,12 @@ func checkPooler(s *spec.Spec, p *spec.Pooler, path string, regs Registries, eng
 		out = append(out, spec.Problem{Path: at("pooler"), Value: p.Kind,
 			Allowed: "provider " + s.SUT.Provider + " cannot start a connection pooler; remove " + at("pooler")})
 	}
-	if _, ok := eng.(engine.Pooled); eng != nil && !ok {
-		out = append(out, spec.Problem{Path: at("pooler"), Value: p.Kind,
-			Allowed: "engine " + eng.Name() + " cannot run behind a connection pooler; remove " + at("pooler")})
-	}
+	engs.each(s, func(_ string, eng engine.Engine) {
+		if _, ok := eng.(engine.Pooled); !ok {
+			out = append(out, spec.Problem{Path: at("pooler"), Value: p.Kind,
+				Allowed: "engine " + eng.Name() + " cannot run behind a connection pooler; remove " + at("pooler")})
+		}
+	})
 	if k != nil && len(out) == 0 {
 		out = append(out, checkUnnamed(s, p, path, regs, k)...)
 	}

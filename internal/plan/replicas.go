@@ -15,15 +15,17 @@ import (
 // read-only transactions (workload.ReadOnly), and a workload that reads
 // its replicas by design (workload.ReplicaUser) needs at least one in
 // every run. The spec's own check refused reads: replicas with 0.
-func checkReplicas(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Problem {
+func checkReplicas(s *spec.Spec, regs Registries, engs engines) []spec.Problem {
 	var out []spec.Problem
 	most := s.MostReplicas()
 	path, value := "sut.replicas", strconv.Itoa(most)
 	if most > 0 {
-		if _, ok := eng.(engine.Replicator); eng != nil && !ok {
-			out = append(out, spec.Problem{Path: path, Value: value,
-				Allowed: "must be 0: engine " + eng.Name() + " cannot have replicas (streaming replicas are PostgreSQL's)"})
-		}
+		engs.each(s, func(_ string, eng engine.Engine) {
+			if _, ok := eng.(engine.Replicator); !ok {
+				out = append(out, spec.Problem{Path: path, Value: value,
+					Allowed: "must be 0: engine " + eng.Name() + " cannot have replicas (streaming replicas are PostgreSQL's)"})
+			}
+		})
 		if f, ok := regs.Providers[s.SUT.Provider]; ok && !f.Replicates {
 			out = append(out, spec.Problem{Path: path, Value: value,
 				Allowed: "must be 0: provider " + s.SUT.Provider + " cannot start replicas of its servers (the local provider can)"})

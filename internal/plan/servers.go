@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
@@ -23,7 +22,7 @@ const serverCheckTimeout = 15 * time.Second
 // databases; it cannot set the servers' configuration or limit them; and
 // every model must find as many servers as it needs. Any other provider
 // takes none.
-func checkServers(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Problem {
+func checkServers(s *spec.Spec, regs Registries, engs engines) []spec.Problem {
 	f, ok := regs.Providers[s.SUT.Provider]
 	if !ok {
 		return nil // checkSUT refused it
@@ -47,7 +46,12 @@ func checkServers(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Probl
 			"a list of {name, dsn_env}, each variable holding a server's admin connection string", f.Name)}}
 	}
 	var out []spec.Problem
-	if len(s.SUT.Settings) > 0 {
+	if len(s.SUT.Engine) > 1 {
+		return append(out, spec.Problem{Path: "sut.engine", Value: strings.Join(s.SUT.Engine, ", "), Allowed: fmt.Sprintf(
+			"provider %s places tenants on the servers you run, each of one engine: list one engine", f.Name)})
+	}
+	eng := engs.first(s)
+	if len(s.SUT.Settings)+len(s.SUT.EngineSettings) > 0 {
 		out = append(out, spec.Problem{Path: "sut.settings", Allowed: fmt.Sprintf(
 			"provider %s runs on servers you configure: tenantbench sets none of their settings; remove sut.settings", f.Name)})
 	}

@@ -11,47 +11,64 @@ import (
 )
 
 // checkSUT checks sut.engine and sut.provider against the registries and
-// asks the engine about what only it knows: which settings a spec may
-// set and the least memory a server runs with. It returns the engine, nil
-// when sut.engine names none.
-func checkSUT(s *spec.Spec, regs Registries) (engine.Engine, []spec.Problem) {
+// asks each engine about what only it knows: which settings a spec may
+// set and the least memory a server runs with. It returns the engines
+// the registry has.
+func checkSUT(s *spec.Spec, regs Registries) (engines, []spec.Problem) {
 	var out []spec.Problem
 	if _, ok := regs.Providers[s.SUT.Provider]; !ok {
 		out = append(out, spec.Problem{Path: "sut.provider", Value: spec.Shown(s.SUT.Provider),
 			Allowed: "must be one of " + strings.Join(regs.Providers.Names(), ", ")})
 	}
-	eng, ok := regs.Engines[s.SUT.Engine]
-	if !ok {
-		return nil, append(out, spec.Problem{Path: "sut.engine", Value: spec.Shown(s.SUT.Engine),
-			Allowed: "must be one of " + strings.Join(regs.Engines.Names(), ", ")})
-	}
-	for _, key := range slices.Sorted(maps.Keys(s.SUT.Settings)) {
-		if msg := eng.SettingRule(key); msg != "" {
-			out = append(out, spec.Problem{Path: spec.Join("sut.settings", key), Allowed: msg})
+	engs := engines{}
+	for i, name := range s.SUT.Engine {
+		eng, ok := regs.Engines[name]
+		if !ok {
+			out = append(out, spec.Problem{Path: enginePath(s, i), Value: spec.Shown(name),
+				Allowed: "must be one of " + strings.Join(regs.Engines.Names(), ", ") + spec.Suggest(name, regs.Engines.Names())})
+			continue
 		}
+		engs[name] = eng
 	}
-	for i, c := range s.Workload.Cases {
-		for _, key := range slices.Sorted(maps.Keys(c.Settings)) {
+	engs.each(s, func(name string, eng engine.Engine) {
+		set := s.SUT.SettingsOf(name)
+		for _, key := range slices.Sorted(maps.Keys(set)) {
 			if msg := eng.SettingRule(key); msg != "" {
-				out = append(out, spec.Problem{Path: spec.Join(spec.Join(spec.Index("workload.cases", i), "settings"), key), Allowed: msg})
+				out = append(out, spec.Problem{Path: s.SUT.SettingPath(name, key), Allowed: msg + onEngine(s, name)})
 			}
 		}
-	}
-	if m := s.SUT.Resources.Memory; m > 0 && int64(m) < eng.MinMemory() {
-		least := spec.ByteSize(eng.MinMemory())
-		out = append(out, spec.Problem{Path: "sut.resources.memory", Value: m.String(), Allowed: fmt.Sprintf(
-			"must be 0 (unlimited) or at least %s: a %s server needs that much to run a benchmark", least, eng.Name())})
-	}
-	if sc := s.SUT.Resources.Schedule; sc != nil {
-		for i, sl := range sc.Slots {
-			if m := sl.Memory; m != nil && *m > 0 && int64(*m) < eng.MinMemory() {
-				out = append(out, spec.Problem{Path: spec.Index("sut.resources.schedule.slots", i) + ".memory", Value: m.String(),
-					Allowed: fmt.Sprintf("must be at least %s: a %s server needs that much to run a benchmark",
-						spec.ByteSize(eng.MinMemory()), eng.Name())})
+		for i, c := range s.Workload.Cases {
+			for _, key := range slices.Sorted(maps.Keys(c.SettingsOf(name))) {
+				if msg := eng.SettingRule(key); msg != "" {
+					out = append(out, spec.Problem{Path: c.SettingPath(i, name, key), Allowed: msg + onEngine(s, name)})
+				}
 			}
 		}
-	}
-	return eng, out
+		if m := s.SUT.Resources.Memory; m > 0 && int64(m) < eng.MinMemory() {
+			least := spec.ByteSize(eng.MinMemory())
+			out = append(out, spec.Problem{Path: "sut.resources.memory", Value: m.String(), Allowed: fmt.Sprintf(
+				"must be 0 (unlimited) or at least %s: a %s server needs that much to run a benchmark", least, eng.Name())})
+		}
+		if sc := s.SUT.Resources.Schedule; sc != nil {
+			for i, sl := range sc.Slots {
+				if m := sl.Memory; m != nil && *m > 0 && int64(*m) < eng.MinMemory() {
+					out = append(out, spec.Problem{Path: spec.Index("sut.resources.schedule.slots", i) + ".memory", Value: m.String(),
+						Allowed: fmt.Sprintf("must be at least %s: a %s server needs that much to run a benchmark",
+							spec.ByteSize(eng.MinMemory()), eng.Name())})
+				}
+			}
+		}
+	})
+	return engs, out
+}
+
+// checkServers asks checkServer of each engine.
+func checkEngineServers(s *spec.Spec, engs engines) (problems, warnings []spec.Problem) {
+	engs.each(s, func(name string, eng engine.Engine) {
+		p, w := checkServer(s, name, eng)
+		problems, warnings = append(problems, p...), append(warnings, w...)
+	})
+	return problems, warnings
 }
 
 // checkServer asks an engine that can (engine.SettingsChecker) about the
@@ -60,7 +77,7 @@ func checkSUT(s *spec.Spec, regs Registries) (engine.Engine, []spec.Problem) {
 // case's settings. Keys the engine's SettingRule refuses, and values the
 // spec refuses itself, are left to those checks. It returns problems and
 // warnings, the version's at sut.version.
-func checkServer(s *spec.Spec, eng engine.Engine) (problems, warnings []spec.Problem) {
+func checkServer(s *spec.Spec, name string, eng engine.Engine) (problems, warnings []spec.Problem) {
 	sc, ok := eng.(engine.SettingsChecker)
 	if !ok {
 		return nil, nil
@@ -97,7 +114,7 @@ func checkServer(s *spec.Spec, eng engine.Engine) (problems, warnings []spec.Pro
 	for i := 0; ; i++ {
 		set := map[string]setting{}
 		more := false
-		for key, values := range s.SUT.Settings {
+		for key, values := range s.SUT.SettingsOf(name) {
 			if i >= len(values) {
 				continue
 			}
@@ -105,7 +122,7 @@ func checkServer(s *spec.Spec, eng engine.Engine) (problems, warnings []spec.Pro
 			if !checkable(key, values[i]) {
 				continue
 			}
-			path := spec.Join("sut.settings", key)
+			path := s.SUT.SettingPath(name, key)
 			if len(values) > 1 {
 				path = spec.Index(path, i)
 			}
@@ -121,9 +138,9 @@ func checkServer(s *spec.Spec, eng engine.Engine) (problems, warnings []spec.Pro
 	}
 	for i, c := range s.Workload.Cases {
 		set := map[string]setting{}
-		for key, value := range c.Settings {
+		for key, value := range c.SettingsOf(name) {
 			if checkable(key, value) {
-				set[key] = setting{spec.Join(spec.Join(spec.Index("workload.cases", i), "settings"), key), value}
+				set[key] = setting{c.SettingPath(i, name, key), value}
 			}
 		}
 		if len(set) > 0 {

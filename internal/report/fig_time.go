@@ -20,7 +20,9 @@ import (
 // (Matos and Pedreira 2025, Fig. 2). When the runs had a schedule or a
 // CloudyBench pattern, the load it asked for is drawn over the throughput as
 // a step line (Zhang et al. 2025, Fig. 3-4), with tau for a pattern; a plan of several
-// patterns gets a panel per pattern.
+// patterns gets a panel per pattern, and one of several engines a panel per
+// engine, one above the other on the same time axis (Matos and Pedreira
+// 2025 draw each engine's TPM over time apart, Fig. 2-3 and 11-12).
 func (e *experiment) overTime() *figure {
 	const id, title = "throughput-time", "Throughput over time"
 	points := e.largestPoints()
@@ -35,6 +37,9 @@ func (e *experiment) overTime() *figure {
 		t := fmt.Sprintf("%s, %s", title, tenantsLabel(n))
 		if pn.pattern != "" {
 			t += ": " + pn.pattern
+		}
+		if pn.engine != "" {
+			t += ": " + pn.engine
 		}
 		c, in := e.timeChart(t, pn.groups)
 		if in.lines == 0 {
@@ -59,9 +64,22 @@ func (e *experiment) overTime() *figure {
 	if len(charts) > 1 {
 		var names []string
 		for _, pn := range panels {
-			names = append(names, pn.pattern)
+			name := pn.pattern
+			if pn.engine != "" && name != "" {
+				name += " on " + pn.engine
+			} else if pn.engine != "" {
+				name = pn.engine
+			}
+			names = append(names, name)
 		}
-		caption += fmt.Sprintf(" One panel per pattern of the plan (%s).", strings.Join(names, ", "))
+		what := "pattern"
+		switch {
+		case e.vary.engine && panels[0].pattern != "":
+			what = "pattern and engine"
+		case e.vary.engine:
+			what = "engine"
+		}
+		caption += fmt.Sprintf(" One panel per %s of the plan (%s).", what, strings.Join(names, ", "))
 	}
 	return drawnPanels(id, fmt.Sprintf("%s, %s", title, tenantsLabel(n)), caption, charts)
 }
@@ -107,10 +125,11 @@ type timeGroup struct {
 	runs []*run
 }
 
-// timePanel is the groups of one pattern ("" for none): one panel.
+// timePanel is the groups of one pattern ("" for none) on one engine
+// ("" when the runs do not differ in it): one panel.
 type timePanel struct {
-	pattern string
-	groups  []timeGroup
+	pattern, engine string
+	groups          []timeGroup
 }
 
 // timePanels splits the points' successful runs by the CloudyBench pattern
@@ -129,12 +148,16 @@ func (e *experiment) timePanels(points []*point) []timePanel {
 			}
 			byPattern[pat] = append(byPattern[pat], r)
 		}
+		eng := ""
+		if e.vary.engine && len(p.runs) > 0 {
+			eng = p.runs[0].row.Engine
+		}
 		for _, pat := range order {
-			i, ok := at[pat]
+			i, ok := at[pat+"\x00"+eng]
 			if !ok {
 				i = len(panels)
-				at[pat] = i
-				panels = append(panels, timePanel{pattern: pat})
+				at[pat+"\x00"+eng] = i
+				panels = append(panels, timePanel{pattern: pat, engine: eng})
 			}
 			panels[i].groups = append(panels[i].groups, timeGroup{p: p, runs: byPattern[pat]})
 		}

@@ -67,6 +67,13 @@ func (r *run) interrupted() bool { return r.row.Status == results.StatusInterrup
 // vary records which dimensions vary across the experiment's runs.
 type vary struct {
 	scale, clients bool
+	// engine: the runs differ in sut.engine; cases: they have cases of
+	// workload.cases, which name their points.
+	engine, cases bool
+	// byCase are the dimensions ("scale", "clients", a setting's key)
+	// whose value the case and engine of a run decide: the case's name
+	// says them, so the label leaves them out.
+	byCase map[string]bool
 	// storage, volume and cpuPolicy: the runs differ in sut.storage's
 	// kind or volume or in sut.resources.cpu_policy.
 	storage, volume, cpuPolicy bool
@@ -215,6 +222,15 @@ func varyOf(runs []*run) vary {
 	}
 	v := vary{scale: len(scales) > 1, clients: len(clients) > 1,
 		storage: len(storage) > 1, volume: len(volume) > 1, cpuPolicy: len(policy) > 1, placement: len(place) > 1}
+	engines := map[string]bool{}
+	for _, r := range runs {
+		engines[r.row.Engine] = true
+		v.cases = v.cases || r.row.Case != ""
+	}
+	v.engine = len(engines) > 1
+	if v.cases {
+		v.byCase = decidedByCase(runs)
+	}
 	for k := range settings {
 		v.settings = append(v.settings, k)
 	}
@@ -260,11 +276,18 @@ func (p *point) failed() int { return len(p.runs) - len(p.okRuns()) }
 // seriesLabel names a line: the model and every other varying dimension
 // but the tenants.
 func seriesLabel(row results.ResultRow, v vary) string {
-	parts := []string{row.Model}
-	if v.scale {
+	var parts []string
+	if v.cases {
+		parts = append(parts, row.Case)
+	}
+	if v.engine {
+		parts = append(parts, row.Engine)
+	}
+	parts = append(parts, row.Model)
+	if v.scale && !v.byCase["scale"] {
 		parts = append(parts, "scale "+fmtNum(row.Scale))
 	}
-	if v.clients {
+	if v.clients && !v.byCase["clients"] {
 		parts = append(parts, fmt.Sprintf("%d clients", row.Clients))
 	}
 	if v.storage {
@@ -280,12 +303,46 @@ func seriesLabel(row results.ResultRow, v vary) string {
 		parts = append(parts, row.Placement)
 	}
 	for _, k := range v.settings {
-		parts = append(parts, k+"="+row.Settings[k])
+		// Empty: a setting of another engine (a setting's value is
+		// never empty).
+		if !v.byCase["set_"+k] && row.Settings[k] != "" {
+			parts = append(parts, k+"="+row.Settings[k])
+		}
 	}
 	for _, k := range v.interference {
 		parts = append(parts, k+"="+row.Interference[k])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// decidedByCase are the dimensions whose value is the same in every run
+// of a case on an engine: scale, clients, and the set_ columns.
+func decidedByCase(runs []*run) map[string]bool {
+	seen := map[string]string{} // dimension, case, engine -> value
+	out := map[string]bool{"scale": true, "clients": true}
+	check := func(dim, key, value string) {
+		if !out[dim] && !strings.HasPrefix(dim, "set_") {
+			return
+		}
+		k := dim + "\x00" + key
+		if v, ok := seen[k]; ok && v != value {
+			out[dim] = false
+			return
+		}
+		seen[k] = value
+		if _, ok := out[dim]; !ok {
+			out[dim] = true
+		}
+	}
+	for _, r := range runs {
+		key := r.row.Case + "\x00" + r.row.Engine
+		check("scale", key, fmtNum(r.row.Scale))
+		check("clients", key, fmt.Sprint(r.row.Clients))
+		for k, v := range r.row.Settings {
+			check("set_"+k, key, v)
+		}
+	}
+	return out
 }
 
 func tenantsLabel(n int) string {

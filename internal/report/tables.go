@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,8 +97,25 @@ func (e *experiment) headline() string {
 	if b, ok := e.env["limits_enforced"].(bool); ok && b {
 		limits = "limits enforced"
 	}
-	s := fmt.Sprintf("%s CPUs, %s memory, %s %s, kernel %s; PostgreSQL %s; cgroups %s, %s", get("cpus"), mem, get("os"),
-		get("arch"), get("kernel"), get("dbms_version"), get("cgroup_mode"), limits)
+	dbms := "PostgreSQL " + get("dbms_version")
+	if vs, ok := e.env["dbms_versions"].(map[string]any); ok && len(vs) > 0 {
+		// Several engines: each one's version, in the plan's order.
+		var parts []string
+		for _, name := range slices.Sorted(maps.Keys(vs)) {
+			parts = append(parts, fmt.Sprintf("%s %v", name, vs[name]))
+		}
+		if e.plan != nil {
+			parts = parts[:0]
+			for _, name := range e.plan.Dimensions.Engines {
+				if v, ok := vs[name]; ok {
+					parts = append(parts, fmt.Sprintf("%s %v", name, v))
+				}
+			}
+		}
+		dbms = strings.Join(parts, ", ")
+	}
+	s := fmt.Sprintf("%s CPUs, %s memory, %s %s, kernel %s; %s; cgroups %s, %s", get("cpus"), mem, get("os"),
+		get("arch"), get("kernel"), dbms, get("cgroup_mode"), limits)
 	if e.plan != nil {
 		r := e.plan.Resources
 		if r.CPUs > 0 || r.MemoryBytes > 0 {
@@ -161,7 +180,21 @@ func (e *experiment) planTable() *table {
 	if e.plan != nil {
 		placed = len(e.plan.Dimensions.Placements) > 0
 	}
-	head := append(append([]string{"run", "model", "tenants", "scale", "clients"}, keys...), ikeys...)
+	// The case and the engine: columns when the plan has cases, or
+	// several engines, right after the run as in the plan's own table.
+	cases, engines := e.vary.cases, e.vary.engine
+	if e.plan != nil {
+		cases, engines = e.plan.Dimensions.Cases > 0, len(e.plan.Dimensions.Engines) > 1
+	}
+	head := []string{"run"}
+	if cases {
+		head = append(head, "case")
+	}
+	if engines {
+		head = append(head, "engine")
+	}
+	at := len(head) - 1 // columns before model's, after run's
+	head = append(append(append(head, "model", "tenants", "scale", "clients"), keys...), ikeys...)
 	if placed {
 		head = append(head, "placement")
 	}
@@ -171,9 +204,16 @@ func (e *experiment) planTable() *table {
 	head = append(head, "rep", "status", "throughput (tx/s)", "mean latency (ms)", "p99 latency (ms)")
 	t := newTable("Plan", head...)
 	n := len(head)
-	t.numbers(2, 3, 4, n-5, n-3, n-2, n-1)
-	row := func(id, model string, tenants int, scale float64, clients int, settings, interf map[string]string, placement, interaction string, rep int) {
-		cells := []string{id, model, strconv.Itoa(tenants), strconv.FormatFloat(scale, 'g', -1, 64), strconv.Itoa(clients)}
+	t.numbers(2+at, 3+at, 4+at, n-5, n-3, n-2, n-1)
+	row := func(id, cs, eng, model string, tenants int, scale float64, clients int, settings, interf map[string]string, placement, interaction string, rep int) {
+		cells := []string{id}
+		if cases {
+			cells = append(cells, cs)
+		}
+		if engines {
+			cells = append(cells, eng)
+		}
+		cells = append(cells, model, strconv.Itoa(tenants), strconv.FormatFloat(scale, 'g', -1, 64), strconv.Itoa(clients))
 		for _, k := range keys {
 			cells = append(cells, settings[k])
 		}
@@ -196,11 +236,15 @@ func (e *experiment) planTable() *table {
 	}
 	if e.plan != nil {
 		for _, r := range e.plan.Runs {
-			row(r.ID, r.Model, r.Tenants, r.Scale, r.Clients, r.Settings, r.Interference, r.Placement, r.Interaction, r.Repetition)
+			row(r.ID, r.Case, e.plan.EngineOf(&r), r.Model, r.Tenants, r.Scale, r.Clients, r.Settings, r.Interference, r.Placement, r.Interaction, r.Repetition)
 		}
 		d := e.plan.Dimensions
 		t.Note = fmt.Sprintf("%d runs: model %s x tenants %s x scale %s x clients %s", len(e.plan.Runs),
 			list(d.Models), list(d.Tenants), list(d.Scales), list(d.Clients))
+		if len(d.Engines) > 1 {
+			t.Note = fmt.Sprintf("%d runs: engine %s x model %s x tenants %s x scale %s x clients %s", len(e.plan.Runs),
+				list(d.Engines), list(d.Models), list(d.Tenants), list(d.Scales), list(d.Clients))
+		}
 		for _, k := range keys {
 			t.Note += fmt.Sprintf(" x %s %s", k, list(settingValues(e.plan, k)))
 		}
@@ -223,7 +267,7 @@ func (e *experiment) planTable() *table {
 		return t
 	}
 	for _, r := range e.runs {
-		row(r.row.RunID, r.row.Model, r.row.Tenants, r.row.Scale, r.row.Clients, r.row.Settings, r.row.Interference, r.row.Placement, r.row.Interaction, r.row.Repetition)
+		row(r.row.RunID, r.row.Case, r.row.Engine, r.row.Model, r.row.Tenants, r.row.Scale, r.row.Clients, r.row.Settings, r.row.Interference, r.row.Placement, r.row.Interaction, r.row.Repetition)
 	}
 	t.Note = "From results.csv (spec.yaml could not be read as a spec)."
 	return t
@@ -360,7 +404,8 @@ func settingValues(p *plan.Plan, k string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, r := range p.Runs {
-		if v := r.Settings[k]; !seen[v] {
+		// A run of another engine has none of k: not a value of it.
+		if v, ok := r.Settings[k]; (ok || len(p.Dimensions.Engines) < 2) && !seen[v] {
 			seen[v] = true
 			out = append(out, v)
 		}

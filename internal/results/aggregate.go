@@ -24,7 +24,7 @@ func AggregateRuns(sums []*Summary) *Summary {
 		Scale: first.Scale, Clients: first.Clients, Repetition: AggregateRepetition, Settings: first.Settings,
 		Interference: first.Interference,
 		Interaction:  first.Interaction, Storage: first.Storage, Volume: first.Volume, CPUPolicy: first.CPUPolicy,
-		Placement: first.Placement, Replicas: first.Replicas, Status: StatusOK}
+		Placement: first.Placement, Replicas: first.Replicas, Engine: first.Engine, Case: first.Case, Status: StatusOK}
 	var ok []Aggregate
 	for _, s := range sums {
 		if s.Status == StatusOK {

@@ -93,6 +93,8 @@ var resultColumns = []Column{
 	{"lag_update_ms", "Replication lag of updates", "ms", lower, "the lag workload: as lag_insert_ms, for updates"},
 	{"lag_delete_ms", "Replication lag of deletes", "ms", lower, "the lag workload: as lag_insert_ms, for deletes"},
 	{"c_score_ms", "C-Score", "ms", lower, "Zhang et al. 2025, eq. 6: the three lags' sum, over the replicas"},
+	{"engine", "Engine", "", 0, "the plan: sut.engine, postgres or mariadb (matrix dimension)"},
+	{"case", "Case", "", 0, "the plan: the run's entry of workload.cases, empty for none"},
 	{"error", "Error", "", 0, "the run: why it failed or was cut"},
 }
 

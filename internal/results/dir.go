@@ -136,7 +136,7 @@ func (d *Dir) AppendResult(s *Summary) error {
 		optional(a.CPUBackgroundPct), optional(a.CPUForegroundPct), optional(a.CPUServersPct), optional(a.MemTenantPrivateMB))
 	row = append(append(row, slaCells(&a)...), optional(a.DriverCPUPer1000), optional(a.DriverCPUShare), s.Interaction,
 		s.Storage, s.Volume, s.CPUPolicy, s.Placement, itoa(s.Replicas), optional(a.LagInsertMs), optional(a.LagUpdateMs),
-		optional(a.LagDeleteMs), optional(a.CScoreMs), s.Error)
+		optional(a.LagDeleteMs), optional(a.CScoreMs), s.Engine, s.Case, s.Error)
 	return d.appendCSV(filepath.Join(d.Path, "results.csv"), d.ResultsHeader(), [][]string{row})
 }
 

@@ -135,20 +135,23 @@ type ResultRow struct {
 	Storage, Volume, CPUPolicy string
 	// Placement is the name of the run's sut.placement, "" without it or
 	// in results older than it.
-	Placement   string
-	Status      string
-	TPS         float64
-	MeanMs      float64
-	P95Ms       float64
-	P99Ms       float64
-	Committed   int64
-	Failed      int64
-	ProvisionS  float64
-	SetupS      float64
-	IngestS     float64
-	PostIngestS float64
-	WorkloadS   float64
-	Error       string
+	Placement string
+	// Engine and Case are the run's engine and case, "" in results older
+	// than them (and Case for a plan without cases).
+	Engine, Case string
+	Status       string
+	TPS          float64
+	MeanMs       float64
+	P95Ms        float64
+	P99Ms        float64
+	Committed    int64
+	Failed       int64
+	ProvisionS   float64
+	SetupS       float64
+	IngestS      float64
+	PostIngestS  float64
+	WorkloadS    float64
+	Error        string
 	// Extra holds every other column that parses as a number (the monitor's
 	// cpu_s, mem_peak_mb, e_tpx, ...), by column name; an empty cell is
 	// left out, so a missing value is never read as 0.
@@ -159,7 +162,7 @@ type ResultRow struct {
 var rowFields = map[string]bool{"run_id": true, "model": true, "tenants": true, "scale": true, "clients": true,
 	"repetition": true, "status": true, "throughput_tps": true, "latency_mean_ms": true, "latency_p95_ms": true,
 	"latency_p99_ms": true, "committed": true, "failed": true, "provision_s": true, "setup_s": true, "ingest_s": true,
-	"post_ingest_s": true, "workload_s": true, "interaction": true, "error": true, "placement": true}
+	"post_ingest_s": true, "workload_s": true, "interaction": true, "engine": true, "case": true, "error": true, "placement": true}
 
 // ReadResults reads results.csv: one row per run, in plan order. Rows whose
 // repetition is not a positive whole number are left out: they are not
@@ -188,8 +191,8 @@ func (d *Dir) ReadResults() ([]ResultRow, error) {
 			Committed: r.n("committed"), Failed: r.n("failed"), ProvisionS: r.f("provision_s"), SetupS: r.f("setup_s"),
 			IngestS: r.f("ingest_s"), PostIngestS: r.f("post_ingest_s"), WorkloadS: r.f("workload_s"), Error: r.s("error"),
 			Interaction: r.s("interaction"), Storage: r.s("storage"), Volume: r.s("volume"), CPUPolicy: r.s("cpu_policy"),
-			Placement: r.s("placement"),
-			Settings:  map[string]string{}, Interference: map[string]string{}, Extra: map[string]float64{}}
+			Placement: r.s("placement"), Engine: r.s("engine"), Case: r.s("case"),
+			Settings: map[string]string{}, Interference: map[string]string{}, Extra: map[string]float64{}}
 		if r.err != nil {
 			return nil, r.err
 		}

@@ -35,6 +35,9 @@ type Observations struct {
 	// Placement is the name of the run's sut.placement, "" without it
 	// (plan.Run).
 	Placement string
+	// Engine is the run's engine (sut.engine), Case its entry of
+	// workload.cases, "" for none (plan.Run).
+	Engine, Case string
 	// HostCPUs is the number of CPUs of the machine the driver ran on
 	// (env.json's cpus), for the driver's share of them.
 	HostCPUs int
@@ -140,6 +143,7 @@ func Summarize(o *Observations) *Summary {
 	sum := &Summary{RunID: o.RunID, Model: o.Model, Tenants: o.Tenants, Scale: o.Scale, Clients: o.Clients,
 		Repetition: o.Repetition, Settings: o.Settings, Interference: o.Interference, Seed: o.Seed, Workload: o.WorkloadName,
 		Interaction: o.Interaction, Storage: o.Storage, Volume: o.Volume, CPUPolicy: o.CPUPolicy, Placement: o.Placement, Replicas: o.Replicas,
+		Engine: o.Engine, Case: o.Case,
 		Warmup: o.Warmup.Seconds(), Duration: o.Duration.Seconds(), Start: o.Start, End: o.End,
 		Status: StatusOK, Instances: o.Instances, Phases: o.Phases, MemoryKills: o.MemoryKills}
 	if o.Err != nil {

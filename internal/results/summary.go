@@ -46,7 +46,11 @@ type Summary struct {
 	Placement string `json:"placement,omitempty"`
 	// Replicas is the hot standbys of each server (sut.replicas), 0 for
 	// none.
-	Replicas int     `json:"replicas,omitempty"`
+	Replicas int `json:"replicas,omitempty"`
+	// Engine is the run's engine, Case its entry of workload.cases
+	// (absent for none); both absent in summaries older than them.
+	Engine   string  `json:"engine,omitempty"`
+	Case     string  `json:"case,omitempty"`
 	Warmup   float64 `json:"warmup_s"`
 	Duration float64 `json:"duration_s"`
 	// Measured is the measured part the rates divide by: Duration, or

@@ -15,20 +15,24 @@ import (
 
 // Env is env.json: the machine and software an experiment ran on.
 type Env struct {
-	Started        time.Time `json:"started"`
-	CPUs           int       `json:"cpus"`
-	MemoryBytes    int64     `json:"memory_bytes"`
-	Kernel         string    `json:"kernel"`
-	OS             string    `json:"os"`
-	Arch           string    `json:"arch"`
-	GoVersion      string    `json:"go_version"`
-	DriverProcs    int       `json:"driver_procs"` // GOMAXPROCS of the driver
-	Version        string    `json:"tenantbench_version"`
-	Commit         string    `json:"tenantbench_commit"`
-	Modified       bool      `json:"tenantbench_modified"`
-	DBMSVersion    string    `json:"dbms_version,omitempty"`
-	CgroupMode     string    `json:"cgroup_mode,omitempty"`
-	LimitsEnforced *bool     `json:"limits_enforced,omitempty"`
+	Started     time.Time `json:"started"`
+	CPUs        int       `json:"cpus"`
+	MemoryBytes int64     `json:"memory_bytes"`
+	Kernel      string    `json:"kernel"`
+	OS          string    `json:"os"`
+	Arch        string    `json:"arch"`
+	GoVersion   string    `json:"go_version"`
+	DriverProcs int       `json:"driver_procs"` // GOMAXPROCS of the driver
+	Version     string    `json:"tenantbench_version"`
+	Commit      string    `json:"tenantbench_commit"`
+	Modified    bool      `json:"tenantbench_modified"`
+	DBMSVersion string    `json:"dbms_version,omitempty"`
+	// DBMSVersions is each engine's server version, by engine, when the
+	// plan runs several (sut.engine a list): the first run of each
+	// engine's first instance. Absent with one engine.
+	DBMSVersions   map[string]string `json:"dbms_versions,omitempty"`
+	CgroupMode     string            `json:"cgroup_mode,omitempty"`
+	LimitsEnforced *bool             `json:"limits_enforced,omitempty"`
 	// Pooler is the pooler in front of the first instance of the first
 	// run that has one (sut.placement may give the first run none), nil
 	// for none: its version and whether the clients' statements ran
@@ -84,6 +88,19 @@ func (e *Env) addRun(first bool, i results.Instance, n *netns.Net) bool {
 		e.Network, changed = networkEnv(n), true
 	}
 	return changed
+}
+
+// AddEngine records the version of an engine's server, when the plan has
+// several engines; it says whether env.json must be written again.
+func (e *Env) AddEngine(engine string, i results.Instance) bool {
+	if _, ok := e.DBMSVersions[engine]; ok {
+		return false
+	}
+	if e.DBMSVersions == nil {
+		e.DBMSVersions = map[string]string{}
+	}
+	e.DBMSVersions[engine] = i.Version
+	return true
 }
 
 func memTotal() int64 {

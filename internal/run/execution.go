@@ -131,7 +131,7 @@ func (e *execution) do(ctx context.Context) *results.Summary {
 			err = errors.Join(err, terr)
 		}
 	} else {
-		e.kept = keptOf(e.instances, e.placements, e.workDir, e.plan.Engine, e.plan.Provider)
+		e.kept = keptOf(e.instances, e.placements, e.workDir, e.plan.EngineOf(e.run), e.plan.Provider)
 	}
 	e.obs = e.observations(time.Now(), err)
 	if ctx.Err() != nil {

@@ -118,6 +118,11 @@ func Experiment(ctx context.Context, p *plan.Plan, o Options) (*Outcome, error) 
 				return out, err
 			}
 		}
+		if len(p.Dimensions.Engines) > 1 && len(sum.Instances) > 0 && env.AddEngine(p.EngineOf(r), sum.Instances[0]) {
+			if err := o.Out.WriteJSON("env.json", env); err != nil {
+				return out, err
+			}
+		}
 		fmt.Fprintf(o.Log, "%s %s", ex.label(), sum.Status)
 		if sum.Error != "" {
 			fmt.Fprintf(o.Log, ": %s", sum.Error)

@@ -19,6 +19,7 @@ func (e *execution) observations(end time.Time, err error) *results.Observations
 	o := &results.Observations{RunID: r.ID, Model: r.Model, Tenants: r.Tenants, Scale: r.Scale, Clients: r.Clients,
 		Repetition: r.Repetition, Settings: r.Settings, Interference: r.Interference, Seed: r.Seed, WorkloadName: w.Name,
 		Interaction: r.Interaction, Storage: r.Storage, Volume: r.Volume, CPUPolicy: r.CPUPolicy, Placement: r.Placement, HostCPUs: runtime.NumCPU(),
+		Engine: e.plan.EngineOf(e.run), Case: r.Case,
 		Warmup: time.Duration(w.Warmup), Duration: time.Duration(w.Duration), Start: e.t0, End: end, Err: err,
 		ServerPerTenant: r.ServerPerTenant,
 		Phases:          e.phases, MemoryKills: e.memoryKills(), Streams: e.streams, StorageGB: e.storage,

@@ -232,15 +232,15 @@ func (c *releasingConn) Close() error {
 // run's entry of workload.cases.
 func (e *execution) workloadSpec() *spec.Workload { return e.plan.WorkloadSpec(e.run) }
 
-// engine is the run's engine (sut.engine), which its servers run; nil
-// (PostgreSQL, the provider's default) for a name no registry knows, which
-// the plan has refused already.
+// engine is the run's engine (its value of sut.engine), which its
+// servers run; nil (PostgreSQL, the provider's default) for a name no
+// registry knows, which the plan has refused already.
 func (e *execution) engine() engine.Engine {
 	reg := e.opts.Engines
 	if reg == nil {
 		reg = engine.Builtin()
 	}
-	eng, err := reg.Get(e.plan.Engine)
+	eng, err := reg.Get(e.plan.EngineOf(e.run))
 	if err != nil {
 		return nil
 	}

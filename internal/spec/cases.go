@@ -15,8 +15,11 @@ import (
 // max_connections, shared_buffers, wal_buffers, virtual users and warehouses.
 type Case struct {
 	Name string `yaml:"name"`
-	// Settings replace these sut.settings keys, one value each.
-	Settings map[string]string `yaml:"settings,omitempty"`
+	// Settings replace these sut.settings keys, one value each: flat,
+	// or keyed by engine in EngineSettings when sut.engine lists several
+	// (engines.go); SettingsOf gives an engine's.
+	Settings       map[string]string            `yaml:"settings,omitempty"`
+	EngineSettings map[string]map[string]string `yaml:"-"`
 	// Scale and Clients replace workload.scale and workload.clients; nil
 	// keeps the spec's.
 	Scale   *float64 `yaml:"scale,omitempty"`
@@ -35,18 +38,17 @@ func (d *Decoder) cases(n *yaml.Node, path string, dst *[]Case) {
 			{"name", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &c.Name) }},
 			{"settings", func(n *yaml.Node, p string) {
 				var m map[string]Values
-				d.settings(n, p, &m)
-				if m == nil {
-					return
-				}
-				c.Settings = map[string]string{}
-				for _, k := range sortedKeys(m) {
-					if len(m[k]) != 1 {
-						d.Report(Problem{Path: join(p, k), Line: d.lines[join(p, k)], Value: strings.Join(m[k], ", "),
-							Allowed: "a case sets one value of a setting; make another case for another value"})
-						continue
+				var keyed map[string]map[string]Values
+				d.engineSettings(n, p, &m, &keyed)
+				c.Settings = d.caseSettings(m, p)
+				for _, e := range sortedKeys(keyed) {
+					if c.EngineSettings == nil {
+						c.EngineSettings = map[string]map[string]string{}
 					}
-					c.Settings[k] = m[k][0]
+					c.EngineSettings[e] = d.caseSettings(keyed[e], join(p, e))
+					if c.EngineSettings[e] == nil {
+						c.EngineSettings[e] = map[string]string{}
+					}
 				}
 			}},
 			{"scale", func(n *yaml.Node, p string) {
@@ -76,6 +78,42 @@ func (d *Decoder) cases(n *yaml.Node, path string, dst *[]Case) {
 	}
 }
 
+// MarshalYAML writes the case as it is read: its settings flat, or keyed
+// by engine.
+func (c Case) MarshalYAML() (any, error) {
+	out := struct {
+		Name     string    `yaml:"name"`
+		Settings any       `yaml:"settings,omitempty"`
+		Scale    *float64  `yaml:"scale,omitempty"`
+		Clients  *int      `yaml:"clients,omitempty"`
+		Options  yaml.Node `yaml:"options,omitempty"`
+	}{Name: c.Name, Scale: c.Scale, Clients: c.Clients, Options: c.Options}
+	if len(c.EngineSettings) > 0 {
+		out.Settings = c.EngineSettings
+	} else if len(c.Settings) > 0 {
+		out.Settings = c.Settings
+	}
+	return out, nil
+}
+
+// caseSettings are a case's settings at path, one value each; nil for
+// none.
+func (d *Decoder) caseSettings(m map[string]Values, p string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, k := range sortedKeys(m) {
+		if len(m[k]) != 1 {
+			d.Report(Problem{Path: join(p, k), Line: d.lines[join(p, k)], Value: strings.Join(m[k], ", "),
+				Allowed: "a case sets one value of a setting; make another case for another value"})
+			continue
+		}
+		out[k] = m[k][0]
+	}
+	return out
+}
+
 // cases checks workload.cases: named, each name once, values as the keys
 // they replace allow, and no case replacing a key that is a dimension of
 // the matrix (a list), which would make the same point twice.
@@ -95,13 +133,20 @@ func (v *validator) cases(s *Spec) {
 			}
 			seen[c.Name] = i
 		}
-		for _, k := range sortedKeys(c.Settings) {
-			kp := join(join(p, "settings"), k)
-			if msg := settingValueRule(c.Settings[k]); msg != "" {
-				v.add(kp, shown(c.Settings[k]), msg)
+		v.engineKeyed(join(p, "settings"), s.SUT.Engine, sortedKeys(c.Settings), sortedKeys(c.EngineSettings))
+		for _, e := range s.SUT.Engine {
+			set := c.SettingsOf(e)
+			for _, k := range sortedKeys(set) {
+				kp := c.SettingPath(i, e, k)
+				if msg := settingValueRule(set[k]); msg != "" {
+					v.add(kp, shown(set[k]), msg)
+				}
+				if len(s.SUT.SettingsOf(e)[k]) > 1 {
+					v.add(kp, shown(set[k]), s.SUT.SettingPath(e, k)+" is a list (a dimension of the matrix); a case cannot set it too: give it in every case instead")
+				}
 			}
-			if len(s.SUT.Settings[k]) > 1 {
-				v.add(kp, shown(c.Settings[k]), "sut.settings."+k+" is a list (a dimension of the matrix); a case cannot set it too: give it in every case instead")
+			if len(c.EngineSettings) == 0 {
+				break // flat: the same settings for the one engine
 			}
 		}
 		if c.Scale != nil {
@@ -126,8 +171,10 @@ func (v *validator) cases(s *Spec) {
 func (s *Spec) caseKeys() []string {
 	set := map[string]bool{}
 	for _, c := range s.Workload.Cases {
-		for k := range c.Settings {
-			set[k] = true
+		for _, e := range s.SUT.Engine {
+			for k := range c.SettingsOf(e) {
+				set[k] = true
+			}
 		}
 	}
 	keys := make([]string, 0, len(set))
@@ -147,10 +194,10 @@ func (w *Workload) cases() []Case {
 	return w.Cases
 }
 
-// apply sets the case's values on run r.
+// apply sets the case's values on run r, its settings of r's engine.
 func (c *Case) apply(w *Workload, r *Run) {
 	r.Case = c.Name
-	for k, v := range c.Settings {
+	for k, v := range c.SettingsOf(r.Engine) {
 		r.Settings[k] = v
 	}
 	if c.Scale != nil {

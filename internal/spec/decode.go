@@ -277,11 +277,12 @@ func (d *Decoder) spec(root *yaml.Node, s *Spec) {
 
 func (d *Decoder) sut(n *yaml.Node, path string, s *SUT) {
 	d.Mapping(n, path, []Field{
-		{"engine", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &s.Engine) }},
+		// The names are the engine registry's: the plan checks them.
+		{"engine", func(n *yaml.Node, p string) { values(d, n, p, ReadText, nil, (*[]string)(&s.Engine)) }},
 		{"provider", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &s.Provider) }},
 		{"version", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &s.Version) }},
 		{"transport", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &s.Transport) }},
-		{"settings", func(n *yaml.Node, p string) { d.settings(n, p, &s.Settings) }},
+		{"settings", func(n *yaml.Node, p string) { d.engineSettings(n, p, &s.Settings, &s.EngineSettings) }},
 		{"servers", func(n *yaml.Node, p string) { d.servers(n, p, &s.Servers) }},
 		{"pooler", func(n *yaml.Node, p string) { d.pooler(n, p, &s.Pooler) }},
 		{"network", func(n *yaml.Node, p string) { d.network(n, p, &s.Network) }},
@@ -404,7 +405,7 @@ func (d *Decoder) settings(n *yaml.Node, path string, dst *map[string]Values) {
 	}
 	if n.Kind != yaml.MappingNode {
 		d.Report(Problem{Path: path, Line: n.Line, Value: valueOf(n),
-			Allowed: "must be a mapping of PostgreSQL parameter names to values, not " + kindWord(n)})
+			Allowed: "must be a mapping of the server's parameter names to values, not " + kindWord(n)})
 		return
 	}
 	out := map[string]Values{}

@@ -24,7 +24,7 @@ func defaults() *Spec {
 			MemoryGBHour: metrics.DefaultPrices().MemoryPerGBHour,
 		},
 		SUT: SUT{
-			Engine:      "postgres",
+			Engine:      Strings{"postgres"},
 			Provider:    "local",
 			Version:     "", // the newest the provider finds
 			Transport:   "tcp",

@@ -5,23 +5,27 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 )
 
 // Expand turns a spec into its plan: the cross product of
 //
-//	workload.cases x tenancy.model x tenancy.tenants x workload.scale x workload.clients
-//	x workload.load.rate x workload.pattern.name
-//	x sut.storage.kind x sut.storage.volume x sut.resources.cpu_policy x sut.placement
-//	x each list-valued sut.settings key (keys sorted, values as written)
+//	workload.cases x sut.engine x tenancy.model x tenancy.tenants x workload.scale
+//	x workload.clients x workload.load.rate x workload.pattern.name
+//	x sut.storage.kind x sut.storage.volume x sut.resources.cpu_policy
+//	x sut.placement x sut.replicas
+//	x each list-valued sut.settings key of the run's engine (keys sorted, values as written)
 //	x each list-valued interference param (events and params as written)
 //	x repetition
 //
 // in that order, the first dimension outermost and repetitions innermost
 // (blocked order); then the spec's order (RunOrder) arranges the runs in
 // rounds and numbers them as they will run. The order depends on the spec
-// alone, so the same spec always gives the same run IDs.
+// alone, so the same spec always gives the same run IDs. The settings
+// dimensions are each engine's own (engines.go): an engine's list
+// multiplies its runs, not the other engines'. The engine comes right
+// after the case so that, in interleaved order, one case's engines run
+// next to each other in every round.
 //
 // Expand validates s first and returns Validate's problems instead of a
 // plan when there are any (the max_connections check per run and the
@@ -38,74 +42,112 @@ func Expand(s *Spec) (*Plan, []Problem) {
 // Parse returned without problems. It does not validate again.
 func ExpandValid(s *Spec) *Plan {
 	p := &Plan{Spec: s}
-	var listKeys []string // the settings that are dimensions
-	for _, k := range sortedKeys(s.SUT.Settings) {
-		if len(s.SUT.Settings[k]) > 1 {
-			listKeys = append(listKeys, k)
-		}
-	}
 	shownKeys := map[string]bool{}
-	for _, k := range append(append([]string(nil), listKeys...), s.caseKeys()...) {
-		if !shownKeys[k] {
+	for _, e := range s.SUT.Engine {
+		for _, k := range s.listKeys(e) {
 			shownKeys[k] = true
-			p.SettingKeys = append(p.SettingKeys, k)
 		}
 	}
-	sort.Strings(p.SettingKeys)
-	// An odometer over the dimensions: counts[i] is how many values
-	// dimension i has, at[i] which one the current run takes.
-	cases, rates, patterns := s.Workload.cases(), s.Workload.rates(), s.Workload.patterns()
+	for _, k := range s.caseKeys() {
+		shownKeys[k] = true
+	}
+	if len(shownKeys) > 0 {
+		p.SettingKeys = sortedKeys(shownKeys)
+	}
+	dims := s.interferenceDims()
+	for _, d := range dims {
+		p.InterferenceKeys = append(p.InterferenceKeys, d.key)
+	}
+	type point struct {
+		tenants, clients int
+		rate             float64
+		pattern          string
+	}
+	conns := map[point]int{} // the same for every model, scale, setting, engine, repetition
+	for _, c := range s.Workload.cases() {
+		for _, e := range s.SUT.Engine {
+			for _, r := range s.expandEngine(e, dims) {
+				c.apply(&s.Workload, &r)
+				// The asked provisioning; the plan settles what the model allows.
+				r.Provision = s.Workload.Provision
+				r.Round = r.Repetition
+				r.Seed = RunSeed(s.Seed, &r)
+				k := point{r.Tenants, r.Clients, r.Rate, r.Pattern}
+				if n, ok := conns[k]; ok {
+					r.Clients = n
+				} else {
+					s.resolveLoad(&r)
+					conns[k] = r.Clients
+				}
+				r.Index = len(p.Runs) + 1
+				r.Point = (r.Index-1)/s.Repeat + 1
+				p.Runs = append(p.Runs, r)
+			}
+		}
+	}
+	p.Runs = s.arrange(p.Runs) // numbers them too
+	return p
+}
+
+// listKeys are engine's settings that are dimensions (a list), sorted.
+func (s *Spec) listKeys(engine string) []string {
+	var out []string
+	set := s.SUT.SettingsOf(engine)
+	for _, k := range sortedKeys(set) {
+		if len(set[k]) > 1 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// expandEngine is the runs of one case on engine before the case is
+// applied: the cross product of the dimensions after the engine, in
+// blocked order, an odometer over them (counts[i] is how many values
+// dimension i has, at[i] which one the current run takes).
+func (s *Spec) expandEngine(engine string, dims []paramDim) []Run {
+	rates, patterns := s.Workload.rates(), s.Workload.patterns()
 	st, policies, places := s.SUT.Storage, s.SUT.Resources.CPUPolicy, s.SUT.Placements()
-	counts := []int{len(cases), len(s.Tenancy.Model), len(s.Tenancy.Tenants), len(s.Workload.Scale), len(s.Workload.Clients),
+	settings, listKeys := s.SUT.SettingsOf(engine), s.listKeys(engine)
+	counts := []int{len(s.Tenancy.Model), len(s.Tenancy.Tenants), len(s.Workload.Scale), len(s.Workload.Clients),
 		len(rates), len(patterns), len(st.Kind), len(st.Volume), len(policies), len(places), len(s.SUT.Replicas)}
 	settingsAt := len(counts) // index of the first settings dimension
 	for _, k := range listKeys {
-		counts = append(counts, len(s.SUT.Settings[k]))
+		counts = append(counts, len(settings[k]))
 	}
-	dims := s.interferenceDims()
 	interfereAt := len(counts)
 	for _, d := range dims {
 		counts = append(counts, len(d.values))
-		p.InterferenceKeys = append(p.InterferenceKeys, d.key)
 	}
 	counts = append(counts, s.Repeat)
 	total := 1
 	for _, c := range counts {
 		total *= c // Validate capped the product at MaxRuns
 	}
-	width := max(3, len(strconv.Itoa(total)))
-	p.Runs = make([]Run, 0, total)
+	out := make([]Run, 0, total)
 	at := make([]int, len(counts))
-	type point struct {
-		tenants, clients int
-		rate             float64
-		pattern          string
-	}
-	conns := map[point]int{} // the same for every model, scale, setting, repetition
-	for i := 1; i <= total; i++ {
+	for range total {
 		r := Run{
-			Index:      i,
-			ID:         fmt.Sprintf("%0*d", width, i),
-			Model:      s.Tenancy.Model[at[1]],
-			Tenants:    s.Tenancy.Tenants[at[2]],
-			Scale:      s.Workload.Scale[at[3]],
-			Clients:    s.Workload.Clients[at[4]],
-			Rate:       rates[at[5]],
-			Pattern:    patterns[at[6]],
-			Storage:    st.Kind[at[7]],
-			Volume:     st.Volume[at[8]],
-			CPUPolicy:  policies[at[9]],
-			Placement:  places[at[10]].Name,
-			Replicas:   s.SUT.Replicas[at[11]],
+			Engine:     engine,
+			Model:      s.Tenancy.Model[at[0]],
+			Tenants:    s.Tenancy.Tenants[at[1]],
+			Scale:      s.Workload.Scale[at[2]],
+			Clients:    s.Workload.Clients[at[3]],
+			Rate:       rates[at[4]],
+			Pattern:    patterns[at[5]],
+			Storage:    st.Kind[at[6]],
+			Volume:     st.Volume[at[7]],
+			CPUPolicy:  policies[at[8]],
+			Placement:  places[at[9]].Name,
+			Replicas:   s.SUT.Replicas[at[10]],
 			Repetition: at[len(at)-1] + 1,
-			Point:      (i-1)/s.Repeat + 1,
-			Settings:   make(map[string]string, len(s.SUT.Settings)),
+			Settings:   make(map[string]string, len(settings)),
 		}
-		for k, v := range s.SUT.Settings {
+		for k, v := range settings {
 			r.Settings[k] = v[0]
 		}
 		for j, k := range listKeys {
-			r.Settings[k] = s.SUT.Settings[k][at[settingsAt+j]]
+			r.Settings[k] = settings[k][at[settingsAt+j]]
 		}
 		for j, d := range dims {
 			if r.Interference == nil {
@@ -113,19 +155,7 @@ func ExpandValid(s *Spec) *Plan {
 			}
 			r.Interference[d.key] = resolve(d.values[at[interfereAt+j]]).Value
 		}
-		cases[at[0]].apply(&s.Workload, &r)
-		// The asked provisioning; the plan settles what the model allows.
-		r.Provision = s.Workload.Provision
-		r.Round = r.Repetition
-		r.Seed = RunSeed(s.Seed, &r)
-		k := point{r.Tenants, r.Clients, r.Rate, r.Pattern}
-		if c, ok := conns[k]; ok {
-			r.Clients = c
-		} else {
-			s.resolveLoad(&r)
-			conns[k] = r.Clients
-		}
-		p.Runs = append(p.Runs, r)
+		out = append(out, r)
 		for d := len(at) - 1; d >= 0; d-- {
 			if at[d]++; at[d] < counts[d] {
 				break
@@ -133,8 +163,7 @@ func ExpandValid(s *Spec) *Plan {
 			at[d] = 0
 		}
 	}
-	p.Runs = s.arrange(p.Runs)
-	return p
+	return out
 }
 
 // RunSeed derives a run's seed from the spec's seed and the run's scale

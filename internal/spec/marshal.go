@@ -33,17 +33,17 @@ func Marshal(s *Spec) ([]byte, error) {
 		Cases     []Case     `yaml:"cases,omitempty"`
 	}
 	type sut struct {
-		Engine    string            `yaml:"engine"`
-		Provider  string            `yaml:"provider"`
-		Version   string            `yaml:"version"`
-		Transport string            `yaml:"transport,omitempty"`
-		Resources Resources         `yaml:"resources"`
-		Settings  map[string]Values `yaml:"settings"`
-		Servers   []Server          `yaml:"servers,omitempty"`
-		Pooler    *Pooler           `yaml:"pooler,omitempty"`
-		Network   *Network          `yaml:"network,omitempty"`
-		Placement []Placement       `yaml:"placement,omitempty"`
-		Storage   Storage           `yaml:"storage"`
+		Engine    Strings     `yaml:"engine"`
+		Provider  string      `yaml:"provider"`
+		Version   string      `yaml:"version"`
+		Transport string      `yaml:"transport,omitempty"`
+		Resources Resources   `yaml:"resources"`
+		Settings  any         `yaml:"settings"`
+		Servers   []Server    `yaml:"servers,omitempty"`
+		Pooler    *Pooler     `yaml:"pooler,omitempty"`
+		Network   *Network    `yaml:"network,omitempty"`
+		Placement []Placement `yaml:"placement,omitempty"`
+		Storage   Storage     `yaml:"storage"`
 		// Replicas and Replication: written when some run has replicas.
 		Replicas    Ints   `yaml:"replicas,omitempty"`
 		Replication string `yaml:"replication,omitempty"`
@@ -111,7 +111,10 @@ func Marshal(s *Spec) ([]byte, error) {
 	if s.Workload.Reads != ReadsPrimary {
 		out.Workload.Reads = s.Workload.Reads
 	}
-	if out.SUT.Settings == nil {
+	switch {
+	case len(s.SUT.EngineSettings) > 0:
+		out.SUT.Settings = s.SUT.EngineSettings
+	case s.SUT.Settings == nil:
 		out.SUT.Settings = map[string]Values{} // "settings: {}" says there are none
 	}
 	out.Workload.Cases = s.Workload.Cases

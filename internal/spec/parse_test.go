@@ -38,7 +38,7 @@ func TestParseDefaults(t *testing.T) {
 		Seed:     1,
 		Repeat:   1,
 		Progress: Duration(5 * time.Second),
-		SUT: SUT{Engine: "postgres", Provider: "local", Version: "", Transport: "tcp",
+		SUT: SUT{Engine: Strings{"postgres"}, Provider: "local", Version: "", Transport: "tcp",
 			Storage:   Storage{Kind: Strings{"disk"}, Volume: Strings{"shared"}},
 			Resources: Resources{CPUPolicy: Strings{"none"}}, Replicas: Ints{0}, Replication: "async"},
 		Tenancy: Tenancy{Model: Strings{"schema"}, Tenants: Ints{1}},
@@ -60,7 +60,7 @@ func TestParseUnderscoreNumber(t *testing.T) {
 
 func TestParseNullKeepsDefault(t *testing.T) {
 	s := mustParse(t, minimal+"seed:\nrepeat: ~\nsut:\n  engine:\ntenancy:\nprogress: null\n")
-	if s.Seed != 1 || s.Repeat != 1 || s.SUT.Engine != "postgres" || s.Progress.D() != 5*time.Second {
+	if s.Seed != 1 || s.Repeat != 1 || s.SUT.Engine[0] != "postgres" || s.Progress.D() != 5*time.Second {
 		t.Errorf("null values should keep the defaults, got %+v", s)
 	}
 }
@@ -98,7 +98,7 @@ cost: {cpu_vcore_hour: 0.2, memory_gb_hour: 0}
 	want := &Spec{
 		Name: "full-1.x", Seed: -7, Repeat: 3, Progress: Duration(10 * time.Second),
 		SUT: SUT{
-			Engine: "postgres", Provider: "local", Version: "16", Transport: "unix",
+			Engine: Strings{"postgres"}, Provider: "local", Version: "16", Transport: "unix",
 			Settings: map[string]Values{
 				"shared_buffers":         {"128MB", "1GB"},
 				"fsync":                  {"off"},

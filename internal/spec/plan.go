@@ -14,7 +14,10 @@ type Run struct {
 	// ID is Index zero-padded to at least 3 digits ("001"), more when the
 	// plan has over 999 runs, so that IDs sort in plan order. Stable for a
 	// spec.
-	ID      string  `json:"id"`
+	ID string `json:"id"`
+	// Engine is the run's engine, one of sut.engine ("" in a plan.json
+	// written before sut.engine was a dimension: the plan's engine).
+	Engine  string  `json:"engine,omitempty"`
 	Model   string  `json:"model"`
 	Tenants int     `json:"tenants"`
 	Scale   float64 `json:"scale"`
@@ -59,7 +62,8 @@ type Run struct {
 	// Point is the run's matrix point, 1-based in blocked order: the
 	// runs of a point differ only in their round.
 	Point int `json:"point"`
-	// Settings is every sut.settings key with this run's value.
+	// Settings is every sut.settings key of the run's engine with this
+	// run's value.
 	Settings map[string]string `json:"settings"`
 	// Interference is the run's value of each list-valued interference
 	// param, by its key ("interference[0].load": "30"); nil when there
@@ -95,7 +99,8 @@ type Plan struct {
 	Runs []Run
 	// SettingKeys are the sut.settings keys whose value is a list (matrix
 	// dimensions) or that a case of workload.cases sets, sorted: the
-	// settings that differ from run to run.
+	// settings that differ from run to run, of every engine (a run has
+	// its engine's only).
 	SettingKeys []string
 	// InterferenceKeys are the list-valued interference params
 	// ("interference[0].load"), in dimension order.

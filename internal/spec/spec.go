@@ -49,12 +49,18 @@ type Cost struct {
 // SUT is the system under test: engine, where its instances come from and
 // how each is configured.
 type SUT struct {
-	Engine   string `yaml:"engine"`
-	Provider string `yaml:"provider"`
+	// Engine is sut.engine: one engine, or a list, a matrix dimension
+	// (engines.go).
+	Engine   Strings `yaml:"engine"`
+	Provider string  `yaml:"provider"`
 	// Version selects the server major version ("15"); empty means newest found.
 	Version string `yaml:"version"`
-	// Settings go to postgresql.conf; a list value is a matrix dimension.
-	Settings map[string]Values `yaml:"settings"`
+	// Settings go to the server's configuration file; a list value is a
+	// matrix dimension. Settings holds them written flat (one engine),
+	// EngineSettings keyed by engine (engines.go); SettingsOf gives an
+	// engine's.
+	Settings       map[string]Values            `yaml:"settings"`
+	EngineSettings map[string]map[string]Values `yaml:"-"`
 	// Transport is how tenants' clients connect: "tcp" (loopback) or "unix".
 	Transport string    `yaml:"transport"`
 	Resources Resources `yaml:"resources"`

@@ -94,6 +94,16 @@ func (p *Plan) WriteTable(w io.Writer) error {
 	head = append(head, p.SettingKeys...)
 	head = append(head, p.InterferenceKeys...)
 	head = append(head, "rep")
+	// The engine, a dimension when sut.engine lists several, right after
+	// the run (and its case, outer to it).
+	engines := len(s.SUT.Engine) > 1
+	at := 1
+	if cases {
+		at = 2
+	}
+	if engines {
+		head = append(head[:at], append([]string{"engine"}, head[at:]...)...)
+	}
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, r := range p.Runs {
 		row := []string{r.ID, r.Model, strconv.Itoa(r.Tenants), strconv.FormatFloat(r.Scale, 'g', -1, 64), strconv.Itoa(r.Clients)}
@@ -125,6 +135,9 @@ func (p *Plan) WriteTable(w io.Writer) error {
 			row = append(row, r.Interference[k])
 		}
 		row = append(row, strconv.Itoa(r.Repetition))
+		if engines {
+			row = append(row[:at], append([]string{r.Engine}, row[at:]...)...)
+		}
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	return tw.Flush()

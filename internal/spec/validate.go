@@ -104,6 +104,15 @@ func scaleRule(v float64) string {
 	return ""
 }
 
+// engineRule takes any name but none: the engines are registered apart
+// from the spec, and the plan checks the name against them.
+func engineRule(v string) string {
+	if v == "" {
+		return "must name an engine"
+	}
+	return ""
+}
+
 func settingValueRule(v string) string {
 	switch {
 	case v == "":
@@ -184,8 +193,17 @@ func (v *validator) sut(s *SUT) {
 		v.add("sut.version", shown(s.Version), "must be a server major version like 16 (or a full one like 16.4), "+
 			"or empty for the newest found")
 	}
-	for _, key := range sortedKeys(s.Settings) {
-		oneOf(v, join("sut.settings", key), s.Settings[key], settingValueRule)
+	oneOf(v, "sut.engine", s.Engine, engineRule)
+	v.engineKeyed("sut.settings", s.Engine, sortedKeys(s.Settings), sortedKeys(s.EngineSettings))
+	if len(s.EngineSettings) == 0 {
+		for _, key := range sortedKeys(s.Settings) {
+			oneOf(v, join("sut.settings", key), s.Settings[key], settingValueRule)
+		}
+	}
+	for _, e := range sortedKeys(s.EngineSettings) {
+		for _, key := range sortedKeys(s.EngineSettings[e]) {
+			oneOf(v, s.SettingPath(e, key), s.EngineSettings[e][key], settingValueRule)
+		}
 	}
 	v.servers(s.Servers)
 	v.kubernetes(s.Kubernetes)
@@ -326,6 +344,7 @@ func (v *validator) size(s *Spec) {
 	}
 	factors := []factor{
 		{"cases", len(s.Workload.cases())},
+		{"engine", len(s.SUT.Engine)},
 		{"model", len(s.Tenancy.Model)},
 		{"tenants", len(s.Tenancy.Tenants)},
 		{"scale", len(s.Workload.Scale)},
@@ -338,8 +357,22 @@ func (v *validator) size(s *Spec) {
 		{"placement", len(s.SUT.Placements())},
 		{"replicas", len(s.SUT.Replicas)},
 	}
-	for _, k := range sortedKeys(s.SUT.Settings) {
-		factors = append(factors, factor{k, len(s.SUT.Settings[k])})
+	if len(s.SUT.Engine) == 1 {
+		set := s.SUT.SettingsOf(s.SUT.Engine[0])
+		for _, k := range sortedKeys(set) {
+			factors = append(factors, factor{k, len(set[k])})
+		}
+	} else if len(s.SUT.Engine) > 1 {
+		// Each engine's settings multiply its own runs only: the
+		// engines' mean number of settings points, rounded up, bounds
+		// the total no lower than it is.
+		sum := 0
+		for _, e := range s.SUT.Engine {
+			sum += s.SUT.settingsRuns(e)
+		}
+		if n := (sum + len(s.SUT.Engine) - 1) / len(s.SUT.Engine); n > 1 {
+			factors = append(factors, factor{"settings per engine", n})
+		}
 	}
 	for _, d := range s.interferenceDims() {
 		factors = append(factors, factor{d.key, len(d.values)})

@@ -1,0 +1,145 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tenantbench/tenantbench/internal/plan"
+	"github.com/tenantbench/tenantbench/internal/results"
+	"github.com/tenantbench/tenantbench/internal/workload"
+	"github.com/tenantbench/tenantbench/internal/workload/tpcc"
+)
+
+// enginesSpec is Matos and Pedreira's matrix in small: two cases, each
+// with its settings per engine, on both engines, three repetitions.
+const enginesSpec = `name: engines
+seed: 1
+repeat: 3
+order: interleaved
+sut:
+  engine: [postgres, mariadb]
+tenancy: {model: database, tenants: 1}
+workload:
+  name: tpcc
+  warmup: 2s
+  duration: 10s
+  options: {interaction: procedures}
+  cases:
+    - name: small
+      settings:
+        postgres: {max_connections: 100, shared_buffers: 256MB}
+        mariadb: {max_connections: 100, innodb_buffer_pool_size: 256MB}
+      clients: 1
+    - name: small-aw
+      settings:
+        postgres: {max_connections: 100, shared_buffers: 256MB}
+        mariadb: {max_connections: 100, innodb_buffer_pool_size: 256MB}
+      clients: 1
+      options: {all_warehouses: true}
+`
+
+// engineTPM is a run's TPM: distinct per case, engine and repetition.
+func engineTPM(cs, eng string, rep int) float64 {
+	base := map[string]float64{"small": 6000, "small-aw": 9000}[cs]
+	if eng == "mariadb" {
+		base += 1200
+	}
+	return base + 300*float64(rep*rep)
+}
+
+// TestEngineTables: the report's tables of TPM and NOPM have a row per
+// case and engine, the engines of a case next to each other, with
+// Matos and Pedreira's statistics (mean, std, CV, min, max) over the
+// repetitions; the plan table has the case and engine columns; the
+// throughput over time has a panel per engine.
+func TestEngineTables(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "engines")
+	dir, err := results.Create(path, nil)
+	must(t, err)
+	must(t, dir.WriteFile("spec.yaml", []byte(enginesSpec), 0o644))
+	reg := workload.Registry{}
+	reg.Add(tpcc.Factory())
+	p, problems := plan.BuildBytes([]byte(enginesSpec), plan.Builtin(reg))
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	must(t, p.Write(path))
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, r := range p.Runs {
+		tpm := engineTPM(r.Case, r.Engine, r.Repetition)
+		nopm := tpm * 0.45
+		tt := results.TenantTotals{Tenant: "t01", TPS: tpm / 60, MeanMs: 5, P95Ms: 10, P99Ms: 15, Committed: int64(tpm / 6)}
+		sum := &results.Summary{RunID: r.ID, Model: r.Model, Tenants: 1, Scale: 1, Clients: 1, Repetition: r.Repetition,
+			Settings: r.Settings, Workload: "tpcc", Engine: r.Engine, Case: r.Case, Warmup: 2, Duration: 10,
+			Status: results.StatusOK, Start: start, End: start.Add(20 * time.Second), Tenant: []results.TenantTotals{tt}}
+		start = start.Add(30 * time.Second)
+		sum.Provider = results.AggregateOf(sum.Tenant, nil)
+		sum.Provider.TPM, sum.Provider.NOPM = tpm, &nopm
+		must(t, dir.WriteJSON(filepath.Join("runs", r.ID, "summary.json"), sum))
+		writeTenantsCSV(t, dir, r.ID, sum.Tenant)
+		writeSeriesCSV(t, dir, r.ID, sum.Tenant)
+		must(t, dir.AppendResult(sum))
+	}
+	rows, err := dir.ReadResults()
+	must(t, err)
+	if len(rows) != 12 || rows[0].Engine != "postgres" || rows[1].Engine != "mariadb" || rows[0].Case != "small" {
+		t.Fatalf("results.csv: %d rows, first %+v", len(rows), rows[0])
+	}
+	must(t, Write(path))
+	md := readFile(t, filepath.Join(path, Subdir, "summary.md"))
+
+	stats := func(v []float64) (mean, std float64) {
+		for _, x := range v {
+			mean += x
+		}
+		mean /= float64(len(v))
+		for _, x := range v {
+			std += (x - mean) * (x - mean)
+		}
+		return mean, math.Sqrt(std / float64(len(v)-1))
+	}
+	var order []string
+	for _, heading := range []string{"TPM (tx/min)", "NOPM (New-Orders/min)"} {
+		for _, cs := range []string{"small", "small-aw"} {
+			for _, eng := range []string{"postgres", "mariadb"} {
+				var v []float64
+				for rep := 1; rep <= 3; rep++ {
+					x := engineTPM(cs, eng, rep)
+					if strings.HasPrefix(heading, "NOPM") {
+						x *= 0.45
+					}
+					v = append(v, x)
+				}
+				mean, std := stats(v)
+				label := fmt.Sprintf("%s, %s, database, 1 tenant", cs, eng)
+				want := []string{label, "3", "0", fmtNum(mean), fmtNum(std), fmtPct(std / mean), fmtNum(v[0]), fmtNum(v[2])}
+				if got := mdRow(t, md, heading, label); strings.Join(got[:8], "|") != strings.Join(want, "|") {
+					t.Errorf("%s row = %q\nwant %q", heading, got, want)
+				}
+				order = append(order, label)
+			}
+		}
+	}
+	// The engines of a case are next to each other, in sut.engine's order.
+	i := strings.Index(md, "### TPM (tx/min)\n")
+	last := i
+	for _, label := range order[:4] {
+		j := strings.Index(md[i:], "| "+label+" |")
+		if j < 0 || i+j < last {
+			t.Errorf("%q out of order in the TPM table", label)
+		}
+		last = i + j
+	}
+	// The plan's table names each run's case and engine.
+	if !strings.Contains(md, "| run | case | engine | model |") {
+		t.Errorf("plan table without case and engine columns:\n%s", md)
+	}
+	html := readFile(t, filepath.Join(path, Subdir, "report.html"))
+	if !strings.Contains(html, "One panel per engine of the plan (postgres, mariadb)") {
+		t.Errorf("throughput over time is not drawn per engine")
+	}
+}
