@@ -140,6 +140,25 @@ func (c *Conn) Exec(ctx context.Context, query string, args ...any) error {
 	return c.note(err)
 }
 
+// Script runs each statement alone, in order, as a workload's setup and
+// post-ingest do; the rows of one that returns them (ANALYZE TABLE) are
+// read to the end. An error names the statement by its first line.
+func (c *Conn) Script(ctx context.Context, stmts ...string) error {
+	for _, s := range stmts {
+		rows, err := c.c.QueryContext(ctx, s)
+		if err == nil {
+			for rows.Next() {
+			}
+			err = errors.Join(rows.Err(), rows.Close())
+		}
+		if err != nil {
+			first, _, _ := strings.Cut(s, "\n")
+			return fmt.Errorf("%s: %w", first, c.note(err))
+		}
+	}
+	return nil
+}
+
 func (c *Conn) QueryStrings(ctx context.Context, query string, args ...any) ([]string, error) {
 	rows, err := c.c.QueryContext(ctx, query, args...)
 	if err != nil {

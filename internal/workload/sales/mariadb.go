@@ -2,7 +2,6 @@ package sales
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -76,19 +75,10 @@ var mariaKinds = func() map[string]string {
 	return out
 }()
 
-// mariaExec runs each statement alone, reading the rows of one that
-// returns them (ANALYZE TABLE) to the end.
+// mariaExec runs the statements in order (mariadb.Conn.Script).
 func mariaExec(ctx context.Context, mc *mariadb.Conn, stmts ...string) error {
-	for _, s := range stmts {
-		rows, err := mc.SQL().QueryContext(ctx, s)
-		if err == nil {
-			for rows.Next() {
-			}
-			err = errors.Join(rows.Err(), rows.Close())
-		}
-		if err != nil {
-			return fmt.Errorf("sales: %s: %w", strings.SplitN(s, "\n", 2)[0], err)
-		}
+	if err := mc.Script(ctx, stmts...); err != nil {
+		return fmt.Errorf("sales: %w", err)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package tpcb
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -39,17 +38,16 @@ func (w *Workload) mariaCreates() []string {
 	}
 }
 
-func mariaExec(ctx context.Context, c *sql.Conn, stmts []string) error {
-	for _, s := range stmts {
-		if _, err := c.ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("tpcb: %s: %w", s, err)
-		}
+// mariaExec runs the statements in order (mariadb.Conn.Script).
+func mariaExec(ctx context.Context, mc *mariadb.Conn, stmts ...string) error {
+	if err := mc.Script(ctx, stmts...); err != nil {
+		return fmt.Errorf("tpcb: %w", err)
 	}
 	return nil
 }
 
 func (w *Workload) mariaSetup(ctx context.Context, c *mariadb.Conn) error {
-	return mariaExec(ctx, c.SQL(), append([]string{sqlDropTables}, w.mariaCreates()...))
+	return mariaExec(ctx, c, append([]string{sqlDropTables}, w.mariaCreates()...)...)
 }
 
 // mariaPostIngest adds the foreign keys when asked and refreshes the
@@ -69,19 +67,7 @@ func (w *Workload) mariaPostIngest(ctx context.Context, c *mariadb.Conn) error {
 		}
 	}
 	stmts = append(stmts, "analyze table pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history")
-	for _, s := range stmts {
-		// ANALYZE TABLE returns a result set: read it to the end.
-		rows, err := c.SQL().QueryContext(ctx, s)
-		if err != nil {
-			return fmt.Errorf("tpcb: %s: %w", s, err)
-		}
-		for rows.Next() {
-		}
-		if err := rows.Close(); err != nil {
-			return fmt.Errorf("tpcb: %s: %w", s, err)
-		}
-	}
-	return nil
+	return mariaExec(ctx, c, stmts...)
 }
 
 // readerSeq names each LOAD DATA's reader: the driver's reader registry is
@@ -94,11 +80,11 @@ var readerSeq atomic.Int64
 // MariaDB's own bulk load advice has it (the rows are generated unique).
 func (w *Workload) mariaIngest(ctx context.Context, mc *mariadb.Conn, progress func(rows int64)) error {
 	c := mc.SQL()
-	if err := mariaExec(ctx, c, []string{
+	if err := mariaExec(ctx, mc,
 		"truncate table pgbench_history", "truncate table pgbench_accounts",
 		"truncate table pgbench_tellers", "truncate table pgbench_branches",
 		"set unique_checks = 0", "set foreign_key_checks = 0",
-	}); err != nil {
+	); err != nil {
 		return err
 	}
 	var done int64
@@ -115,7 +101,7 @@ func (w *Workload) mariaIngest(ctx context.Context, mc *mariadb.Conn, progress f
 			return fmt.Errorf("tpcb: ingest %s: %w", t.Name, err)
 		}
 	}
-	return mariaExec(ctx, c, []string{"set unique_checks = 1", "set foreign_key_checks = 1"})
+	return mariaExec(ctx, mc, "set unique_checks = 1", "set foreign_key_checks = 1")
 }
 
 // writeText writes t's rows as LOAD DATA's tab-separated text: the same

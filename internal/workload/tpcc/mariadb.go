@@ -86,11 +86,10 @@ var fieldKinds = func() map[string]string {
 	return out
 }()
 
-func mariaExec(ctx context.Context, c *sql.Conn, stmts []string) error {
-	for _, s := range stmts {
-		if _, err := c.ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("tpcc: %s: %w", firstLine(s), err)
-		}
+// mariaExec runs the statements in order (mariadb.Conn.Script).
+func mariaExec(ctx context.Context, mc *mariadb.Conn, stmts ...string) error {
+	if err := mc.Script(ctx, stmts...); err != nil {
+		return fmt.Errorf("tpcc: %w", err)
 	}
 	return nil
 }
@@ -106,25 +105,14 @@ func (w *Workload) mariaSetup(ctx context.Context, mc *mariadb.Conn) error {
 	if w.opts.Interaction == InteractionProcedures {
 		stmts = append(stmts, mariaProcedures()...)
 	}
-	return mariaExec(ctx, mc.SQL(), stmts)
+	return mariaExec(ctx, mc, stmts...)
 }
 
 // mariaPostIngest refreshes the statistics of every table (ANALYZE
 // TABLE, the VACUUM ANALYZE of the PostgreSQL form; the keys came with
 // the tables).
 func (w *Workload) mariaPostIngest(ctx context.Context, mc *mariadb.Conn) error {
-	s := "analyze table " + strings.Join(tableNames, ", ")
-	// ANALYZE TABLE returns a result set: read it to the end.
-	rows, err := mc.SQL().QueryContext(ctx, s)
-	if err != nil {
-		return fmt.Errorf("tpcc: %s: %w", s, err)
-	}
-	for rows.Next() {
-	}
-	if err := rows.Close(); err != nil {
-		return fmt.Errorf("tpcc: %s: %w", s, err)
-	}
-	return nil
+	return mariaExec(ctx, mc, "analyze table "+strings.Join(tableNames, ", "))
 }
 
 // readerSeq names each LOAD DATA's reader: the driver's reader registry
@@ -145,7 +133,7 @@ func (w *Workload) mariaLoaders(ctx context.Context, first *mariadb.Conn, connec
 	for _, t := range tableNames {
 		truncate = append(truncate, "truncate table "+t)
 	}
-	if err := mariaExec(ctx, first.SQL(), truncate); err != nil {
+	if err := mariaExec(ctx, first, truncate...); err != nil {
 		return nil, err
 	}
 	return func(ctx context.Context, i int) (loader, error) {
@@ -162,7 +150,7 @@ func (w *Workload) mariaLoaders(ctx context.Context, first *mariadb.Conn, connec
 			}
 			l.own = true
 		}
-		if err := mariaExec(ctx, l.mc.SQL(), []string{"set unique_checks = 0", "set foreign_key_checks = 0"}); err != nil {
+		if err := mariaExec(ctx, l.mc, "set unique_checks = 0", "set foreign_key_checks = 0"); err != nil {
 			l.close(context.WithoutCancel(ctx))
 			return nil, err
 		}
@@ -182,7 +170,7 @@ type mariaLoader struct {
 // close turns the checks back on (the first connection's session goes
 // on) and closes the loader's own connection.
 func (l mariaLoader) close(ctx context.Context) {
-	_ = mariaExec(ctx, l.mc.SQL(), []string{"set unique_checks = 1", "set foreign_key_checks = 1"})
+	_ = mariaExec(ctx, l.mc, "set unique_checks = 1", "set foreign_key_checks = 1")
 	if l.own {
 		l.mc.Close(ctx)
 	}

@@ -45,10 +45,10 @@ var mariaConditionSQL = map[string]string{
 // PostgreSQL.
 func mariaCheck(ctx context.Context, mc *mariadb.Conn, conds []condition) ([]string, error) {
 	c := mc.SQL()
-	if err := mariaExec(ctx, c, []string{
+	if err := mariaExec(ctx, mc,
 		"set transaction isolation level repeatable read",
 		"start transaction read only, with consistent snapshot",
-	}); err != nil {
+	); err != nil {
 		return nil, fmt.Errorf("tpcc: check: %w", err)
 	}
 	defer c.ExecContext(context.WithoutCancel(ctx), "rollback")

@@ -2,7 +2,6 @@ package tpch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -90,19 +89,10 @@ func mariaForeignKeys() []string {
 	return out
 }
 
-// mariaExec runs each statement alone. A statement that returns rows
-// (ANALYZE TABLE) has them read to the end.
+// mariaExec runs the statements in order (mariadb.Conn.Script).
 func mariaExec(ctx context.Context, mc *mariadb.Conn, stmts ...string) error {
-	for _, s := range stmts {
-		rows, err := mc.SQL().QueryContext(ctx, s)
-		if err == nil {
-			for rows.Next() {
-			}
-			err = errors.Join(rows.Err(), rows.Close())
-		}
-		if err != nil {
-			return fmt.Errorf("tpch: %s: %w", firstLine(s), err)
-		}
+	if err := mc.Script(ctx, stmts...); err != nil {
+		return fmt.Errorf("tpch: %w", err)
 	}
 	return nil
 }
