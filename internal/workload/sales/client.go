@@ -46,10 +46,9 @@ type Client struct {
 
 	watch workload.Watcher
 	wire  workload.Wire
-	// replicas take the order_status transactions in turn, from
-	// nextReplica on (replicas.go); none: they run on pg.
-	replicas    []replica
-	nextReplica int
+	// replicas take the order_status transactions in turn
+	// (replicas.go); none: they run on pg.
+	replicas workload.Replicas[statement]
 }
 
 var _ workload.Client = (*Client)(nil)
@@ -174,7 +173,7 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 	case txnOrderPayment:
 		err = c.orderPayment()
 	case txnOrderStatus:
-		if len(c.replicas) > 0 {
+		if c.replicas.Len() > 0 {
 			return c.orderStatusOnReplica(ctx)
 		}
 		err = c.orderStatusTxn()

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
@@ -20,52 +20,31 @@ import (
 // ReadOnly says order_status is read-only (workload.ReadOnly).
 func (w *Workload) ReadOnly(txn string) bool { return txn == OrderStatus }
 
-// replica is a client's connection to one replica: its wire, T3's
-// statement prepared there, and its context watch.
-type replica struct {
-	pg          *pgconn.PgConn
-	wire        workload.Wire
-	orderStatus statement
-	watch       workload.Watcher
-}
-
-// addReplicas prepares T3's statement on each replica connection; the
-// rotation starts at the client's index, so that a tenant's clients
-// spread over the replicas.
-func (c *Client) addReplicas(ctx context.Context, conns []workload.Conn, index int) error {
-	for _, rc := range conns {
-		conn, ok := workload.PG(rc)
-		if !ok {
-			return workload.NoForm(Name, rc)
-		}
-		r := replica{pg: conn.PgConn()}
+// addReplicas prepares T3's statement on each replica connection
+// (workload.OpenReplicas).
+func (c *Client) addReplicas(ctx context.Context, conns []workload.Conn, index int) (err error) {
+	c.replicas, err = workload.OpenReplicas(ctx, Name, conns, index, func(ctx context.Context, conn *pgx.Conn) (statement, error) {
+		var st statement
 		sd, err := workload.Prepare(ctx, conn, stmtPrefix+"order_status", sqlOrderStatus)
 		if err != nil {
-			return fmt.Errorf("sales: prepare %q on a replica: %w", sqlOrderStatus, err)
+			return st, fmt.Errorf("sales: prepare %q on a replica: %w", sqlOrderStatus, err)
 		}
-		if err := r.orderStatus.init(sd, []uint32{int4OID}); err != nil {
-			return err
-		}
-		r.wire = workload.NewWire(r.pg)
-		c.replicas = append(c.replicas, r)
-	}
-	if len(c.replicas) > 0 {
-		c.nextReplica = index % len(c.replicas)
-	}
-	return nil
+		err = st.init(sd, []uint32{int4OID})
+		return st, err
+	})
+	return err
 }
 
 // orderStatusOnReplica runs T3 on the next replica.
 func (c *Client) orderStatusOnReplica(ctx context.Context) error {
-	r := &c.replicas[c.nextReplica]
-	c.nextReplica = (c.nextReplica + 1) % len(c.replicas)
-	if err := r.watch.Watch(ctx, r.pg); err != nil {
+	r, err := c.replicas.Next(ctx)
+	if err != nil {
 		return err
 	}
-	r.orderStatus.setInt(0, c.pickOrder())
+	r.Stmt.setInt(0, c.pickOrder())
 	c.status.found = false
-	if err := r.wire.RoundTrip(r.orderStatus.name, r.orderStatus.params, &c.status); err != nil {
-		return r.wire.Fail(ctx, err)
+	if err := r.Wire.RoundTrip(r.Stmt.name, r.Stmt.params, &c.status); err != nil {
+		return r.Wire.Fail(ctx, err)
 	}
 	return nil
 }

@@ -42,10 +42,9 @@ type Client struct {
 	// maria is the connection of MariaDB's form (mariadb.go); nil for
 	// PostgreSQL's.
 	maria *sql.Conn
-	// replicas take the select-only transactions in turn, from
-	// nextReplica on (replicas.go); none: they run on pg.
-	replicas    []replica
-	nextReplica int
+	// replicas take the select-only transactions in turn
+	// (replicas.go); none: they run on pg.
+	replicas workload.Replicas[statement]
 }
 
 var _ workload.Client = (*Client)(nil)
@@ -206,7 +205,7 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 	case scriptSimpleUpdate:
 		err = c.simpleUpdate()
 	case scriptSelectOnly:
-		if len(c.replicas) > 0 {
+		if c.replicas.Len() > 0 {
 			return c.selectOnReplica(ctx)
 		}
 		err = c.selectOnly()

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
@@ -18,51 +18,30 @@ import (
 // ReadOnly says select-only is read-only (workload.ReadOnly).
 func (w *Workload) ReadOnly(txn string) bool { return txn == SelectOnly }
 
-// replica is a client's connection to one replica: its wire, the
-// select-only statement prepared there, and its context watch.
-type replica struct {
-	pg            *pgconn.PgConn
-	wire          workload.Wire
-	selectAccount statement
-	watch         workload.Watcher
-}
-
 // addReplicas prepares select-only's statement on each replica
-// connection; the rotation starts at the client's index, so that a
-// tenant's clients spread over the replicas.
-func (c *Client) addReplicas(ctx context.Context, conns []workload.Conn, index int) error {
-	for _, rc := range conns {
-		conn, ok := workload.PG(rc)
-		if !ok {
-			return workload.NoForm(Name, rc)
-		}
-		r := replica{pg: conn.PgConn()}
+// connection (workload.OpenReplicas).
+func (c *Client) addReplicas(ctx context.Context, conns []workload.Conn, index int) (err error) {
+	c.replicas, err = workload.OpenReplicas(ctx, Name, conns, index, func(ctx context.Context, conn *pgx.Conn) (statement, error) {
+		var st statement
 		sd, err := workload.Prepare(ctx, conn, stmtPrefix+"select_account", sqlSelectAccount)
 		if err != nil {
-			return fmt.Errorf("tpcb: prepare %q on a replica: %w", sqlSelectAccount, err)
+			return st, fmt.Errorf("tpcb: prepare %q on a replica: %w", sqlSelectAccount, err)
 		}
-		if err := r.selectAccount.init(sd); err != nil {
-			return err
-		}
-		r.wire = workload.NewWire(r.pg)
-		c.replicas = append(c.replicas, r)
-	}
-	if len(c.replicas) > 0 {
-		c.nextReplica = index % len(c.replicas)
-	}
-	return nil
+		err = st.init(sd)
+		return st, err
+	})
+	return err
 }
 
 // selectOnReplica runs select-only on the next replica.
 func (c *Client) selectOnReplica(ctx context.Context) error {
-	r := &c.replicas[c.nextReplica]
-	c.nextReplica = (c.nextReplica + 1) % len(c.replicas)
-	if err := r.watch.Watch(ctx, r.pg); err != nil {
+	r, err := c.replicas.Next(ctx)
+	if err != nil {
 		return err
 	}
-	r.selectAccount.set(0, c.random(1, c.accounts))
-	if err := r.wire.RoundTrip(r.selectAccount.sd.Name, r.selectAccount.params, (*balanceRow)(&c.balance)); err != nil {
-		return r.wire.Fail(ctx, err)
+	r.Stmt.set(0, c.random(1, c.accounts))
+	if err := r.Wire.RoundTrip(r.Stmt.sd.Name, r.Stmt.params, (*balanceRow)(&c.balance)); err != nil {
+		return r.Wire.Fail(ctx, err)
 	}
 	return nil
 }
