@@ -137,20 +137,9 @@ func (b *bench) main(what []string) error {
 	if !has(what, "load") && !has(what, "cpu") {
 		return nil
 	}
-	inst, err := prov.Start(ctx, provider.InstanceSpec{Name: "bench", Engine: b.engine, WorkDir: work, MaxConnections: b.clients + 20,
-		Settings: b.side.settings})
-	if err != nil {
-		return err
-	}
-	defer prov.Stop(context.Background(), inst)
-	b.inst = inst
-	fmt.Printf("server: %s %s, %v\n", b.engine.Name(), inst.Version, b.side.settings)
-	ps, err := tenancy.Database{}.Place(ctx, []*provider.Instance{inst}, []string{"t01", "t02"})
-	if err != nil {
-		return err
-	}
-	b.tb, b.gt = ps[0], ps[1]
 	// The loading workload creates the procedures when a mode calls them.
+	// Built before the server starts, so that a mode the engine has no
+	// form of is refused at once.
 	o := tpcc.DefaultOptions()
 	b.byMode = map[string]workload.Workload{}
 	for _, m := range b.modes {
@@ -171,6 +160,19 @@ func (b *bench) main(what []string) error {
 	if b.w, err = tpcc.New(float64(b.warehouses), o); err != nil {
 		return err
 	}
+	inst, err := prov.Start(ctx, provider.InstanceSpec{Name: "bench", Engine: b.engine, WorkDir: work, MaxConnections: b.clients + 20,
+		Settings: b.side.settings})
+	if err != nil {
+		return err
+	}
+	defer prov.Stop(context.Background(), inst)
+	b.inst = inst
+	fmt.Printf("server: %s %s, %v\n", b.engine.Name(), inst.Version, b.side.settings)
+	ps, err := tenancy.Database{}.Place(ctx, []*provider.Instance{inst}, []string{"t01", "t02"})
+	if err != nil {
+		return err
+	}
+	b.tb, b.gt = ps[0], ps[1]
 	if has(what, "load") {
 		if err := b.load(ctx); err != nil {
 			return err
