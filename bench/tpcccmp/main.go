@@ -422,8 +422,8 @@ func (b *bench) provisionRun(ctx context.Context, prov provider.Provider, reg wo
 	src := fmt.Sprintf(`name: provision
 sut: {engine: %s}
 tenancy: {model: database, tenants: %d}
-workload: {name: tpcc, scale: 1, clients: 1, duration: 1s, provision: %s}
-`, b.engine.Name(), b.tenants, mode)
+workload: {name: tpcc, scale: 1, clients: 1, duration: 1s, provision: %s, options: {interaction: %s}}
+`, b.engine.Name(), b.tenants, mode, b.side.interaction)
 	p, problems := plan.BuildBytes([]byte(src), plan.Builtin(reg))
 	if len(problems) > 0 {
 		return 0, problems[0]
