@@ -1,8 +1,10 @@
-// Command tpcbcmp measures tenantbench's driver against pgbench on the same
-// server, alternating the two (BENCHMARKS.md): select-only TPS and
-// the client's CPU seconds per 1000 transactions.
+// Command tpcbcmp measures tenantbench's driver against its engine's peer
+// (pgbench on PostgreSQL, sysbench oltp_point_select on MariaDB: peer.go)
+// on the same server, alternating the two (BENCHMARKS.md): select-only TPS
+// and the client's CPU seconds per 1000 transactions.
 //
 //	go run ./bench/tpcbcmp -scale 10 -clients 8 -duration 30s -rounds 3
+//	go run ./bench/tpcbcmp -engine mariadb   # against sysbench oltp_point_select
 //	go run ./bench/tpcbcmp -monitor   # monitoring on vs off instead of pgbench
 //	go run ./bench/tpcbcmp -monitor -order abba   # the monitored round first in every other pair
 package main
@@ -19,11 +21,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"gopkg.in/yaml.v3"
 
 	"github.com/tenantbench/tenantbench/bench/internal/benchutil"
 	"github.com/tenantbench/tenantbench/internal/driver"
+	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/engine/postgres"
 	"github.com/tenantbench/tenantbench/internal/monitor"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
@@ -34,7 +37,8 @@ import (
 )
 
 func main() {
-	scale := flag.Int("scale", 10, "pgbench scale")
+	engineName := flag.String("engine", postgres.Name, "the server's engine: "+strings.Join(engine.Builtin().Names(), ", "))
+	scale := flag.Int("scale", 10, "tpcb scale (pgbench -s); the peer's table as large")
 	clients := flag.Int("clients", 8, "connections, both tools")
 	threads := flag.Int("j", 2, "pgbench threads")
 	duration := flag.Duration("duration", 30*time.Second, "each measurement")
@@ -64,7 +68,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "tpcbcmp: -order is fixed or abba")
 		os.Exit(2)
 	}
-	if err := run(*scale, *clients, *threads, *duration, *rounds, *script, *transport, *withMonitor, *order == "abba", procs); err != nil {
+	if err := run(*engineName, *scale, *clients, *threads, *duration, *rounds, *script, *transport, *withMonitor, *order == "abba", procs); err != nil {
 		fmt.Fprintln(os.Stderr, "tpcbcmp:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
@@ -100,8 +104,21 @@ func procsList(s string) ([]int, error) {
 	return ps, nil
 }
 
-func run(scale, clients, threads int, d time.Duration, rounds int, script, transport string, withMonitor, abba bool, procs []int) error {
+func run(engineName string, scale, clients, threads int, d time.Duration, rounds int, script, transport string, withMonitor, abba bool, procs []int) error {
 	ctx := context.Background()
+	e, err := engine.Builtin().Get(engineName)
+	if err != nil {
+		return err
+	}
+	pr, err := peerOf(e.Name())
+	if err != nil {
+		return err
+	}
+	if !withMonitor {
+		if err := pr.has(script); err != nil {
+			return err
+		}
+	}
 	work, err := os.MkdirTemp("", "tpcbcmp-")
 	if err != nil {
 		return err
@@ -112,8 +129,8 @@ func run(scale, clients, threads int, d time.Duration, rounds int, script, trans
 	if err != nil {
 		return err
 	}
-	inst, err := prov.Start(ctx, provider.InstanceSpec{Name: "bench", WorkDir: work, MaxConnections: clients + 10,
-		Settings: map[string]string{"shared_buffers": "512MB"}})
+	inst, err := prov.Start(ctx, provider.InstanceSpec{Name: "bench", Engine: e, WorkDir: work, MaxConnections: clients + 10,
+		Settings: pr.settings})
 	if err != nil {
 		return err
 	}
@@ -133,26 +150,33 @@ func run(scale, clients, threads int, d time.Duration, rounds int, script, trans
 	if err != nil {
 		return err
 	}
-	pgConnect := func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, p.DSN(transport)) }
-	connect := workload.PGConnect(pgConnect)
-	conn, err := pgConnect(ctx)
+	connect := func(ctx context.Context) (workload.Conn, error) {
+		return inst.Engine.ClientConn(ctx, p.DSN(transport), nil)
+	}
+	conn, err := connect(ctx)
 	if err != nil {
 		return err
 	}
 	if _, _, _, err := benchutil.Load(ctx, w, conn, connect); err != nil {
 		return err
 	}
+	conn.Close(ctx)
 	// Warm the cache so that neither tool's first round pays for it.
-	if _, err := conn.Exec(ctx, "SELECT sum(abalance) FROM pgbench_accounts"); err != nil {
+	admin, err := inst.Engine.Connect(ctx, p.DSN(transport))
+	if err != nil {
 		return err
 	}
-	conn.Close(ctx)
-
-	host := inst.Host
-	if transport == "unix" {
-		host = inst.SocketDir
+	_, err = admin.QueryStrings(ctx, "SELECT sum(abalance) FROM pgbench_accounts")
+	admin.Close(ctx)
+	if err != nil {
+		return err
 	}
-	flagFor := map[string]string{"select-only": "-S", "simple-update": "-N", "tpcb-like": ""}
+	t := target{inst: inst, p: p, transport: transport, scale: scale, clients: clients, threads: threads, d: d, script: script}
+	if pr.prepare != nil && !withMonitor {
+		if err := pr.prepare(ctx, t); err != nil {
+			return err
+		}
+	}
 	var tb, pg []measure
 	if withMonitor || len(procs) > 1 {
 		runtime.GOMAXPROCS(procs[0])
@@ -210,22 +234,17 @@ func run(scale, clients, threads int, d time.Duration, rounds int, script, trans
 			fmt.Printf("round %d %s: %.0f tps, %.4f CPU s / 1000 txn%s (load average: %s)\n", r+1, label, m.tps, m.cpuPer1000, m.detail(), benchutil.Loadavg())
 		}
 		tb = byProcs[0]
-		args := []string{"-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(threads),
-			"-T", strconv.Itoa(int(d.Seconds())), "-h", host, "-p", strconv.Itoa(inst.Port), "-U", p.Role}
-		if f := flagFor[script]; f != "" {
-			args = append(args, f)
-		}
-		pb, err := benchutil.RunPgbench(append(args, p.Database), p.Password)
+		pb, err := pr.round(t)
 		if err != nil {
 			return err
 		}
 		m = measure{tps: pb.TPS, cpuPer1000: pb.CPU / pb.Txns * 1000, txns: pb.Txns, use: pb.Usage}
 		pg = append(pg, m)
-		fmt.Printf("round %d pgbench: %.0f tps, %.4f CPU s / 1000 txn%s (load average: %s)\n", r+1, m.tps, m.cpuPer1000, m.detail(), benchutil.Loadavg())
+		fmt.Printf("round %d %s: %.0f tps, %.4f CPU s / 1000 txn%s (load average: %s)\n", r+1, pr.name, m.tps, m.cpuPer1000, m.detail(), benchutil.Loadavg())
 	}
 	mp := median(pg)
 	if len(procs) > 1 {
-		fmt.Printf("\n| driver GOMAXPROCS | median TPS | median CPU s / 1000 txn | TPS ratio to pgbench | CPU ratio to pgbench |\n|---|---|---|---|---|\n")
+		fmt.Printf("\n| driver GOMAXPROCS | median TPS | median CPU s / 1000 txn | TPS ratio to %s | CPU ratio to %s |\n|---|---|---|---|---|\n", pr.name, pr.name)
 		for i, n := range procs {
 			m := median(byProcs[i])
 			fmt.Printf("| %d | %.0f | %.4f | %.3f | %.3f |\n", n, m.tps, m.cpuPer1000, m.tps/mp.tps, m.cpuPer1000/mp.cpuPer1000)
@@ -233,8 +252,8 @@ func run(scale, clients, threads int, d time.Duration, rounds int, script, trans
 	}
 	mt := median(tb)
 	fmt.Printf("\n| tool | median TPS | median client CPU s / 1000 txn |\n|---|---|---|\n")
-	fmt.Printf("| tenantbench (GOMAXPROCS %d) | %.0f | %.4f |\n| pgbench | %.0f | %.4f |\n", procs[0], mt.tps, mt.cpuPer1000, mp.tps, mp.cpuPer1000)
-	fmt.Printf("\nTPS ratio tenantbench/pgbench: %.3f; CPU per transaction ratio: %.3f\n", mt.tps/mp.tps, mt.cpuPer1000/mp.cpuPer1000)
+	fmt.Printf("| tenantbench (GOMAXPROCS %d) | %.0f | %.4f |\n| %s | %.0f | %.4f |\n", procs[0], mt.tps, mt.cpuPer1000, pr.name, mp.tps, mp.cpuPer1000)
+	fmt.Printf("\nTPS ratio tenantbench/%s: %.3f; CPU per transaction ratio: %.3f\n", pr.name, mt.tps/mp.tps, mt.cpuPer1000/mp.cpuPer1000)
 	return nil
 }
 

@@ -2,7 +2,11 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 )
 
 // TestProcsList: -procs takes one count or a list, and refuses what
@@ -18,5 +22,26 @@ func TestProcsList(t *testing.T) {
 		if got, err := procsList(in); err == nil {
 			t.Errorf("procsList(%q) = %v, want an error", in, got)
 		}
+	}
+}
+
+// TestPeers: every engine tenantbench has is measured against a peer that
+// runs select-only, and a script the peer has no form of is refused.
+func TestPeers(t *testing.T) {
+	for _, name := range engine.Builtin().Names() {
+		pr, err := peerOf(name)
+		if err != nil {
+			t.Errorf("engine %s: %v", name, err)
+			continue
+		}
+		if err := pr.has("select-only"); err != nil {
+			t.Errorf("engine %s: %v", name, err)
+		}
+	}
+	if _, err := peerOf("oracle"); err == nil || !strings.Contains(err.Error(), "mariadb, postgres") {
+		t.Errorf("an engine without a peer: %v", err)
+	}
+	if err := peers[mariadb.Name].has("tpcb-like"); err == nil {
+		t.Error("sysbench has no tpcb-like form: want an error")
 	}
 }

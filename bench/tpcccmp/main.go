@@ -12,11 +12,14 @@
 //	(c) -what clone: provisioning N tenants of one warehouse in the
 //	    database model, workload.provision clone against load.
 //
-// go-tpc is not part of tenantbench: build it yourself and give its path.
+// -engine mariadb runs (a) and (b) on a MariaDB server, go-tpc with its
+// MySQL driver (engines.go). go-tpc is not part of tenantbench: build it
+// yourself and give its path.
 //
 //	go run ./bench/tpcccmp -gotpc /path/to/go-tpc -what load,cpu -warehouses 10 -clients 10 -duration 60s -rounds 3
 //	go run ./bench/tpcccmp -gotpc /path/to/go-tpc -what cpu -interaction batched,statements,procedures -warehouses 4
 //	go run ./bench/tpcccmp -what clone -tenants 20 -rounds 3
+//	go run ./bench/tpcccmp -engine mariadb -gotpc /path/to/go-tpc -what load,cpu -warehouses 10
 package main
 
 import (
@@ -36,10 +39,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/tenantbench/tenantbench/bench/internal/benchutil"
 	"github.com/tenantbench/tenantbench/internal/driver"
+	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/engine/postgres"
 	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
@@ -51,6 +54,7 @@ import (
 )
 
 func main() {
+	engineName := flag.String("engine", postgres.Name, "the server's engine (load, cpu): "+strings.Join(engine.Builtin().Names(), ", "))
 	gotpc := flag.String("gotpc", "", "path of a go-tpc binary (for load and cpu)")
 	what := flag.String("what", "load,cpu,clone", "comma-separated: load, cpu, clone")
 	warehouses := flag.Int("warehouses", 10, "warehouses, both tools (load, cpu)")
@@ -61,10 +65,24 @@ func main() {
 	tenants := flag.Int("tenants", 20, "tenants of one warehouse (clone)")
 	procs := flag.Int("procs", driver.DefaultProcs(), "GOMAXPROCS of tenantbench's driver (tenantbench run --procs)")
 	profile := flag.String("cpuprofile", "", "write tenantbench's CPU profile of the cpu rounds here")
-	interactions := flag.String("interaction", tpcc.InteractionBatched, "comma-separated tpcc interaction modes, each measured in every cpu round: "+strings.Join(tpcc.Interactions, ", "))
+	interactions := flag.String("interaction", "", "comma-separated tpcc interaction modes, each measured in every cpu round: "+strings.Join(tpcc.Interactions, ", ")+
+		" (default: batched on PostgreSQL, statements on MariaDB)")
 	flag.Parse()
 	runtime.GOMAXPROCS(*procs)
-	b := &bench{gotpc: *gotpc, warehouses: *warehouses, clients: *clients, loadThreads: *loadThreads,
+	e, err := engine.Builtin().Get(*engineName)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tpcccmp: -engine:", err)
+		os.Exit(2)
+	}
+	sd, err := sideOf(e.Name())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tpcccmp:", err)
+		os.Exit(2)
+	}
+	if *interactions == "" {
+		*interactions = sd.interaction
+	}
+	b := &bench{engine: e, side: sd, gotpc: *gotpc, warehouses: *warehouses, clients: *clients, loadThreads: *loadThreads,
 		duration: *duration, rounds: *rounds, tenants: *tenants, profile: *profile,
 		modes: strings.Split(*interactions, ",")}
 	if err := b.main(strings.Split(*what, ",")); err != nil {
@@ -74,6 +92,8 @@ func main() {
 }
 
 type bench struct {
+	engine                           engine.Engine
+	side                             side
 	gotpc                            string
 	warehouses, clients, loadThreads int
 	duration                         time.Duration
@@ -117,20 +137,9 @@ func (b *bench) main(what []string) error {
 	if !has(what, "load") && !has(what, "cpu") {
 		return nil
 	}
-	inst, err := prov.Start(ctx, provider.InstanceSpec{Name: "bench", WorkDir: work, MaxConnections: b.clients + 20,
-		Settings: map[string]string{"shared_buffers": "1GB", "max_wal_size": "4GB"}})
-	if err != nil {
-		return err
-	}
-	defer prov.Stop(context.Background(), inst)
-	b.inst = inst
-	fmt.Printf("server: PostgreSQL %s, shared_buffers 1GB, max_wal_size 4GB\n", inst.Version)
-	ps, err := tenancy.Database{}.Place(ctx, []*provider.Instance{inst}, []string{"t01", "t02"})
-	if err != nil {
-		return err
-	}
-	b.tb, b.gt = ps[0], ps[1]
 	// The loading workload creates the procedures when a mode calls them.
+	// Built before the server starts, so that a mode the engine has no
+	// form of is refused at once.
 	o := tpcc.DefaultOptions()
 	b.byMode = map[string]workload.Workload{}
 	for _, m := range b.modes {
@@ -139,6 +148,11 @@ func (b *bench) main(what []string) error {
 		if b.byMode[m], err = tpcc.New(float64(b.warehouses), mo); err != nil {
 			return fmt.Errorf("-interaction %s: %w", m, err)
 		}
+		if eo, ok := b.byMode[m].(workload.EngineOptions); ok {
+			if key, value, allowed := eo.CheckEngine(b.engine); key != "" {
+				return fmt.Errorf("-interaction %s: tpcc's %s %s on %s: %s", m, key, value, b.engine.Name(), allowed)
+			}
+		}
 		if m == tpcc.InteractionProcedures {
 			o.Interaction = m
 		}
@@ -146,6 +160,19 @@ func (b *bench) main(what []string) error {
 	if b.w, err = tpcc.New(float64(b.warehouses), o); err != nil {
 		return err
 	}
+	inst, err := prov.Start(ctx, provider.InstanceSpec{Name: "bench", Engine: b.engine, WorkDir: work, MaxConnections: b.clients + 20,
+		Settings: b.side.settings})
+	if err != nil {
+		return err
+	}
+	defer prov.Stop(context.Background(), inst)
+	b.inst = inst
+	fmt.Printf("server: %s %s, %v\n", b.engine.Name(), inst.Version, b.side.settings)
+	ps, err := tenancy.Database{}.Place(ctx, []*provider.Instance{inst}, []string{"t01", "t02"})
+	if err != nil {
+		return err
+	}
+	b.tb, b.gt = ps[0], ps[1]
 	if has(what, "load") {
 		if err := b.load(ctx); err != nil {
 			return err
@@ -169,32 +196,24 @@ func has(list []string, s string) bool {
 }
 
 func (b *bench) connect(p tenancy.Placement) workload.Connect {
-	return workload.PGConnect(func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, p.DSN("tcp")) })
+	return func(ctx context.Context) (workload.Conn, error) {
+		return b.inst.Engine.ClientConn(ctx, p.DSN("tcp"), nil)
+	}
 }
 
-// drop removes the TPC-C tables of p and checkpoints, untimed, so that
-// every round loads into an empty database with clean buffers.
+// drop removes the TPC-C tables of p and flushes the server, untimed, so
+// that every round loads into an empty database with clean buffers.
+// (CASCADE: MariaDB takes the word and does nothing with it.)
 func (b *bench) drop(ctx context.Context, p tenancy.Placement) error {
-	c, err := workload.ConnectPG(ctx, "tpcccmp", b.connect(p))
+	c, err := b.inst.Engine.Connect(ctx, p.DSN("tcp"))
 	if err != nil {
 		return err
 	}
 	defer c.Close(ctx)
-	_, err = c.Exec(ctx, "DROP TABLE IF EXISTS warehouse, district, customer, history, new_order, orders, order_line, item, stock CASCADE")
-	if err != nil {
+	if err := c.Exec(ctx, "DROP TABLE IF EXISTS warehouse, district, customer, history, new_order, orders, order_line, item, stock CASCADE"); err != nil {
 		return err
 	}
-	return b.checkpoint(ctx)
-}
-
-func (b *bench) checkpoint(ctx context.Context) error {
-	c, err := pgx.Connect(ctx, b.inst.AdminDSN("postgres"))
-	if err != nil {
-		return err
-	}
-	defer c.Close(ctx)
-	_, err = c.Exec(ctx, "CHECKPOINT")
-	return err
+	return b.side.flush(ctx, b.inst)
 }
 
 // loadTB is tenantbench's setup (tables), ingest (COPY) and post-ingest
@@ -209,10 +228,11 @@ func (b *bench) loadTB(ctx context.Context) (setup, ingest, post float64, err er
 	return s.Seconds(), i.Seconds(), p.Seconds(), err
 }
 
-// gotpcArgs are the connection flags of go-tpc for its database; the
-// password goes through a pgpass file (runGotpc).
+// gotpcArgs are the connection flags of go-tpc for its database; on
+// PostgreSQL the password goes through a pgpass file (runGotpc).
 func (b *bench) gotpcArgs(args ...string) []string {
-	return append(args, "-d", "postgres", "--conn-params", "sslmode=disable", "-H", b.inst.Host,
+	args = append(args, b.side.gotpc(b.gt)...)
+	return append(args, "-H", b.inst.Host,
 		"-P", strconv.Itoa(b.inst.Port), "-U", b.gt.Role, "-D", b.gt.Database,
 		"--warehouses", strconv.Itoa(b.warehouses))
 }
@@ -400,9 +420,10 @@ func (b *bench) clone(ctx context.Context, prov provider.Provider, work string) 
 
 func (b *bench) provisionRun(ctx context.Context, prov provider.Provider, reg workload.Registry, work, mode string) (float64, error) {
 	src := fmt.Sprintf(`name: provision
+sut: {engine: %s}
 tenancy: {model: database, tenants: %d}
-workload: {name: tpcc, scale: 1, clients: 1, duration: 1s, provision: %s}
-`, b.tenants, mode)
+workload: {name: tpcc, scale: 1, clients: 1, duration: 1s, provision: %s, options: {interaction: %s}}
+`, b.engine.Name(), b.tenants, mode, b.side.interaction)
 	p, problems := plan.BuildBytes([]byte(src), plan.Builtin(reg))
 	if len(problems) > 0 {
 		return 0, problems[0]

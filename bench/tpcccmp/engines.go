@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
+	"github.com/tenantbench/tenantbench/internal/engine/postgres"
+	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
+	"github.com/tenantbench/tenantbench/internal/workload/tpcc"
+)
+
+// side is what the benchmark does differently on an engine: the server's
+// settings, go-tpc's driver flags, tenantbench's interaction mode when
+// -interaction is not given, and the untimed flush between loads.
+type side struct {
+	settings    map[string]string
+	interaction string
+	// gotpc are go-tpc's flags of its driver and the tenant's password.
+	gotpc func(p tenancy.Placement) []string
+	// flush writes the server's dirty pages out, so that every load
+	// starts with clean buffers.
+	flush func(ctx context.Context, inst *provider.Instance) error
+}
+
+// sides, by engine name. PostgreSQL's password goes through a pgpass file
+// (runGotpc); go-tpc's MySQL driver has no such file, so it takes a flag.
+var sides = map[string]side{
+	postgres.Name: {settings: map[string]string{"shared_buffers": "1GB", "max_wal_size": "4GB"},
+		interaction: tpcc.InteractionBatched,
+		gotpc: func(tenancy.Placement) []string {
+			return []string{"-d", "postgres", "--conn-params", "sslmode=disable"}
+		},
+		flush: func(ctx context.Context, inst *provider.Instance) error {
+			return adminExec(ctx, inst, "postgres", "CHECKPOINT")
+		}},
+	// MariaDB has no batched form of tpcc; its statements are what go-tpc
+	// sends too.
+	mariadb.Name: {settings: map[string]string{"innodb_buffer_pool_size": "1G", "innodb_log_file_size": "1G"},
+		interaction: tpcc.InteractionStatements,
+		gotpc: func(p tenancy.Placement) []string {
+			return []string{"-d", "mysql", "-p", p.Password}
+		},
+		flush: flushInnoDB},
+}
+
+func sideOf(engine string) (side, error) {
+	s, ok := sides[engine]
+	if !ok {
+		return side{}, fmt.Errorf("-engine %s: not measured against go-tpc (engines that are: %s)",
+			engine, strings.Join(slices.Sorted(maps.Keys(sides)), ", "))
+	}
+	return s, nil
+}
+
+func adminExec(ctx context.Context, inst *provider.Instance, database, sql string) error {
+	c, err := inst.Engine.Connect(ctx, inst.AdminDSN(database))
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	return c.Exec(ctx, sql)
+}
+
+// flushInnoDB is MariaDB's nearest to a checkpoint: with no dirty pages
+// allowed, InnoDB's page cleaner writes them all out; wait until none is
+// left (at most two minutes), then allow them again.
+func flushInnoDB(ctx context.Context, inst *provider.Instance) error {
+	c, err := inst.Engine.Connect(ctx, inst.AdminDSN("mysql"))
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	was, err := c.QueryStrings(ctx, "SELECT @@global.innodb_max_dirty_pages_pct")
+	if err != nil || len(was) != 1 {
+		return fmt.Errorf("innodb_max_dirty_pages_pct: %v", err)
+	}
+	if err := c.Exec(ctx, "SET GLOBAL innodb_max_dirty_pages_pct = 0"); err != nil {
+		return err
+	}
+	defer c.Exec(context.Background(), "SET GLOBAL innodb_max_dirty_pages_pct = "+was[0])
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		v, err := c.QueryStrings(ctx, "SELECT variable_value FROM information_schema.global_status WHERE variable_name = 'INNODB_BUFFER_POOL_PAGES_DIRTY'")
+		if err != nil || len(v) != 1 {
+			return fmt.Errorf("dirty pages: %v", err)
+		}
+		if n, _ := strconv.Atoi(v[0]); n == 0 {
+			return nil
+		}
+	}
+	return nil // still some after two minutes: the rounds go on, as a busy server's would
+}
