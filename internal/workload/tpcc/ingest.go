@@ -98,9 +98,12 @@ func (w *Workload) Ingest(ctx context.Context, connect workload.Connect, progres
 		return fmt.Errorf("tpcc: ingest: connect: %w", err)
 	}
 	if mc, ok := mariadb.Of(first); ok {
-		defer mc.Close(context.WithoutCancel(ctx))
+		// The first loader takes this connection over and closes it when
+		// the units run out: a tenant allowed one connection at a time
+		// (the run's LoadConnect) lets the other loaders connect only then.
 		open, err := w.mariaLoaders(ctx, mc, connect)
 		if err != nil {
+			mc.Close(context.WithoutCancel(ctx))
 			return err
 		}
 		return w.loadUnits(ctx, open, progress)

@@ -120,8 +120,8 @@ func (w *Workload) mariaPostIngest(ctx context.Context, mc *mariadb.Conn) error 
 var readerSeq atomic.Int64
 
 // mariaLoaders truncates the tables on first and opens the loaders of
-// the load (loadUnits), the first on first, the others on connections
-// of their own: each unit is one LOAD DATA LOCAL INFILE streamed from the
+// the load (loadUnits), the first on first (which it closes when the
+// units run out), the others on connections of their own: each unit is one LOAD DATA LOCAL INFILE streamed from the
 // generator, in a transaction of its own, with the unique and foreign key
 // checks off (the rows are generated unique), as MariaDB's bulk load
 // advice has it.
@@ -148,7 +148,6 @@ func (w *Workload) mariaLoaders(ctx context.Context, first *mariadb.Conn, connec
 				wc.Close(context.WithoutCancel(ctx))
 				return nil, workload.NoForm(Name, wc)
 			}
-			l.own = true
 		}
 		if err := mariaExec(ctx, l.mc, "set unique_checks = 0", "set foreign_key_checks = 0"); err != nil {
 			l.close(context.WithoutCancel(ctx))
@@ -158,22 +157,17 @@ func (w *Workload) mariaLoaders(ctx context.Context, first *mariadb.Conn, connec
 	}, nil
 }
 
-// mariaLoader loads units with LOAD DATA on mc.
+// mariaLoader loads units with LOAD DATA on mc, a connection it closes
+// when done (the first loader's is the one Ingest opened).
 type mariaLoader struct {
 	w  *Workload
 	mc *mariadb.Conn
-	// own: mc is the loader's own connection, closed with it (the first
-	// stays open for Ingest to close).
-	own bool
 }
 
-// close turns the checks back on (the first connection's session goes
-// on) and closes the loader's own connection.
+// close closes the loader's connection, which gives the tenant's
+// connection slot to a loader still waiting for one.
 func (l mariaLoader) close(ctx context.Context) {
-	_ = mariaExec(ctx, l.mc, "set unique_checks = 1", "set foreign_key_checks = 1")
-	if l.own {
-		l.mc.Close(ctx)
-	}
+	l.mc.Close(ctx)
 }
 
 func (l mariaLoader) load(ctx context.Context, gen *generator, u unit, report func(int64)) error {
