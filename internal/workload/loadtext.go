@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -22,6 +23,40 @@ const (
 	KindTimestamp = 'T' // timestamp: microseconds from 2000-01-01, UTC
 	KindText      = 't' // text, bytes as they are
 )
+
+// LoadKinds are, per table, the kinds of the columns of PostgreSQL
+// CREATE TABLE statements written as the workloads write them (the
+// table's name third, then a column a line): what AppendLoadText needs,
+// since a binary COPY row does not say. A type it has no kind for is a
+// mistake in the workload's own statements: it panics, at start.
+func LoadKinds(creates []string) map[string]string {
+	out := map[string]string{}
+	for _, s := range creates {
+		var kinds []byte
+		for _, line := range strings.Split(s, "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) < 2 {
+				continue
+			}
+			switch typ := strings.TrimSuffix(f[1], ","); {
+			case typ == "int", typ == "integer", typ == "bigint", typ == "smallint":
+				kinds = append(kinds, KindInt)
+			case strings.HasPrefix(typ, "numeric"):
+				kinds = append(kinds, KindNumeric)
+			case typ == "date":
+				kinds = append(kinds, KindDate)
+			case typ == "timestamp", typ == "timestamptz":
+				kinds = append(kinds, KindTimestamp)
+			case typ == "text", strings.HasPrefix(typ, "char"), strings.HasPrefix(typ, "varchar"):
+				kinds = append(kinds, KindText)
+			default:
+				panic("workload: no LOAD DATA kind for the column " + strings.TrimSpace(line))
+			}
+		}
+		out[strings.Fields(s)[2]] = string(kinds)
+	}
+	return out
+}
 
 // pgEpoch is 2000-01-01 UTC, the origin of binary COPY's dates and
 // timestamps.

@@ -49,3 +49,18 @@ func TestAppendLoadText(t *testing.T) {
 		t.Errorf("WriteLoadText: %q, %d rows reported, %v", buf.String(), reported, err)
 	}
 }
+
+// TestLoadKinds: each column's kind from its PostgreSQL type, as the
+// workloads write their CREATE TABLE statements; an unknown type panics.
+func TestLoadKinds(t *testing.T) {
+	got := LoadKinds([]string{"create table t (\n\ta int,\n\tb bigint,\n\tc numeric(12,2),\n\td date,\n\te timestamptz,\n\tf varchar(10),\n\tg char(2),\n\th timestamp\n)"})
+	if want := "iindTttT"; got["t"] != want {
+		t.Errorf("kinds %q, want %q", got["t"], want)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a jsonb column got a kind")
+		}
+	}()
+	LoadKinds([]string{"create table u (\n\tx jsonb\n)"})
+}

@@ -50,30 +50,9 @@ func (w *Workload) mariaCreates() []string {
 	return out
 }
 
-// mariaKinds are, per table, the kind of each column of createStatements
-// (workload's column kinds), for LOAD DATA's text.
-var mariaKinds = func() map[string]string {
-	out := map[string]string{}
-	for _, s := range (&Workload{}).createStatements() {
-		var kinds []byte
-		for _, line := range strings.Split(s, "\n")[1:] {
-			switch typ := strings.Fields(line)[1]; {
-			case typ == "int", typ == "bigint":
-				kinds = append(kinds, workload.KindInt)
-			case strings.HasPrefix(typ, "numeric"):
-				kinds = append(kinds, workload.KindNumeric)
-			case typ == "timestamptz":
-				kinds = append(kinds, workload.KindTimestamp)
-			case strings.HasPrefix(typ, "varchar"):
-				kinds = append(kinds, workload.KindText)
-			default:
-				panic("sales: no LOAD DATA form of " + line)
-			}
-		}
-		out[strings.Fields(s)[2]] = string(kinds)
-	}
-	return out
-}()
+// mariaKinds are, per table, the kind of each column of createStatements,
+// for LOAD DATA's text.
+var mariaKinds = workload.LoadKinds((&Workload{}).createStatements())
 
 // mariaExec runs the statements in order (mariadb.Conn.Script).
 func mariaExec(ctx context.Context, mc *mariadb.Conn, stmts ...string) error {

@@ -58,33 +58,9 @@ func tableOf(create string) string {
 	return f[2]
 }
 
-// fieldKinds are, per table, the kind of each column of createTables:
-// 'i' int, 'n' numeric, 'T' timestamp, 't' text. LOAD DATA's text form
-// of a generated row needs them: the binary row does not say.
-var fieldKinds = func() map[string]string {
-	out := map[string]string{}
-	for _, s := range createTables {
-		var kinds []byte
-		for _, line := range strings.Split(s, "\n")[1:] {
-			f := strings.Fields(line)
-			if len(f) < 2 {
-				continue
-			}
-			switch typ := f[1]; {
-			case typ == "int":
-				kinds = append(kinds, 'i')
-			case strings.HasPrefix(typ, "numeric"):
-				kinds = append(kinds, 'n')
-			case typ == "timestamp":
-				kinds = append(kinds, 'T')
-			default:
-				kinds = append(kinds, 't')
-			}
-		}
-		out[tableOf(s)] = string(kinds)
-	}
-	return out
-}()
+// fieldKinds are, per table, the kind of each column of createTables,
+// for LOAD DATA's text.
+var fieldKinds = workload.LoadKinds(createTables)
 
 // mariaExec runs the statements in order (mariadb.Conn.Script).
 func mariaExec(ctx context.Context, mc *mariadb.Conn, stmts ...string) error {

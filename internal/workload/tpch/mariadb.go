@@ -53,30 +53,9 @@ func (w *Workload) mariaCreates() []string {
 // tableOf is the name of the table a create statement makes.
 func tableOf(create string) string { return strings.Fields(create)[2] }
 
-// mariaKinds are, per table, the kind of each column of createStatements
-// (workload's column kinds), for LOAD DATA's text.
-var mariaKinds = func() map[string]string {
-	out := map[string]string{}
-	for _, s := range (&Workload{}).createStatements() {
-		var kinds []byte
-		for _, line := range strings.Split(s, "\n")[1:] {
-			switch typ := strings.Fields(line)[1]; {
-			case typ == "integer", typ == "bigint":
-				kinds = append(kinds, workload.KindInt)
-			case strings.HasPrefix(typ, "numeric"):
-				kinds = append(kinds, workload.KindNumeric)
-			case typ == "date":
-				kinds = append(kinds, workload.KindDate)
-			case strings.HasPrefix(typ, "char"), strings.HasPrefix(typ, "varchar"):
-				kinds = append(kinds, workload.KindText)
-			default:
-				panic("tpch: no LOAD DATA form of " + line)
-			}
-		}
-		out[tableOf(s)] = string(kinds)
-	}
-	return out
-}()
+// mariaKinds are, per table, the kind of each column of createStatements,
+// for LOAD DATA's text.
+var mariaKinds = workload.LoadKinds((&Workload{}).createStatements())
 
 // mariaForeignKeys are foreignKeys with the referenced table's key
 // columns named.
