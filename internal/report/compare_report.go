@@ -111,14 +111,15 @@ func (c *comparisonSet) pointFinding(i int, label string, m metric, r metrics.Co
 	links := []link{{"#fig-" + figureOf(m), "figure"}}
 	switch {
 	case math.IsNaN(r.Low):
-		return finding{fmt.Sprintf("At %s, [%d]'s %s was %s [1]'s; one repetition: no uncertainty known.",
-			label, i+1, what, ratioWords(r.Ratio)), "unknown", links}
+		return finding{Text: fmt.Sprintf("At %s, [%d]'s %s was %s [1]'s; one repetition: no uncertainty known.",
+			label, i+1, what, ratioWords(r.Ratio)), Kind: "unknown", Links: links, Size: math.Abs(r.Ratio - 1)}
 	case r.Differs():
-		return finding{fmt.Sprintf("At %s, [%d]'s %s was %s [1]'s (%.0f %% CI %s to %s).",
-			label, i+1, what, ratioWords(r.Ratio), confidence*100, signedPct(r.Low-1), signedPct(r.High-1)), "difference", links}
+		return finding{Text: fmt.Sprintf("At %s, [%d]'s %s was %s [1]'s (%.0f %% CI %s to %s).",
+			label, i+1, what, ratioWords(r.Ratio), confidence*100, signedPct(r.Low-1), signedPct(r.High-1)),
+			Kind: "difference", Links: links, Size: math.Abs(r.Ratio - 1)}
 	}
-	return finding{fmt.Sprintf("At %s, [%d] and [1] showed no difference in %s beyond the run-to-run noise (%.0f %% CI %s to %s).",
-		label, i+1, what, confidence*100, signedPct(r.Low-1), signedPct(r.High-1)), "same", links}
+	return finding{Text: fmt.Sprintf("At %s, [%d] and [1] showed no difference in %s beyond the run-to-run noise (%.0f %% CI %s to %s).",
+		label, i+1, what, confidence*100, signedPct(r.Low-1), signedPct(r.High-1)), Kind: "same", Links: links}
 }
 
 // everywhere is the sentence for a direction that holds at every common
@@ -152,9 +153,10 @@ func (c *comparisonSet) everywhere(i int, m metric, rs []metrics.Comparison) (fi
 	if signedPct(lo-1) == signedPct(hi-1) {
 		by = signedPct(lo - 1)
 	}
-	return finding{fmt.Sprintf("[%d]'s %s was %s than [1]'s at every one of the %d common points, by %s.",
-		i+1, strings.ToLower(m.title), word, len(rs), by), "difference",
-		[]link{{"#fig-" + figureOf(m), "figure"}}}, true
+	// It sums up the points, so it ranks above each of them.
+	return finding{Text: fmt.Sprintf("[%d]'s %s was %s than [1]'s at every one of the %d common points, by %s.",
+		i+1, strings.ToLower(m.title), word, len(rs), by), Kind: "difference", Links: []link{{"#fig-" + figureOf(m), "figure"}},
+		Size: math.Inf(1)}, true
 }
 
 func ratioWords(r float64) string {
@@ -196,7 +198,8 @@ func WriteComparison(dirs []string, out string) error {
 	if err != nil {
 		return err
 	}
-	p := &comparePage{Findings: c.findings(), Generated: time.Now().UTC().Format("2006-01-02 15:04:05 MST")}
+	top, more := rank(c.findings())
+	p := &comparePage{Findings: top, MoreFindings: more, Generated: time.Now().UTC().Format("2006-01-02 15:04:05 MST")}
 	for i, e := range c.exps {
 		p.Dirs = append(p.Dirs, fmt.Sprintf("[%d] %s: %s, %s", i+1, dirs[i], e.name, e.counts()))
 	}
@@ -233,11 +236,12 @@ func WriteComparison(dirs []string, out string) error {
 
 // comparePage is what compare.html and compare.md render.
 type comparePage struct {
-	Dirs      []string
-	Findings  []finding
-	Figures   []*figure
-	Table     string // Compare's Markdown table
-	Generated string
+	Dirs         []string
+	Findings     []finding
+	MoreFindings []finding // folded away (rank)
+	Figures      []*figure
+	Table        string // Compare's Markdown table
+	Generated    string
 }
 
 func (p *comparePage) markdown() []byte {
@@ -250,6 +254,7 @@ func (p *comparePage) markdown() []byte {
 	for _, f := range p.Findings {
 		b.WriteString("- " + f.Text + "\n")
 	}
+	writeMoreMD(&b, p.MoreFindings, func(f finding) string { return f.Text })
 	b.WriteString("\n## Figures\n\n")
 	for _, f := range p.Figures {
 		if f.Note != "" {
@@ -289,6 +294,7 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 <h2>Findings</h2>
 <ul>{{range .Findings}}<li class="{{.Kind}}">{{code .Text}}{{range .Links}} <a href="{{.Href}}">[{{.Label}}]</a>{{end}}</li>
 {{end}}</ul>
+{{template "more" .MoreFindings}}
 <p class="note">Each directory against the first ([1]), at every matrix point both have, over their successful repetitions: the ratio of the means of the logarithms with Welch's 95 % interval (Welch 1947); a difference is called one only when the interval excludes none.</p>
 </section>
 {{range .Figures}}{{if .Note}}<figure class="missing" id="fig-{{.ID}}"><h3>{{.Title}}</h3><p>{{.Note}}</p></figure>
@@ -301,7 +307,7 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 <footer>Written by tenantbench compare from the results files only. Generated {{.Generated}}.</footer>
 </body>
 </html>
-`))
+` + moreFindingsTemplate))
 
 func (p *comparePage) html() ([]byte, error) {
 	var b bytes.Buffer

@@ -1,8 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/tenantbench/tenantbench/internal/metrics"
@@ -17,6 +19,44 @@ type finding struct {
 	// repetition), "trend" (across tenant counts) or "failure".
 	Kind  string
 	Links []link
+	// Size is |ratio - 1| of a difference or of a single repetition's
+	// comparison: how the report ranks them (rank).
+	Size float64
+}
+
+// shownFindings is how many findings open the report; the rest fold away
+// under them, so that a matrix of several dimensions, which compares
+// dozens of pairs of points, still answers first with what matters most.
+const shownFindings = 12
+
+// kindOrder is the order in which rank puts the kinds of finding: what
+// went wrong, then the differences, the trends across tenant counts, the
+// comparisons of one repetition, and the points within the noise last.
+var kindOrder = map[string]int{"failure": 0, "difference": 1, "trend": 2, "unknown": 3, "same": 4}
+
+// rank orders fs by kindOrder, differences (and single-repetition
+// comparisons) by their size, largest first, and otherwise as found; it
+// returns the first shownFindings, every failure among them however many
+// there are, and the rest.
+func rank(fs []finding) (top, rest []finding) {
+	sorted := slices.Clone(fs)
+	slices.SortStableFunc(sorted, func(a, b finding) int {
+		if c := cmp.Compare(kindOrder[a.Kind], kindOrder[b.Kind]); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.Size, a.Size)
+	})
+	failures := 0
+	for _, f := range sorted {
+		if f.Kind == "failure" {
+			failures++
+		}
+	}
+	n := max(shownFindings, failures)
+	if n >= len(sorted) {
+		return sorted, nil
+	}
+	return sorted[:n], sorted[n:]
 }
 
 type link struct{ Href, Label string }
@@ -112,7 +152,7 @@ func (e *experiment) faultFindings() []finding {
 		} else {
 			text += "; throughput did not recover within the phase (no R-Score)"
 		}
-		out = append(out, finding{text + ".", "trend", []link{{"#interference", "events"}}})
+		out = append(out, finding{Text: text + ".", Kind: "trend", Links: []link{{"#interference", "events"}}})
 	}
 	return out
 }
@@ -201,20 +241,23 @@ func (e *experiment) state(ctx, b, a string, p, q *point, m metric, what string)
 	}
 	switch {
 	case math.IsNaN(r.Low):
-		return finding{fmt.Sprintf("%s, %s %s %s than %s; one repetition: no uncertainty known.",
-			ctx, b, verb, change(r.Ratio), a), "unknown", links}, true
+		return finding{Text: fmt.Sprintf("%s, %s %s %s than %s; one repetition: no uncertainty known.",
+				ctx, b, verb, change(r.Ratio), a), Kind: "unknown", Links: links, Size: math.Abs(r.Ratio - 1)},
+			true
 	case r.Differs():
 		text := fmt.Sprintf("%s, %s %s %s than %s (%.0f %% CI %s to %s, %s)", ctx, b, verb, change(r.Ratio), a,
 			confidence*100, signedPct(r.Low-1), signedPct(r.High-1), reps)
 		if m.key == mThroughput.key {
 			text += cpuClause(p, q)
 		}
-		return finding{text + ".", "difference", links}, true
+		return finding{Text: text + ".", Kind: "difference", Links: links, Size: math.Abs(r.Ratio - 1)}, true
 	}
 	cv := math.Max(cvOf(values(p.runs, m)), cvOf(values(q.runs, m)))
-	return finding{fmt.Sprintf("%s, %s and %s showed no difference in %s beyond the run-to-run noise (CV up to %s; "+
-		"%.0f %% CI of the ratio %s to %s, %s).", ctx, b, a, what, pct(cv), confidence*100, signedPct(r.Low-1),
-		signedPct(r.High-1), reps), "same", links}, true
+	return finding{Text: fmt.Sprintf("%s, %s and %s showed no difference in %s beyond the run-to-run noise (CV up to %s; "+
+			"%.0f %% CI of the ratio %s to %s, %s).", ctx, b, a, what, pct(cv), confidence*100, signedPct(r.Low-1),
+			signedPct(r.High-1), reps), Kind: "same", Links: links},
+
+		true
 }
 
 // cpuClause says what the throughput cost in CPU, when both points were
@@ -262,7 +305,7 @@ func (e *experiment) growth(m metric, title string) []finding {
 		return nil
 	}
 	text := fmt.Sprintf("%s changed from %d to %d tenants by %s.", title, from, to, strings.Join(parts, ", "))
-	return []finding{{text, "trend", []link{{"#fig-" + figureOf(m), "figure"}, {"#table-" + m.key, "table"}}}}
+	return []finding{{Text: text, Kind: "trend", Links: []link{{"#fig-" + figureOf(m), "figure"}, {"#table-" + m.key, "table"}}}}
 }
 
 // failureFindings: failed and interrupted runs, and servers killed for
@@ -284,12 +327,12 @@ func (e *experiment) failureFindings() []finding {
 	var out []finding
 	failLinks := []link{{"#failed", "failed runs"}}
 	if len(failed) > 0 {
-		out = append(out, finding{fmt.Sprintf("%d of %d runs failed; the first, run %s: %s", len(failed), len(e.runs),
-			failed[0].row.RunID, firstLine(failed[0].row.Error)), "failure", failLinks})
+		out = append(out, finding{Text: fmt.Sprintf("%d of %d runs failed; the first, run %s: %s", len(failed), len(e.runs),
+			failed[0].row.RunID, firstLine(failed[0].row.Error)), Kind: "failure", Links: failLinks})
 	}
 	if len(cut) > 0 {
-		out = append(out, finding{fmt.Sprintf("%d of %d runs were interrupted (%s); their figures cover the time they ran.",
-			len(cut), len(e.runs), firstLine(cut[0].row.Error)), "failure", failLinks})
+		out = append(out, finding{Text: fmt.Sprintf("%d of %d runs were interrupted (%s); their figures cover the time they ran.",
+			len(cut), len(e.runs), firstLine(cut[0].row.Error)), Kind: "failure", Links: failLinks})
 	}
 	for _, p := range e.points {
 		missed, runs := 0, 0
@@ -307,8 +350,8 @@ func (e *experiment) failureFindings() []finding {
 			}
 		}
 		if missed > 0 {
-			out = append(out, finding{fmt.Sprintf("At %s, some tenant missed its SLA in %d of %d run(s): %d of %d tenant runs met it.",
-				p.label, missed, runs, met, of), "failure", []link{{"#classes", "classes"}, {"#table-sla_met_tenants", "table"}}})
+			out = append(out, finding{Text: fmt.Sprintf("At %s, some tenant missed its SLA in %d of %d run(s): %d of %d tenant runs met it.",
+				p.label, missed, runs, met, of), Kind: "failure", Links: []link{{"#classes", "classes"}, {"#table-sla_met_tenants", "table"}}})
 		}
 	}
 	var busy []string
@@ -318,13 +361,13 @@ func (e *experiment) failureFindings() []finding {
 		}
 	}
 	if len(busy) > 0 {
-		out = append(out, finding{fmt.Sprintf("The driver used more than %.0f %% of the host's CPU in %s: it may have taken "+
+		out = append(out, finding{Text: fmt.Sprintf("The driver used more than %.0f %% of the host's CPU in %s: it may have taken "+
 			"CPU from the servers it measured (results.csv driver_cpu_share).", results.DriverShareWarning*100,
-			strings.Join(busy, ", ")), "failure", []link{{"#warnings", "warnings"}}})
+			strings.Join(busy, ", ")), Kind: "failure", Links: []link{{"#warnings", "warnings"}}})
 	}
 	if kills > 0 {
-		out = append(out, finding{fmt.Sprintf("In %d run(s) the kernel killed server processes for memory (summary.json memory_kills).",
-			kills), "failure", failLinks})
+		out = append(out, finding{Text: fmt.Sprintf("In %d run(s) the kernel killed server processes for memory (summary.json memory_kills).",
+			kills), Kind: "failure", Links: failLinks})
 	}
 	return out
 }
@@ -379,4 +422,24 @@ func firstLine(s string) string {
 		s = s[:200] + "..."
 	}
 	return s
+}
+
+// moreFindingsTemplate folds away the findings rank leaves out of the
+// first list (report.html and compare.html).
+const moreFindingsTemplate = `{{define "more"}}{{if .}}<details><summary>{{len .}} more findings: smaller differences, comparisons of one repetition and points within the noise</summary>
+<ul>{{range .}}<li class="{{.Kind}}">{{code .Text}}{{range .Links}} <a href="{{.Href}}">[{{.Label}}]</a>{{end}}</li>
+{{end}}</ul></details>{{end}}{{end}}`
+
+// writeMoreMD writes the folded findings under the first list of
+// summary.md or compare.md, as a details element GitHub and most Markdown
+// viewers fold.
+func writeMoreMD(b *strings.Builder, more []finding, text func(finding) string) {
+	if len(more) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n<details><summary>%d more findings: smaller differences, comparisons of one repetition and points within the noise</summary>\n\n", len(more))
+	for _, f := range more {
+		b.WriteString("- " + text(f) + "\n")
+	}
+	b.WriteString("\n</details>\n")
 }

@@ -184,3 +184,65 @@ func TestInterferencePoints(t *testing.T) {
 		t.Errorf("findings do not compare the noise levels:\n%s", text)
 	}
 }
+
+// TestRank: failures open the list however many there are, then the
+// differences largest first, the trends, single repetitions and the points
+// within the noise; past shownFindings the rest fold away, in that order.
+func TestRank(t *testing.T) {
+	var fs []finding
+	for i := range 6 {
+		fs = append(fs, finding{Text: fmt.Sprintf("same %d", i), Kind: "same"})
+	}
+	for i, size := range []float64{0.05, 0.40, 0.10, 0.25, 0.01, 0.30, 0.20, 0.15, 0.35, 0.45} {
+		fs = append(fs, finding{Text: fmt.Sprintf("difference %d", i), Kind: "difference", Size: size})
+	}
+	fs = append(fs, finding{Text: "trend", Kind: "trend"}, finding{Text: "failure 0", Kind: "failure"},
+		finding{Text: "unknown", Kind: "unknown", Size: 0.9}, finding{Text: "failure 1", Kind: "failure"})
+
+	top, rest := rank(fs)
+	if len(top) != shownFindings || len(top)+len(rest) != len(fs) {
+		t.Fatalf("rank gave %d + %d findings of %d, want %d first", len(top), len(rest), len(fs), shownFindings)
+	}
+	want := []string{"failure 0", "failure 1", "difference 9", "difference 1", "difference 8", "difference 5",
+		"difference 3", "difference 6", "difference 7", "difference 2", "difference 0", "difference 4"}
+	for i, f := range top {
+		if f.Text != want[i] {
+			t.Fatalf("top[%d] = %q, want %q (top: %v)", i, f.Text, want[i], top)
+		}
+	}
+	if rest[0].Text != "trend" || rest[1].Text != "unknown" || rest[2].Text != "same 0" {
+		t.Fatalf("rest begins %q, %q, %q; want trend, unknown, same 0", rest[0].Text, rest[1].Text, rest[2].Text)
+	}
+
+	// More failures than shownFindings: every one shows.
+	var many []finding
+	for i := range shownFindings + 3 {
+		many = append(many, finding{Text: fmt.Sprint(i), Kind: "failure"}, finding{Text: "d", Kind: "difference", Size: 1})
+	}
+	if top, _ := rank(many); len(top) != shownFindings+3 || top[len(top)-1].Kind != "failure" {
+		t.Fatalf("with %d failures the first list has %d findings, the last a %s", shownFindings+3, len(top), top[len(top)-1].Kind)
+	}
+	if top, rest := rank(fs[:5]); len(top) != 5 || rest != nil {
+		t.Fatalf("5 findings: %d first, %d folded; want all first", len(top), len(rest))
+	}
+}
+
+// TestMoreFindingsRender: what rank folds away is in report.html under a
+// details element, and in the comparison's Markdown.
+func TestMoreFindingsRender(t *testing.T) {
+	more := []finding{{Text: "a `folded` finding", Kind: "same", Links: []link{{"#fig-x", "figure"}}}}
+	html, err := renderHTML(&page{Name: "n", Findings: []finding{{Text: "first", Kind: "difference"}}, MoreFindings: more, Failed: &table{}, Env: &table{}, Plan: &table{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(html), "<details><summary>1 more findings") || !strings.Contains(string(html), "<code>folded</code>") {
+		t.Fatalf("report.html lacks the folded finding:\n%s", html)
+	}
+	md := string((&comparePage{Findings: []finding{{Text: "first"}}, MoreFindings: more}).markdown())
+	if !strings.Contains(md, "<details><summary>1 more findings") || !strings.Contains(md, "- a `folded` finding") {
+		t.Fatalf("compare.md lacks the folded finding:\n%s", md)
+	}
+	if _, err := (&comparePage{Findings: []finding{{Text: "first"}}, MoreFindings: more}).html(); err != nil {
+		t.Fatal(err)
+	}
+}

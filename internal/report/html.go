@@ -12,15 +12,17 @@ type page struct {
 	Name     string
 	Dir      string
 	Findings []finding
-	Headline string
-	Counts   string
-	Span     string
-	Env      *table
-	Plan     *table
-	SpecText string
-	Results  []*table
-	Failed   *table
-	Events   *table // nil without interference
+	// MoreFindings are those rank folds away under Findings.
+	MoreFindings []finding
+	Headline     string
+	Counts       string
+	Span         string
+	Env          *table
+	Plan         *table
+	SpecText     string
+	Results      []*table
+	Failed       *table
+	Events       *table // nil without interference
 	// Noise is EDB 2026's table of latency by placement, noise and
 	// clients; nil when none of them varies.
 	Noise     *table
@@ -117,6 +119,7 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 {{if .Findings}}<ul>
 {{range .Findings}}<li class="{{.Kind}}">{{code .Text}}{{range .Links}} <a href="{{.Href}}">[{{.Label}}]</a>{{end}}</li>
 {{end}}</ul>
+{{template "more" .MoreFindings}}
 <p class="note">A difference is called one only when the 95 % confidence interval of the ratio of the two points' figures excludes no difference: paired within rounds when the runs ran in rounds, else Welch's interval on the logarithms of their repetitions (Welch 1947); docs/report.md explains the method.</p>
 {{else}}<p class="note">The matrix varies nothing but the repetitions, and every run succeeded: there is nothing to compare. The figures and tables below describe the runs.</p>{{end}}
 </section>
@@ -151,6 +154,7 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 {{template "table" .}}{{end}}
 {{if .Links}}<p class="note">Each probe's report:{{range .Links}} <a href="{{.Href}}">{{.Label}}</a>{{end}}</p>{{end}}
 </section>{{end}}
+` + moreFindingsTemplate + `
 {{define "table"}}<table>
 <thead><tr>{{range $i, $h := .Header}}<th class="{{align $ $i}}">{{$h}}</th>{{end}}</tr></thead>
 <tbody>

@@ -54,14 +54,9 @@ func renderMarkdown(p *page) []byte {
 		b.WriteString("The matrix varies nothing but the repetitions, and every run succeeded: there is nothing to compare.\n\n")
 	}
 	for _, f := range p.Findings {
-		b.WriteString("- " + f.Text)
-		for _, l := range f.Links {
-			if strings.HasPrefix(l.Href, "#fig-") {
-				fmt.Fprintf(&b, " [%s](%s.svg)", l.Label, strings.TrimPrefix(l.Href, "#fig-"))
-			}
-		}
-		b.WriteString("\n")
+		b.WriteString("- " + findingMD(f) + "\n")
 	}
+	writeMoreMD(&b, p.MoreFindings, findingMD)
 	if len(p.Findings) > 0 {
 		b.WriteString("\nA difference is called one only when the 95 % confidence interval of the ratio excludes no difference: paired " +
 			"within rounds when the runs ran in rounds, else Welch's interval on the logarithms of the repetitions (Welch 1947); " +
@@ -144,4 +139,16 @@ func renderMarkdown(p *page) []byte {
 		b.WriteString("\n")
 	}
 	return []byte(b.String())
+}
+
+// findingMD is a finding's sentence with its figure's link (summary.md
+// sits beside the figures' SVG files).
+func findingMD(f finding) string {
+	s := f.Text
+	for _, l := range f.Links {
+		if strings.HasPrefix(l.Href, "#fig-") {
+			s += fmt.Sprintf(" [%s](%s.svg)", l.Label, strings.TrimPrefix(l.Href, "#fig-"))
+		}
+	}
+	return s
 }
