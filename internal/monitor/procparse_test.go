@@ -191,8 +191,18 @@ func TestRoundAllocs(t *testing.T) {
 	defer m.Stop()
 	s := m.samplers[0]
 	s.sample(ctx, time.Now()) // names every process
-	if a := testing.AllocsPerRun(50, func() { s.sample(ctx, time.Now()) }); a != 0 {
-		t.Errorf("a resource round allocates %v times", a)
+	// A process the server starts mid-measure (an autovacuum worker, on a
+	// busy machine several) is named once, which allocates: the steady
+	// round must allocate nothing in one of three measures.
+	var allocs []float64
+	for range 3 {
+		a := testing.AllocsPerRun(50, func() { s.sample(ctx, time.Now()) })
+		if allocs = append(allocs, a); a == 0 {
+			break
+		}
+	}
+	if allocs[len(allocs)-1] != 0 {
+		t.Errorf("a resource round allocates %v times (three measures)", allocs)
 	}
 	if a := testing.AllocsPerRun(50, func() { m.host.sample(time.Now()) }); a != 0 {
 		t.Errorf("a host round allocates %v times", a)
