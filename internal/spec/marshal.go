@@ -35,7 +35,7 @@ func Marshal(s *Spec) ([]byte, error) {
 	type sut struct {
 		Engine    Strings     `yaml:"engine"`
 		Provider  string      `yaml:"provider"`
-		Version   string      `yaml:"version"`
+		Version   any         `yaml:"version"`
 		Transport string      `yaml:"transport,omitempty"`
 		Resources Resources   `yaml:"resources"`
 		Settings  any         `yaml:"settings"`
@@ -110,6 +110,9 @@ func Marshal(s *Spec) ([]byte, error) {
 	}
 	if s.Workload.Reads != ReadsPrimary {
 		out.Workload.Reads = s.Workload.Reads
+	}
+	if len(s.SUT.EngineVersions) > 0 {
+		out.SUT.Version = s.SUT.EngineVersions
 	}
 	switch {
 	case len(s.SUT.EngineSettings) > 0:

@@ -53,8 +53,11 @@ type SUT struct {
 	// (engines.go).
 	Engine   Strings `yaml:"engine"`
 	Provider string  `yaml:"provider"`
-	// Version selects the server major version ("15"); empty means newest found.
-	Version string `yaml:"version"`
+	// Version selects the server major version ("15"); empty means newest
+	// found. Version holds it written flat (one engine), EngineVersions
+	// keyed by engine (engines.go); VersionOf gives an engine's.
+	Version        string            `yaml:"version"`
+	EngineVersions map[string]string `yaml:"-"`
 	// Settings go to the server's configuration file; a list value is a
 	// matrix dimension. Settings holds them written flat (one engine),
 	// EngineSettings keyed by engine (engines.go); SettingsOf gives an
