@@ -110,7 +110,7 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engines, map[str
 	more = append(more, regs.Workloads.Check(&s.Workload)...)
 	more = append(more, checkModels(s, regs, engs)...)
 	engs.each(s, func(name string, eng engine.Engine) {
-		more = append(more, checkEngineForms(s, regs, eng)...)
+		more = append(more, checkEngineForms(s, regs, name, eng)...)
 	})
 	more = append(more, checkProbe(s, regs)...)
 	more = append(more, checkPlacement(s, regs)...)

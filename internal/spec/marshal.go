@@ -121,8 +121,7 @@ func Marshal(s *Spec) ([]byte, error) {
 		out.SUT.Settings = map[string]Values{} // "settings: {}" says there are none
 	}
 	out.Workload.Cases = s.Workload.Cases
-	if !IsNull(&s.Workload.Options) {
-		o := s.Workload.Options
+	if o := withSections(s.Workload.Options, s.Workload.EngineOptions); !IsNull(&o) {
 		out.Workload.Options = &o
 	}
 	if !IsNull(&s.Interference) {

@@ -187,8 +187,13 @@ type Workload struct {
 	// Provision is how tenants get their data: "clone" (loaded once and
 	// copied, where the model allows) or "load" (every tenant loads).
 	Provision string `yaml:"provision"`
-	// Options are the workload's own keys, decoded strictly by the workload.
-	Options yaml.Node `yaml:"options"`
+	// Options are the workload's own keys, decoded strictly by the
+	// workload: those every engine's runs take. EngineOptions are the
+	// sections of workload.options keyed by an engine of sut.engine,
+	// merged over them for that engine's runs (engineoptions.go);
+	// OptionsOf gives an engine's.
+	Options       yaml.Node            `yaml:"options"`
+	EngineOptions map[string]yaml.Node `yaml:"-"`
 	// Cases are explicit points of the experiment, each replacing some
 	// of sut.settings, scale, clients and options (spec/cases.go).
 	Cases []Case `yaml:"cases"`
