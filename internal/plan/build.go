@@ -110,7 +110,7 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engines, map[str
 	more = append(more, regs.Workloads.Check(&s.Workload)...)
 	more = append(more, checkModels(s, regs, engs)...)
 	engs.each(s, func(name string, eng engine.Engine) {
-		more = append(more, checkEngineForms(s, regs, eng)...)
+		more = append(more, checkEngineForms(s, regs, name, eng)...)
 	})
 	more = append(more, checkProbe(s, regs)...)
 	more = append(more, checkPlacement(s, regs)...)
@@ -146,7 +146,8 @@ func suggestNames(problems []spec.Problem, names map[string]suggestion) []spec.P
 // build resolves every run of the expanded spec.
 func build(s *spec.Spec, sp *spec.Plan, regs Registries, engs engines, m Machine) (*Plan, error) {
 	w := &s.Workload
-	p := &Plan{Name: s.Name, Engine: s.SUT.Engine[0], Provider: s.SUT.Provider, Version: s.SUT.Version,
+	p := &Plan{Name: s.Name, Engine: s.SUT.Engine[0], Provider: s.SUT.Provider, Version: s.SUT.VersionOf(s.SUT.Engine[0]),
+		Versions: versionsOf(s),
 		Workload: w.Name, SettingKeys: sp.SettingKeys, InterferenceKeys: sp.InterferenceKeys, Spec: s,
 		Resources: resourcesOf(s.SUT.Resources),
 		Load:      loadOf(w),

@@ -50,7 +50,7 @@ func Calibration(path string, regs Registries, clients int) (*Plan, []spec.Probl
 	if err != nil {
 		return nil, []spec.Problem{{Path: "workload", Allowed: err.Error()}}
 	}
-	p := &Plan{Name: s.Name, Engine: sr.Engine, Provider: s.SUT.Provider, Version: s.SUT.Version,
+	p := &Plan{Name: s.Name, Engine: sr.Engine, Provider: s.SUT.Provider, Version: s.SUT.VersionOf(sr.Engine),
 		Workload: s.Workload.Name, Spec: s, Load: loadOf(&s.Workload), Runs: []Run{r}}
 	return p, nil
 }

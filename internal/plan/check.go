@@ -116,12 +116,14 @@ func checkModels(s *spec.Spec, regs Registries, engs engines) []spec.Problem {
 // checkEngineForms checks that the workload has a form for the engine
 // (workload.RunsOn) and that the isolation audit can probe it
 // (isolation.RunsOn); eng is nil when sut.engine is unknown.
-func checkEngineForms(s *spec.Spec, regs Registries, eng engine.Engine) []spec.Problem {
+func checkEngineForms(s *spec.Spec, regs Registries, name string, eng engine.Engine) []spec.Problem {
 	if eng == nil {
 		return nil
 	}
 	var out []spec.Problem
-	if w, err := regs.Workloads.Build(&s.Workload, 1); err == nil && !workload.RunsOn(w, eng) {
+	// The options as this engine's runs take them: its sections merged in.
+	view := s.Workload.ForEngine(name)
+	if w, err := regs.Workloads.Build(view, 1); err == nil && !workload.RunsOn(w, eng) {
 		var on []string
 		for _, name := range regs.Workloads.Names() {
 			if o, err := regs.Workloads.Build(&spec.Workload{Name: name}, 1); err == nil && workload.RunsOn(o, eng) {
@@ -131,7 +133,14 @@ func checkEngineForms(s *spec.Spec, regs Registries, eng engine.Engine) []spec.P
 		out = append(out, spec.Problem{Path: "workload.name", Value: s.Workload.Name, Allowed: fmt.Sprintf(
 			"has no form for %s (sut.engine); workloads that run on %s: %s", eng.Name(), eng.Name(), strings.Join(on, ", "))})
 	} else if err == nil {
-		out = append(out, regs.Workloads.CheckEngineOptions(&s.Workload, eng)...)
+		for _, p := range regs.Workloads.CheckEngineOptions(view, eng) {
+			p.Path = s.Workload.EngineOptionPath(name, p.Path)
+			if len(s.SUT.Engine) > 1 && !strings.Contains(p.Path, "."+name+".") {
+				p.Allowed += fmt.Sprintf("; or give %s's runs their own value under %s (the other engines keep theirs)",
+					name, spec.OptionsSection(p.Path, name))
+			}
+			out = append(out, p)
+		}
 	}
 	if s.Tenancy.Isolation == spec.IsolationAudit && !isolation.RunsOn(eng) {
 		out = append(out, spec.Problem{Path: "tenancy.isolation", Value: s.Tenancy.Isolation, Allowed: fmt.Sprintf(

@@ -75,7 +75,7 @@ func clusterOf(s *spec.Spec, regs Registries) *provider.Cluster {
 		return &c
 	}
 	if img, ok := regs.Engines[s.SUT.Engine[0]].(engine.Image); ok && c.Image == "" {
-		v, _, _ := strings.Cut(s.SUT.Version, ".")
+		v, _, _ := strings.Cut(s.SUT.VersionOf(s.SUT.Engine[0]), ".")
 		c.Image = img.Container(v, nil).Image
 	}
 	return &c

@@ -47,6 +47,22 @@ func onEngine(s *spec.Spec, name string) string {
 	return ""
 }
 
+// versionsOf is each engine's version when sut.engine lists several and
+// sut.version is keyed by engine (those that ask for one), nil otherwise:
+// with one engine Plan.Version says it.
+func versionsOf(s *spec.Spec) map[string]string {
+	if len(s.SUT.Engine) < 2 || len(s.SUT.EngineVersions) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, e := range s.SUT.Engine {
+		if v := s.SUT.VersionOf(e); v != "" {
+			out[e] = v
+		}
+	}
+	return out
+}
+
 // mostMemory is the known engine whose least memory is the largest, nil
 // for none.
 func (e engines) mostMemory(s *spec.Spec) engine.Engine {

@@ -49,10 +49,14 @@ type Plan struct {
 	// Engine and Provider are sut.engine and sut.provider; Version the
 	// server version asked for, "" for the newest the provider finds.
 	// With several engines (Dimensions.Engines) Engine is the first:
-	// each run's is its own (Run.Engine), EngineOf says which.
-	Engine   string `json:"engine"`
-	Provider string `json:"provider"`
-	Version  string `json:"version,omitempty"`
+	// each run's is its own (Run.Engine), EngineOf says which. Version
+	// is then the first engine's, and Versions, when sut.version is
+	// keyed by engine, each engine's that asks for one: VersionOf says
+	// a run's.
+	Engine   string            `json:"engine"`
+	Provider string            `json:"provider"`
+	Version  string            `json:"version,omitempty"`
+	Versions map[string]string `json:"versions,omitempty"`
 	// Workload is workload.name.
 	Workload string `json:"workload"`
 	// SettingKeys are the sut.settings keys that differ from run to run.
@@ -276,6 +280,18 @@ func (p *Plan) EngineOf(r *Run) string {
 		return r.Engine
 	}
 	return p.Engine
+}
+
+// VersionOf is the server version run r's engine asks for, "" for the
+// newest found.
+func (p *Plan) VersionOf(r *Run) string { return p.VersionFor(p.EngineOf(r)) }
+
+// VersionFor is the server version engine's runs ask for.
+func (p *Plan) VersionFor(engine string) string {
+	if p.Versions != nil {
+		return p.Versions[engine]
+	}
+	return p.Version
 }
 
 // Audits says whether the run's check phase runs the isolation audit.

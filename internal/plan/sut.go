@@ -76,7 +76,7 @@ func checkEngineServers(s *spec.Spec, engs engines) (problems, warnings []spec.P
 // it takes every value of sut.settings (each value of a list) and of each
 // case's settings. Keys the engine's SettingRule refuses, and values the
 // spec refuses itself, are left to those checks. It returns problems and
-// warnings, the version's at sut.version.
+// warnings, the version's at sut.version (or the engine's entry there).
 func checkServer(s *spec.Spec, name string, eng engine.Engine) (problems, warnings []spec.Problem) {
 	sc, ok := eng.(engine.SettingsChecker)
 	if !ok {
@@ -89,7 +89,7 @@ func checkServer(s *spec.Spec, name string, eng engine.Engine) (problems, warnin
 		for k, st := range set {
 			values[k] = st.value
 		}
-		refused, warned := sc.CheckSettings(s.SUT.Version, values)
+		refused, warned := sc.CheckSettings(s.SUT.VersionOf(name), values)
 		for _, r := range []struct {
 			msgs map[string]string
 			to   *[]spec.Problem
@@ -97,7 +97,8 @@ func checkServer(s *spec.Spec, name string, eng engine.Engine) (problems, warnin
 			for _, key := range slices.Sorted(maps.Keys(r.msgs)) {
 				if key == "" {
 					if !askedVersion {
-						*r.to = append(*r.to, spec.Problem{Path: "sut.version", Value: spec.Shown(s.SUT.Version), Allowed: r.msgs[key]})
+						*r.to = append(*r.to, spec.Problem{Path: s.SUT.VersionPath(name), Value: spec.Shown(s.SUT.VersionOf(name)),
+							Allowed: r.msgs[key]})
 					}
 					continue
 				}

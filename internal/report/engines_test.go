@@ -142,4 +142,36 @@ func TestEngineTables(t *testing.T) {
 	if !strings.Contains(html, "One panel per engine of the plan (postgres, mariadb)") {
 		t.Errorf("throughput over time is not drawn per engine")
 	}
+	// Matos and Pedreira's figure: TPM over time (their workload reports
+	// NOPM), the engines' panels on one axis so that they compare.
+	for _, want := range []string{"TPM over time, as Matos and Pedreira (2025, Fig. 2) draw it", "the band spans &#43;-1 sample standard deviation",
+		"The panels share the throughput axis"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the figure over time does not say %q", want)
+		}
+	}
+	e, err := load(path)
+	must(t, err)
+	points := e.largestPoints()
+	panels := e.timePanels(points)
+	unit := e.timeUnit(panels)
+	if unit.factor != 60 || unit.axis != "TPM (tx/min)" || len(panels) != 2 {
+		t.Fatalf("unit %+v, %d panels", unit, len(panels))
+	}
+	var tops []float64
+	for _, pn := range panels {
+		c, _ := e.timeChart("x", pn.groups, unit, 0)
+		tops = append(tops, c.Y.Max)
+	}
+	if tops[0] == tops[1] {
+		t.Errorf("the engines' own axes are alike (%v): the test shows no sharing", tops)
+	}
+	charts, _, shared := e.timeCharts("x", panels, unit)
+	if !shared || len(charts) != 2 || charts[0].Y.Max != charts[1].Y.Max || charts[0].Y.Max != max(tops[0], tops[1]) {
+		t.Errorf("shared %v, axes %v (own %v)", shared, []float64{charts[0].Y.Max, charts[1].Y.Max}, tops)
+	}
+	svg := readFile(t, filepath.Join(path, Subdir, "throughput-time.svg"))
+	if !strings.Contains(svg, "TPM (tx/min)") {
+		t.Error("throughput-time.svg has no TPM axis")
+	}
 }

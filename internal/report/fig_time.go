@@ -31,29 +31,20 @@ func (e *experiment) overTime() *figure {
 	}
 	n := points[0].tenants
 	panels := e.timePanels(points)
-	var charts []*chart
-	var info timeInfo
-	for _, pn := range panels {
-		t := fmt.Sprintf("%s, %s", title, tenantsLabel(n))
-		if pn.pattern != "" {
-			t += ": " + pn.pattern
-		}
-		if pn.engine != "" {
-			t += ": " + pn.engine
-		}
-		c, in := e.timeChart(t, pn.groups)
-		if in.lines == 0 {
-			continue
-		}
-		charts = append(charts, c)
-		info.merge(in)
-	}
+	unit := e.timeUnit(panels)
+	charts, info, shared := e.timeCharts(fmt.Sprintf("%s, %s", title, tenantsLabel(n)), panels, unit)
 	if len(charts) == 0 {
 		return missing(id, title, "no run has per-second figures (runs/<id>/timeseries.csv).")
 	}
 	caption := fmt.Sprintf("Committed transactions in each second, summed over the tenants of a run with %s "+
 		"(runs/<id>/timeseries.csv, rows txn=all, column committed); seconds before the dashed line are warmup, "+
 		"excluded from every other figure. The line is the mean over the successful repetitions", tenantsLabel(n))
+	if unit.factor != 1 {
+		caption = fmt.Sprintf("TPM over time, as Matos and Pedreira (2025, Fig. 2) draw it: the transactions committed in each "+
+			"second, x 60, summed over the tenants of a run with %s (runs/<id>/timeseries.csv, rows txn=all, column committed; "+
+			"results.csv's tpm also counts the expected rollbacks, which the seconds do not); seconds before the dashed line "+
+			"are warmup, excluded from every other figure. The line is the mean over the successful repetitions", tenantsLabel(n))
+	}
 	if info.banded {
 		caption += "; the band spans +-1 sample standard deviation across them"
 	}
@@ -80,8 +71,45 @@ func (e *experiment) overTime() *figure {
 			what = "engine"
 		}
 		caption += fmt.Sprintf(" One panel per %s of the plan (%s).", what, strings.Join(names, ", "))
+		if shared {
+			caption += " The panels share the throughput axis, so that the engines compare by height."
+		}
 	}
 	return drawnPanels(id, fmt.Sprintf("%s, %s", title, tenantsLabel(n)), caption, charts)
+}
+
+// timeCharts is a chart per panel with a line drawn, titled title and the
+// panel's pattern and engine. Panels of several engines share one
+// throughput axis (shared), so that a case's engines compare by height as
+// Matos and Pedreira (2025, Fig. 2-3) set them side by side; not with a
+// load target, whose right axis is scaled to its own panel.
+func (e *experiment) timeCharts(title string, panels []timePanel, unit timeUnit) (charts []*chart, info timeInfo, shared bool) {
+	draw := func(top float64) {
+		charts, info = nil, timeInfo{}
+		for _, pn := range panels {
+			t := title
+			if pn.pattern != "" {
+				t += ": " + pn.pattern
+			}
+			if pn.engine != "" {
+				t += ": " + pn.engine
+			}
+			c, in := e.timeChart(t, pn.groups, unit, top)
+			if in.lines == 0 {
+				continue
+			}
+			charts = append(charts, c)
+			info.merge(in)
+		}
+	}
+	draw(0)
+	if len(charts) < 2 || !e.vary.engine || info.target != nil {
+		return charts, info, false
+	}
+	// Drawn again up to the highest panel's top, so that what spans the
+	// panel (the end of the warmup) spans the shared axis.
+	draw(info.top)
+	return charts, info, true
 }
 
 // targetCaption says what the target lines are.
@@ -116,6 +144,37 @@ func targetCaption(tg *loadTarget, info timeInfo, tenants int) string {
 			"from which the pattern is built (Zhang et al. 2025, Fig. 3-4: load above it contends).", fmtTau(tg.tau), of)
 	}
 	return s
+}
+
+// timeUnit is the throughput axis of the figure over time: transactions
+// per second, or per minute (factor 60).
+type timeUnit struct {
+	factor float64
+	axis   string
+}
+
+// timeUnit is TPM when every run drawn reports NOPM (results.csv nopm: a
+// workload with New-Order, TPC-C's, whose TPM over time Matos and
+// Pedreira 2025 draw, Fig. 2) and none follows a load target (whose
+// arrivals per second share the throughput axis); else transactions per
+// second.
+func (e *experiment) timeUnit(panels []timePanel) timeUnit {
+	perSecond := timeUnit{1, "Throughput (tx/s)"}
+	drawn := false
+	for _, pn := range panels {
+		for _, g := range pn.groups {
+			for _, r := range g.runs {
+				if _, ok := r.row.Extra["nopm"]; !ok || e.targetOf(r) != nil {
+					return perSecond
+				}
+				drawn = true
+			}
+		}
+	}
+	if !drawn {
+		return perSecond
+	}
+	return timeUnit{60, "TPM (tx/min)"}
 }
 
 // timeGroup is the successful runs of one point that ran one pattern: one
@@ -179,11 +238,13 @@ type timeInfo struct {
 	target    *loadTarget // the first target drawn, nil for none
 	perSeries bool        // targets drawn per series, as they differ
 	patterns  int         // panels with a pattern
+	top       float64     // the highest value the axis must reach
 }
 
 func (t *timeInfo) merge(o timeInfo) {
 	t.lines += o.lines
 	t.banded = t.banded || o.banded
+	t.top = max(t.top, o.top)
 	if t.target == nil {
 		t.target = o.target
 	}
@@ -194,9 +255,11 @@ func (t *timeInfo) merge(o timeInfo) {
 }
 
 // timeChart draws one panel: a line per group, and the groups' target.
-func (e *experiment) timeChart(title string, groups []timeGroup) (*chart, timeInfo) {
-	c := newChart(title, "Seconds since the workload phase started", "Throughput (tx/s)")
+// timeChart draws one panel; its throughput axis reaches at least top.
+func (e *experiment) timeChart(title string, groups []timeGroup, unit timeUnit, top float64) (*chart, timeInfo) {
+	c := newChart(title, "Seconds since the workload phase started", unit.axis)
 	var info timeInfo
+	floor := top
 	top, warmup, end := 0.0, 0, 0
 	type drawnTarget struct {
 		t     *loadTarget
@@ -227,7 +290,7 @@ func (e *experiment) timeChart(title string, groups []timeGroup) (*chart, timeIn
 		for s := range secs {
 			vs := make([]float64, len(reps))
 			for k, r := range reps {
-				vs[k] = r[s]
+				vs[k] = r[s] * unit.factor
 			}
 			st, err := metrics.Summarize(vs)
 			if err != nil {
@@ -301,7 +364,8 @@ func (e *experiment) timeChart(title string, groups []timeGroup) (*chart, timeIn
 			top = peak
 		}
 	}
-	fromZero(c.Plot, top)
+	info.top = max(top, floor)
+	fromZero(c.Plot, info.top)
 	c.X.Min, c.X.Max = 0, max(c.X.Max, float64(end))
 	for _, d := range targets {
 		line, err := plotter.NewLine(d.t.xys(scale))

@@ -134,7 +134,7 @@ func probeSpec(p *plan.Plan) string {
 	return fmt.Sprintf("name: probe\nseed: 1\nsut: {engine: %s, provider: %s, version: %q}\n"+
 		"tenancy: {model: schema, tenants: 1}\n"+
 		"workload: {name: %s, scale: 1, clients: 1, duration: 5s, options: {scripts: {select-only: 1}}}\n",
-		p.Engine, p.Provider, p.Version, spec.ProbeWorkload)
+		p.Engine, p.Provider, p.VersionFor(p.Engine), spec.ProbeWorkload)
 }
 
 // startServer provisions the probe's one-tenant run as calibrate does:

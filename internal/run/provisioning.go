@@ -151,7 +151,7 @@ func (e *execution) instanceSpecs() ([]provider.InstanceSpec, error) {
 		runName = n
 	}
 	for i, in := range e.run.Instances {
-		specs[i] = provider.InstanceSpec{Name: in.Name, WorkDir: e.workDir, Version: e.plan.Version,
+		specs[i] = provider.InstanceSpec{Name: in.Name, WorkDir: e.workDir, Version: e.plan.VersionOf(e.run),
 			Engine: e.engine(), Settings: e.run.Settings, MaxConnections: in.MaxConnections, CPUs: in.CPUs, MemoryBytes: in.MemoryBytes,
 			Cores: in.Cores, Storage: e.plan.StorageOf(e.run, &e.run.Instances[i]),
 			Detached: e.keep, // a kept server outlives tenantbench

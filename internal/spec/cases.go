@@ -25,8 +25,10 @@ type Case struct {
 	Scale   *float64 `yaml:"scale,omitempty"`
 	Clients *int     `yaml:"clients,omitempty"`
 	// Options replace the keys of workload.options they name; the other
-	// keys keep the spec's.
-	Options yaml.Node `yaml:"options,omitempty"`
+	// keys keep the spec's. EngineOptions are its sections keyed by
+	// engine, as workload.options' (engineoptions.go).
+	Options       yaml.Node            `yaml:"options,omitempty"`
+	EngineOptions map[string]yaml.Node `yaml:"-"`
 }
 
 // caseKeys are the keys a case accepts.
@@ -87,7 +89,7 @@ func (c Case) MarshalYAML() (any, error) {
 		Scale    *float64  `yaml:"scale,omitempty"`
 		Clients  *int      `yaml:"clients,omitempty"`
 		Options  yaml.Node `yaml:"options,omitempty"`
-	}{Name: c.Name, Scale: c.Scale, Clients: c.Clients, Options: c.Options}
+	}{Name: c.Name, Scale: c.Scale, Clients: c.Clients, Options: withSections(c.Options, c.EngineOptions)}
 	if len(c.EngineSettings) > 0 {
 		out.Settings = c.EngineSettings
 	} else if len(c.Settings) > 0 {
@@ -206,8 +208,12 @@ func (c *Case) apply(w *Workload, r *Run) {
 	if c.Clients != nil {
 		r.Clients = *c.Clients
 	}
-	if !IsNull(&c.Options) {
-		r.Options = MergeOptions(&w.Options, &c.Options)
+	base, over := w.OptionsOf(r.Engine), c.OptionsOf(r.Engine)
+	switch {
+	case !IsNull(over):
+		r.Options = MergeOptions(base, over)
+	case base != &w.Options: // the engine's own section, no case's
+		r.Options = base
 	}
 }
 

@@ -280,7 +280,7 @@ func (d *Decoder) sut(n *yaml.Node, path string, s *SUT) {
 		// The names are the engine registry's: the plan checks them.
 		{"engine", func(n *yaml.Node, p string) { values(d, n, p, ReadText, nil, (*[]string)(&s.Engine)) }},
 		{"provider", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &s.Provider) }},
-		{"version", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &s.Version) }},
+		{"version", func(n *yaml.Node, p string) { d.engineVersion(n, p, &s.Version, &s.EngineVersions) }},
 		{"transport", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &s.Transport) }},
 		{"settings", func(n *yaml.Node, p string) { d.engineSettings(n, p, &s.Settings, &s.EngineSettings) }},
 		{"servers", func(n *yaml.Node, p string) { d.servers(n, p, &s.Servers) }},

@@ -142,3 +142,93 @@ func (s *SUT) settingsRuns(engine string) int {
 	}
 	return n
 }
+
+// sut.version, like sut.settings, may be keyed by engine: a version
+// belongs to one engine's programs (PostgreSQL 15, MariaDB 10.11), so with
+// several engines each is given its own, and an engine left out runs its
+// newest:
+//
+//	sut:
+//	  engine: [postgres, mariadb]
+//	  version: {postgres: "15", mariadb: "10.11"}
+//
+// With one engine the version is written flat, as before; keyed by that
+// engine is the same.
+
+// VersionOf is the version engine's runs ask for: its entry of sut.version
+// keyed by engine, or the flat version; "" for the newest found.
+func (s *SUT) VersionOf(engine string) string {
+	if len(s.EngineVersions) > 0 {
+		return s.EngineVersions[engine]
+	}
+	return s.Version
+}
+
+// VersionPath is where engine's version is written in the spec.
+func (s *SUT) VersionPath(engine string) string {
+	if len(s.EngineVersions) > 0 {
+		return join("sut.version", engine)
+	}
+	return "sut.version"
+}
+
+// engineVersion reads sut.version: a version, or a mapping of engine names
+// to versions.
+func (d *Decoder) engineVersion(n *yaml.Node, path string, flat *string, keyed *map[string]string) {
+	r := resolve(n)
+	if IsNull(r) {
+		return
+	}
+	if r.Kind != yaml.MappingNode {
+		Scalar(d, n, path, ReadText, flat)
+		return
+	}
+	for i := 0; i+1 < len(r.Content); i += 2 {
+		kn, vn := resolve(r.Content[i]), r.Content[i+1]
+		if kn.Kind != yaml.ScalarNode {
+			d.Report(Problem{Path: path, Line: kn.Line, Allowed: "keys must be engine names"})
+			continue
+		}
+		kp := join(path, kn.Value)
+		d.lines[kp] = kn.Line
+		if _, dup := (*keyed)[kn.Value]; dup {
+			d.Report(Problem{Path: kp, Line: kn.Line, Allowed: "written twice; keep one"})
+			continue
+		}
+		var v string
+		if IsNull(resolve(vn)) || Scalar(d, vn, kp, ReadText, &v) {
+			if *keyed == nil {
+				*keyed = map[string]string{}
+			}
+			(*keyed)[kn.Value] = v
+		}
+	}
+}
+
+// versions checks sut.version against sut.engine: each version a major or
+// a full one; with several engines keyed by engine, by engines of
+// sut.engine only.
+func (v *validator) versions(s *SUT) {
+	list := strings.Join(s.Engine, ", ")
+	check := func(path, value string) {
+		if value != "" && !serverVersion.MatchString(value) {
+			v.add(path, shown(value), "must be a server major version like 16 (or a full one like 16.4), "+
+				"or empty for the newest found")
+		}
+	}
+	if s.Version != "" && len(s.Engine) > 1 {
+		v.add("sut.version", shown(s.Version), fmt.Sprintf("with several engines (sut.engine: %s) a version is one engine's: "+
+			"give each its own, sut.version: {%s: ...}; an engine left out runs its newest", list, s.Engine[0]))
+		return
+	}
+	check("sut.version", s.Version)
+	for _, e := range sortedKeys(s.EngineVersions) {
+		p := join("sut.version", e)
+		if !has(s.Engine, e) {
+			v.add(p, shown(e), fmt.Sprintf("is not an engine of sut.engine (%s): versions keyed by engine go under one of them%s",
+				list, Suggest(e, s.Engine)))
+			continue
+		}
+		check(p, s.EngineVersions[e])
+	}
+}

@@ -35,7 +35,7 @@ func Marshal(s *Spec) ([]byte, error) {
 	type sut struct {
 		Engine    Strings     `yaml:"engine"`
 		Provider  string      `yaml:"provider"`
-		Version   string      `yaml:"version"`
+		Version   any         `yaml:"version"`
 		Transport string      `yaml:"transport,omitempty"`
 		Resources Resources   `yaml:"resources"`
 		Settings  any         `yaml:"settings"`
@@ -111,6 +111,9 @@ func Marshal(s *Spec) ([]byte, error) {
 	if s.Workload.Reads != ReadsPrimary {
 		out.Workload.Reads = s.Workload.Reads
 	}
+	if len(s.SUT.EngineVersions) > 0 {
+		out.SUT.Version = s.SUT.EngineVersions
+	}
 	switch {
 	case len(s.SUT.EngineSettings) > 0:
 		out.SUT.Settings = s.SUT.EngineSettings
@@ -118,8 +121,7 @@ func Marshal(s *Spec) ([]byte, error) {
 		out.SUT.Settings = map[string]Values{} // "settings: {}" says there are none
 	}
 	out.Workload.Cases = s.Workload.Cases
-	if !IsNull(&s.Workload.Options) {
-		o := s.Workload.Options
+	if o := withSections(s.Workload.Options, s.Workload.EngineOptions); !IsNull(&o) {
 		out.Workload.Options = &o
 	}
 	if !IsNull(&s.Interference) {

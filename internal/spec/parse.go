@@ -81,6 +81,7 @@ func parse(data []byte, defaultName string) (*Spec, Placer, []Problem) {
 	d := NewDecoder()
 	s := defaults()
 	d.spec(root, s)
+	d.engineOptions(s)
 	named := !d.present["name"] && !d.failed["name"] && defaultName != ""
 	if named {
 		s.Name = defaultName

@@ -53,8 +53,11 @@ type SUT struct {
 	// (engines.go).
 	Engine   Strings `yaml:"engine"`
 	Provider string  `yaml:"provider"`
-	// Version selects the server major version ("15"); empty means newest found.
-	Version string `yaml:"version"`
+	// Version selects the server major version ("15"); empty means newest
+	// found. Version holds it written flat (one engine), EngineVersions
+	// keyed by engine (engines.go); VersionOf gives an engine's.
+	Version        string            `yaml:"version"`
+	EngineVersions map[string]string `yaml:"-"`
 	// Settings go to the server's configuration file; a list value is a
 	// matrix dimension. Settings holds them written flat (one engine),
 	// EngineSettings keyed by engine (engines.go); SettingsOf gives an
@@ -184,8 +187,13 @@ type Workload struct {
 	// Provision is how tenants get their data: "clone" (loaded once and
 	// copied, where the model allows) or "load" (every tenant loads).
 	Provision string `yaml:"provision"`
-	// Options are the workload's own keys, decoded strictly by the workload.
-	Options yaml.Node `yaml:"options"`
+	// Options are the workload's own keys, decoded strictly by the
+	// workload: those every engine's runs take. EngineOptions are the
+	// sections of workload.options keyed by an engine of sut.engine,
+	// merged over them for that engine's runs (engineoptions.go);
+	// OptionsOf gives an engine's.
+	Options       yaml.Node            `yaml:"options"`
+	EngineOptions map[string]yaml.Node `yaml:"-"`
 	// Cases are explicit points of the experiment, each replacing some
 	// of sut.settings, scale, clients and options (spec/cases.go).
 	Cases []Case `yaml:"cases"`

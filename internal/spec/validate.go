@@ -189,10 +189,7 @@ func (v *validator) top(s *Spec) {
 
 func (v *validator) sut(s *SUT) {
 	v.clientPlacements(s)
-	if s.Version != "" && !serverVersion.MatchString(s.Version) {
-		v.add("sut.version", shown(s.Version), "must be a server major version like 16 (or a full one like 16.4), "+
-			"or empty for the newest found")
-	}
+	v.versions(s)
 	oneOf(v, "sut.engine", s.Engine, engineRule)
 	v.engineKeyed("sut.settings", s.Engine, sortedKeys(s.Settings), sortedKeys(s.EngineSettings))
 	if len(s.EngineSettings) == 0 {

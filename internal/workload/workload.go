@@ -268,8 +268,29 @@ func (r Registry) Names() []string {
 }
 
 // Check validates the workload name, its options and, for workloads that
-// check it, each value of its scale.
+// check it, each value of its scale. Options with sections per engine
+// (spec.Workload.OptionEngines) are checked as each engine's runs take
+// them too, a problem of a section's key at its path there.
 func (r Registry) Check(w *spec.Workload) []spec.Problem {
+	out := r.check(w)
+	seen := map[string]bool{}
+	for _, p := range out {
+		seen[p.Error()] = true
+	}
+	for _, e := range w.OptionEngines() {
+		for _, p := range r.check(w.ForEngine(e)) {
+			p.Path = w.EngineOptionPath(e, p.Path)
+			if !seen[p.Error()] {
+				seen[p.Error()] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// check is Check of one engine's view of the options.
+func (r Registry) check(w *spec.Workload) []spec.Problem {
 	f, ok := r[w.Name]
 	if !ok {
 		return []spec.Problem{{Path: "workload.name", Value: spec.Shown(w.Name), Allowed: spec.OneOf(w.Name, r.Names())}}

@@ -231,8 +231,22 @@ const configName = "tenantbench.cnf"
 // the superuser, by its password's hash, and removes every other account
 // (root among them, which the script makes without a password or for
 // socket login): the hash is all the file holds.
+//
+// The bootstrap server gets the instance's own directory as its tmpdir
+// (tmpDir): the system tables' script makes temporary tables there
+// (mysql.tmp_user_sys), and every mariadbd that starts deletes each
+// "#sql*" file in its tmpdir, so with the default /tmp one server's start
+// deleted another's tables while it was initialising ("Unknown table
+// 'mysql.tmp_user_sys'", "Can't find file '/tmp/#sql-temptable-...MAI'",
+// now and then a crash).
 func (Engine) InitCommand(p dbserver.Programs, dir, dataDir, user, password string) ([]string, []dbserver.InitFile, error) {
 	mp := programsOf(p)
+	// The script passes the options it does not know to the server
+	// unquoted, so the shell would split or expand such a path.
+	if tmp := tmpDir(dataDir); strings.ContainsAny(tmp, " \t\n*?[]'\"\\$`") {
+		return nil, nil, fmt.Errorf("mariadb-install-db cannot pass the directory %q to its server (it splits and expands it): "+
+			"use a work directory whose path has no blanks, quotes or wildcards", tmp)
+	}
 	sqlFile := filepath.Join(dir, "init.sql")
 	text := fmt.Sprintf(`INSERT INTO mysql.global_priv (Host, User, Priv) VALUES ('%%', %s,
   JSON_OBJECT('access', CAST(-1 AS UNSIGNED), 'plugin', 'mysql_native_password', 'authentication_string', %s));
@@ -241,9 +255,17 @@ DELETE FROM mysql.proxies_priv;
 `, literal(user), literal(NativeHash(password)), literal(user))
 	args := []string{mp.InstallDB, "--no-defaults", "--datadir=" + dataDir,
 		"--basedir=" + filepath.Dir(filepath.Dir(mp.Server)),
-		"--skip-test-db", "--auth-root-authentication-method=normal", "--extra-file=" + sqlFile}
+		"--skip-test-db", "--auth-root-authentication-method=normal", "--extra-file=" + sqlFile,
+		"--tmpdir=" + tmpDir(dataDir)}
 	return args, []dbserver.InitFile{{Path: sqlFile, Data: []byte(text)}}, nil
 }
+
+// tmpDir is the server's tmpdir: the instance's own directory, the data
+// directory's parent (the server user's, and nobody else's server's), so
+// that a server starting elsewhere deletes none of its temporary tables
+// (see InitCommand), and a server's start deletes only its own leftovers.
+// Not the data directory, where a directory would be a database.
+func tmpDir(dataDir string) string { return filepath.Dir(filepath.Clean(dataDir)) }
 
 // SocketPath is the server's socket in dir: the same length as
 // PostgreSQL's (".s.PGSQL.<port>"), so that the provider's rule for a
@@ -271,6 +293,7 @@ func render(c dbserver.Config) (string, error) {
 	line("bind-address", bind)
 	b.WriteString("skip-name-resolve\n")
 	line("pid-file", pidFile(c.DataDir))
+	line("tmpdir", tmpDir(c.DataDir))
 	// No log-error: the messages go to stderr, which tenantbench keeps
 	// in the instance's log file.
 	line("lc-messages", "en_US")
