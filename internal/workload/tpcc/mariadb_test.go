@@ -198,7 +198,7 @@ func TestMariaDB(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := wc.(*Client)
-			if _, err := c.maria.c.ExecContext(ctx, "set session innodb_lock_wait_timeout = 1"); err != nil {
+			if err := c.maria.mc.Text("set session innodb_lock_wait_timeout = 1"); err != nil {
 				t.Fatal(err)
 			}
 			holder, err := connect(ctx)
