@@ -35,7 +35,7 @@ func TestTextRows(t *testing.T) {
 // maxMariaAllocs bound the allocations of a transaction of each script on
 // MariaDB (measured: see TestMariaDB's log), so that a change that adds
 // some per statement is seen.
-var maxMariaAllocs = map[string]float64{SelectOnly: 100, SimpleUpdate: 100, TPCBLike: 100}
+var maxMariaAllocs = map[string]float64{SelectOnly: 10, SimpleUpdate: 35, TPCBLike: 45}
 
 // TestMariaDB loads tpcb into a tenant of a MariaDB server, runs every
 // script, and checks the tables: consistent after the transactions, a
