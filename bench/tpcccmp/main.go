@@ -60,6 +60,7 @@ func main() {
 	warehouses := flag.Int("warehouses", 10, "warehouses, both tools (load, cpu)")
 	clients := flag.Int("clients", 10, "clients (tenantbench) and threads (go-tpc run), cpu")
 	loadThreads := flag.Int("gotpc-load-threads", 4, "go-tpc prepare threads (-T)")
+	loadConns := flag.Int("load-connections", 0, "tenantbench's load connections (tpcc's load_connections; 0: its default)")
 	duration := flag.Duration("duration", 60*time.Second, "each cpu measurement")
 	rounds := flag.Int("rounds", 3, "alternations")
 	tenants := flag.Int("tenants", 20, "tenants of one warehouse (clone)")
@@ -83,7 +84,7 @@ func main() {
 		*interactions = sd.interaction
 	}
 	b := &bench{engine: e, side: sd, gotpc: *gotpc, warehouses: *warehouses, clients: *clients, loadThreads: *loadThreads,
-		duration: *duration, rounds: *rounds, tenants: *tenants, profile: *profile,
+		loadConns: *loadConns, duration: *duration, rounds: *rounds, tenants: *tenants, profile: *profile,
 		modes: strings.Split(*interactions, ",")}
 	if err := b.main(strings.Split(*what, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "tpcccmp:", err)
@@ -96,6 +97,7 @@ type bench struct {
 	side                             side
 	gotpc                            string
 	warehouses, clients, loadThreads int
+	loadConns                        int
 	duration                         time.Duration
 	rounds, tenants                  int
 	profile                          string
@@ -141,6 +143,7 @@ func (b *bench) main(what []string) error {
 	// Built before the server starts, so that a mode the engine has no
 	// form of is refused at once.
 	o := tpcc.DefaultOptions()
+	o.LoadConnections = b.loadConns
 	b.byMode = map[string]workload.Workload{}
 	for _, m := range b.modes {
 		mo := tpcc.DefaultOptions()
@@ -271,22 +274,42 @@ func (b *bench) load(ctx context.Context) error {
 			return err
 		}
 		la := benchutil.Loadavg()
+		// Where a load's time goes: the loader's own CPU (generating and
+		// sending the rows) and the server's.
+		cpu0 := benchutil.CPUSeconds()
+		srv0, err := benchutil.ServerCPUSeconds(b.inst)
+		if err != nil {
+			return err
+		}
 		s, i, p, err := b.loadTB(ctx)
 		if err != nil {
 			return err
 		}
+		srv1, err := benchutil.ServerCPUSeconds(b.inst)
+		if err != nil {
+			return err
+		}
 		tbT = append(tbT, s+i+p)
-		fmt.Printf("round %d tenantbench: %.1f s (setup %.2f, ingest %.1f, post-ingest %.1f) (load average before: %s)\n", r, s+i+p, s, i, p, la)
+		fmt.Printf("round %d tenantbench: %.1f s (setup %.2f, ingest %.1f, post-ingest %.1f; CPU s: loader %.1f, server %.1f) (load average before: %s)\n",
+			r, s+i+p, s, i, p, benchutil.CPUSeconds()-cpu0, srv1-srv0, la)
 		if err := b.drop(ctx, b.gt); err != nil {
 			return err
 		}
 		la = benchutil.Loadavg()
+		if srv0, err = benchutil.ServerCPUSeconds(b.inst); err != nil {
+			return err
+		}
 		t0 := time.Now()
-		if _, _, err := b.runGotpc(b.gotpcArgs("tpcc", "prepare", "--no-check", "-T", strconv.Itoa(b.loadThreads))); err != nil {
+		_, gcpu, err := b.runGotpc(b.gotpcArgs("tpcc", "prepare", "--no-check", "-T", strconv.Itoa(b.loadThreads)))
+		if err != nil {
 			return err
 		}
 		gtT = append(gtT, time.Since(t0).Seconds())
-		fmt.Printf("round %d go-tpc prepare -T %d: %.1f s (load average before: %s)\n", r, b.loadThreads, gtT[len(gtT)-1], la)
+		if srv1, err = benchutil.ServerCPUSeconds(b.inst); err != nil {
+			return err
+		}
+		fmt.Printf("round %d go-tpc prepare -T %d: %.1f s (CPU s: go-tpc %.1f, server %.1f) (load average before: %s)\n",
+			r, b.loadThreads, gtT[len(gtT)-1], gcpu, srv1-srv0, la)
 	}
 	mt, mg := benchutil.Median(tbT), benchutil.Median(gtT)
 	fmt.Printf("\nload of %d warehouses, median of %d: tenantbench %.1f s, go-tpc %.1f s: tenantbench %.2fx faster\n\n",

@@ -26,11 +26,17 @@ type Watcher struct {
 
 // Watch makes sure ctx is watched; it fails if ctx has already ended.
 func (w *Watcher) Watch(ctx context.Context, pg *pgconn.PgConn) error {
+	return w.WatchConn(ctx, pg.Conn())
+}
+
+// WatchConn is Watch for a connection whose socket is conn (another
+// engine's client: a failed read or write is the end of its session too).
+func (w *Watcher) WatchConn(ctx context.Context, conn net.Conn) error {
 	done := ctx.Done()
 	if done != w.done {
 		w.reset()
 		if done != nil {
-			w.arm(ctx, pg.Conn())
+			w.arm(ctx, conn)
 		}
 		w.done = done
 	}

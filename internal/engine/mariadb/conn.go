@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,14 +17,18 @@ import (
 	dbserver "github.com/tenantbench/tenantbench/internal/engine/server"
 )
 
-// Conn is one session on a MariaDB server: a database/sql connection
-// pinned to one driver connection, whose network socket tenantbench
-// keeps (the driver's watchdog closes it under a stuck client). It is
-// both the admin code's session (server.Conn) and a workload's client
-// connection (server.Client, server.Socket).
+// Conn is one session on a MariaDB server: one go-sql-driver/mysql
+// connection, whose network socket tenantbench keeps (the driver's
+// watchdog closes it under a stuck client). It is both the admin code's
+// session (server.Conn) and a workload's client connection
+// (server.Client, server.Socket). The admin code and the loads go
+// through database/sql (SQL), whose only connection it is; a workload's
+// hot path goes to the driver's connection itself (Prepare, Text:
+// stmt.go), which database/sql's per-call costs would double.
 type Conn struct {
 	db     *sql.DB
 	c      *sql.Conn
+	dc     driver.Conn // the driver's connection, c's too
 	sock   net.Conn
 	closed atomic.Bool
 	vers   string
@@ -59,6 +64,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
+			c = sendingOnRead(c)
 			if slot, ok := ctx.Value(dialKey{}).(*dialSlot); ok {
 				if slot.wrap != nil {
 					c = slot.wrap(c)
@@ -92,27 +98,64 @@ func open(ctx context.Context, dsn string, wrap func(net.Conn) net.Conn) (*Conn,
 	// Statements hold at most one statement: a tenant's text cannot
 	// append another.
 	cfg.MultiStatements = false
+	// The driver logs a failed read (a session ended by a deadline or
+	// its closed socket: a workload's end) before returning its error,
+	// which the caller has.
+	cfg.Logger = quiet{}
 	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, errors.New("bad connection settings")
 	}
-	db := sql.OpenDB(connector)
+	slot := &dialSlot{wrap: wrap}
+	dc, err := connector.Connect(context.WithValue(ctx, dialKey{}, slot))
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(&oneConn{dc: dc, d: connector.Driver()})
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
-	slot := &dialSlot{wrap: wrap}
-	c, err := db.Conn(context.WithValue(ctx, dialKey{}, slot))
+	c, err := db.Conn(ctx)
 	if err != nil {
+		dc.Close()
 		db.Close()
 		return nil, err
 	}
-	conn := &Conn{db: db, c: c, sock: slot.sock}
+	conn := &Conn{db: db, c: c, dc: dc, sock: slot.sock}
 	if err := c.QueryRowContext(ctx, "SELECT VERSION()").Scan(&conn.vers); err != nil {
 		conn.Close(context.Background())
 		return nil, err
 	}
 	return conn, nil
 }
+
+// quiet is the driver's logger: nothing.
+type quiet struct{}
+
+func (quiet) Print(...any) {}
+
+// oneConn hands database/sql the one driver connection a Conn has made,
+// once: a Conn's session is never reconnected behind its back.
+type oneConn struct {
+	mu sync.Mutex
+	dc driver.Conn
+	d  driver.Driver
+}
+
+var errSpent = errors.New("mariadb: the session's connection was closed")
+
+func (o *oneConn) Connect(context.Context) (driver.Conn, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	dc := o.dc
+	if dc == nil {
+		return nil, errSpent
+	}
+	o.dc = nil
+	return dc, nil
+}
+
+func (o *oneConn) Driver() driver.Driver { return o.d }
 
 // Connect opens an admin session.
 func (Engine) Connect(ctx context.Context, dsn string) (dbserver.Conn, error) {

@@ -2,7 +2,6 @@ package tpcb
 
 import (
 	"context"
-	"database/sql"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -40,8 +39,9 @@ type Client struct {
 	watch workload.Watcher
 	wire  workload.Wire
 	// maria is the connection of MariaDB's form (mariadb.go); nil for
-	// PostgreSQL's.
-	maria *sql.Conn
+	// PostgreSQL's. readBalance reads its SELECT's row into balance.
+	maria       *mariadb.Conn
+	readBalance func(mariadb.Row)
 	// replicas take the select-only transactions in turn
 	// (replicas.go); none: they run on pg.
 	replicas workload.Replicas[statement]
@@ -56,7 +56,7 @@ type statement struct {
 	params [][]byte
 	// MariaDB's form: the prepared statement and its arguments, or the
 	// text of a statement sent unprepared (BEGIN, COMMIT).
-	stmt *sql.Stmt
+	stmt *mariadb.Stmt
 	args []any
 	text string
 }
@@ -197,6 +197,8 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 		if err := c.watch.Watch(ctx, c.pg); err != nil {
 			return err
 		}
+	} else if err := c.watch.WatchConn(ctx, c.maria.Socket()); err != nil {
+		return err
 	}
 	var err error
 	switch c.kinds[typ] {
@@ -211,7 +213,7 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 		err = c.selectOnly()
 	}
 	if err != nil && c.maria != nil {
-		return c.mariaFail(err)
+		return c.mariaFail(ctx, err)
 	}
 	if err != nil {
 		return c.wire.Fail(ctx, err)

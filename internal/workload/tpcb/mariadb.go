@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -176,10 +177,12 @@ var mariaSQL = map[string]string{
 }
 
 // mariaClient prepares the scripts' statements on c: the same Client, its
-// statements bound to MariaDB's prepared statements instead of the wire.
+// statements bound to MariaDB's prepared statements instead of the wire,
+// run on the driver's connection itself (mariadb.Stmt).
 func (w *Workload) mariaClient(ctx context.Context, mc *mariadb.Conn, ci workload.ClientInfo) (workload.Client, error) {
 	c := w.newClient(ci.Seed)
-	c.maria = mc.SQL()
+	c.maria = mc
+	c.readBalance = func(r mariadb.Row) { c.balance = int32(r.Int(0)) }
 	big := w.bigAccounts()
 	for _, p := range []struct {
 		s     *statement
@@ -199,7 +202,7 @@ func (w *Workload) mariaClient(ctx context.Context, mc *mariadb.Conn, ci workloa
 			p.s.text = map[string]string{sqlBegin: "BEGIN", sqlEnd: "COMMIT"}[p.sq]
 			continue
 		}
-		st, err := c.maria.PrepareContext(ctx, text)
+		st, err := mc.Prepare(ctx, text)
 		if err != nil {
 			return nil, fmt.Errorf("tpcb: prepare %q: %w", text, err)
 		}
@@ -221,12 +224,10 @@ func aidSize(big bool) int {
 }
 
 // mariaRun runs s on the MariaDB connection: its parameters read back
-// from their binary buffers, a SELECT's balance scanned.
+// from their binary buffers, a SELECT's balance kept.
 func (c *Client) mariaRun(s *statement, query bool) error {
-	ctx := context.Background()
 	if s.stmt == nil {
-		_, err := c.maria.ExecContext(ctx, s.text)
-		return err
+		return c.maria.Text(s.text)
 	}
 	for i, p := range s.params {
 		if len(p) == 8 {
@@ -236,16 +237,26 @@ func (c *Client) mariaRun(s *statement, query bool) error {
 		}
 	}
 	if query {
-		return s.stmt.QueryRowContext(ctx, s.args...).Scan(&c.balance)
+		n, err := s.stmt.Query(c.readBalance, s.args...)
+		if err == nil && n != 1 {
+			err = fmt.Errorf("tpcb: %d rows of one account", n)
+		}
+		return err
 	}
-	_, err := s.stmt.ExecContext(ctx, s.args...)
+	_, err := s.stmt.Exec(s.args...)
 	return err
 }
 
 // mariaFail rolls back a transaction a failed statement left open, when
-// the connection still works, and returns the statement's error.
-func (c *Client) mariaFail(err error) error {
-	_, _ = c.maria.ExecContext(context.Background(), "ROLLBACK")
+// the connection still works, and returns the statement's error, joined
+// with the context's when the context ended the transaction.
+func (c *Client) mariaFail(ctx context.Context, err error) error {
+	if !c.maria.IsClosed() {
+		_ = c.maria.Text("ROLLBACK")
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return errors.Join(ctxErr, err)
+	}
 	return err
 }
 

@@ -32,6 +32,11 @@ func TestTextRows(t *testing.T) {
 	}
 }
 
+// maxMariaAllocs bound the allocations of a transaction of each script on
+// MariaDB (measured: see TestMariaDB's log), so that a change that adds
+// some per statement is seen.
+var maxMariaAllocs = map[string]float64{SelectOnly: 10, SimpleUpdate: 35, TPCBLike: 45}
+
 // TestMariaDB loads tpcb into a tenant of a MariaDB server, runs every
 // script, and checks the tables: consistent after the transactions, a
 // violation found once an account is changed behind the history's back.
@@ -88,6 +93,20 @@ func TestMariaDB(t *testing.T) {
 	for i, n := range counts {
 		if n == 0 {
 			t.Errorf("script %s never ran", w.TxnNames()[i])
+		}
+	}
+	// The hot path goes to the driver's connection itself: what a
+	// transaction still allocates is the driver's own (its result, its
+	// rows, their column descriptions, boxed values).
+	for i, name := range w.TxnNames() {
+		allocs := testing.AllocsPerRun(50, func() {
+			if err := client.Run(ctx, i); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		})
+		t.Logf("%s on MariaDB: %.0f allocations per transaction", name, allocs)
+		if limit := maxMariaAllocs[name]; allocs > limit {
+			t.Errorf("%s on MariaDB: %.0f allocations per transaction, want at most %.0f", name, allocs, limit)
 		}
 	}
 	check := w.(workload.Checker)

@@ -191,7 +191,7 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 		if err := c.watch.watch(ctx, c.pg); err != nil {
 			return err
 		}
-	} else if err := ctx.Err(); err != nil {
+	} else if err := c.maria.watch.WatchConn(ctx, c.maria.mc.Socket()); err != nil {
 		return err
 	}
 	w := c.home
@@ -230,11 +230,6 @@ func (c *Client) runDrawn(ctx context.Context, typ int) error {
 // execute runs the drawn transaction of type typ once, in the client's
 // form.
 func (c *Client) execute(ctx context.Context, typ int) error {
-	if c.maria != nil {
-		// MariaDB's session takes the context per statement; PostgreSQL's
-		// pipe is interrupted by the watcher.
-		c.maria.ctx = ctx
-	}
 	return c.form.send(c.txns[typ], c)
 }
 

@@ -2,10 +2,8 @@ package tpcc
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -14,22 +12,18 @@ import (
 )
 
 // The MariaDB form of a terminal: the same Client (its deck, its drawn
-// input, its retries and counts), its statements sent over a
-// database/sql connection as server-side prepared statements, each
-// prepared the first time it is used. Interactions statements
+// input, its retries and counts), its statements sent as server-side
+// prepared statements, each prepared the first time it is used. Interactions statements
 // (mariadb_statements.go) and procedures (mariadb_procedures.go); batched
 // is PostgreSQL's (arrays and CTEs) and refused at plan (CheckEngine).
 
-// mariaConn is a terminal's MariaDB session.
+// mariaConn is a terminal's MariaDB session: its statements run on the
+// driver's connection itself (mariadb.Stmt), its context watched once per
+// context by a deadline on the socket.
 type mariaConn struct {
 	mc    *mariadb.Conn
-	c     *sql.Conn
-	ctx   context.Context // the context of the Run under way
-	stmts map[string]*sql.Stmt
-	// vals and ptrs receive a result row's columns (sql.RawBytes, valid
-	// until the next row).
-	vals []sql.RawBytes
-	ptrs []any
+	watch workload.Watcher
+	stmts map[string]*mariadb.Stmt
 }
 
 func (w *Workload) mariaClient(ctx context.Context, mc *mariadb.Conn, ci workload.ClientInfo) (workload.Client, error) {
@@ -43,8 +37,8 @@ func (w *Workload) mariaClient(ctx context.Context, mc *mariadb.Conn, ci workloa
 	}
 	cl := w.newClient(ci)
 	cl.form = form
-	cl.maria = &mariaConn{mc: mc, c: mc.SQL(), stmts: map[string]*sql.Stmt{}}
-	if _, err := cl.maria.c.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL "+isolationSQL(w.opts.Isolation)); err != nil {
+	cl.maria = &mariaConn{mc: mc, stmts: map[string]*mariadb.Stmt{}}
+	if err := mc.Exec(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL "+isolationSQL(w.opts.Isolation)); err != nil {
 		return nil, fmt.Errorf("tpcc: set the isolation level: %w", err)
 	}
 	w.clientsMu.Lock()
@@ -54,11 +48,11 @@ func (w *Workload) mariaClient(ctx context.Context, mc *mariadb.Conn, ci workloa
 }
 
 // stmt is the prepared statement of q, prepared on first use.
-func (m *mariaConn) stmt(q string) (*sql.Stmt, error) {
+func (m *mariaConn) stmt(q string) (*mariadb.Stmt, error) {
 	if s, ok := m.stmts[q]; ok {
 		return s, nil
 	}
-	s, err := m.c.PrepareContext(m.ctx, q)
+	s, err := m.mc.Prepare(context.Background(), q)
 	if err != nil {
 		return nil, fmt.Errorf("tpcc: prepare %q: %w", firstLine(q), err)
 	}
@@ -68,8 +62,7 @@ func (m *mariaConn) stmt(q string) (*sql.Stmt, error) {
 
 // text sends q without parameters (BEGIN, COMMIT, ROLLBACK).
 func (m *mariaConn) text(q string) error {
-	_, err := m.c.ExecContext(m.ctx, q)
-	return err
+	return m.mc.Text(q)
 }
 
 // exec runs q with args and returns the rows it changed.
@@ -78,53 +71,21 @@ func (m *mariaConn) exec(q string, args ...any) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	r, err := s.ExecContext(m.ctx, args...)
-	if err != nil {
-		return 0, err
-	}
-	return r.RowsAffected()
+	return s.Exec(args...)
 }
 
 // each runs q with args and calls row with each result row's columns;
 // it returns the number of rows.
-func (m *mariaConn) each(q string, args []any, row func(v []sql.RawBytes)) (int, error) {
+func (m *mariaConn) each(q string, args []any, row func(v mariadb.Row)) (int, error) {
 	s, err := m.stmt(q)
 	if err != nil {
 		return 0, err
 	}
-	rows, err := s.QueryContext(m.ctx, args...)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return 0, err
-	}
-	for len(m.vals) < len(cols) {
-		m.vals = append(m.vals, nil)
-		m.ptrs = append(m.ptrs, &m.vals[len(m.vals)-1])
-	}
-	// vals may have moved: point ptrs at the current array.
-	for i := range m.ptrs {
-		m.ptrs[i] = &m.vals[i]
-	}
-	n := 0
-	for rows.Next() {
-		if err := rows.Scan(m.ptrs[:len(cols)]...); err != nil {
-			return n, err
-		}
-		row(m.vals[:len(cols)])
-		n++
-	}
-	return n, rows.Close()
+	return s.Query(row, args...)
 }
 
 // atoi reads an integer column (0 for NULL).
-func atoi(b sql.RawBytes) int {
-	n, _ := strconv.Atoi(string(b))
-	return n
-}
+func atoi(v mariadb.Row, i int) int { return int(v.Int(i)) }
 
 // mariaRetryable says whether err is a deadlock (1213, SQLSTATE 40001)
 // or a lock wait timeout (1205): InnoDB's counterparts of PostgreSQL's
@@ -141,5 +102,5 @@ func (c *Client) mariaAbort(ctx context.Context) {
 	if c.maria.mc.IsClosed() {
 		return
 	}
-	_, _ = c.maria.c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+	_ = c.maria.text("ROLLBACK")
 }

@@ -1,10 +1,10 @@
 package tpcc
 
 import (
-	"database/sql"
 	"fmt"
 	"strconv"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -273,7 +273,7 @@ func (t *newOrderTxn) mariaCall(c *Client) error {
 	rolledBack := false
 	rows, err := m.each(mariaCallNewOrder, []any{t.w, t.d, t.c, t.n,
 		list(buf[:], t.nums[:t.n]), list(buf[:], t.ids[:t.n]), list(buf[:], t.supplies[:t.n]), list(buf[:], t.qtys[:t.n]), allLocal},
-		func(v []sql.RawBytes) { t.oid, rolledBack = atoi(v[0]), atoi(v[1]) == 1 })
+		func(v mariadb.Row) { t.oid, rolledBack = atoi(v, 0), atoi(v, 1) == 1 })
 	if err != nil {
 		return err
 	}
@@ -294,7 +294,7 @@ func (t *paymentTxn) mariaCall(c *Client) error {
 	cust, last := callCustomer(t.byLast, t.c, t.last)
 	t.cid = 0
 	if _, err := m.each(mariaCallPayment, []any{t.w, t.d, t.cw, t.cd, cust, last, t.amount},
-		func(v []sql.RawBytes) { t.cid = atoi(v[0]) }); err != nil {
+		func(v mariadb.Row) { t.cid = atoi(v, 0) }); err != nil {
 		return err
 	}
 	if t.cid == 0 {
@@ -307,8 +307,8 @@ func (t *orderStatusTxn) mariaCall(c *Client) error {
 	m := c.maria
 	cust, last := callCustomer(t.byLast, t.c, t.last)
 	t.cid, t.oid, t.lines = 0, 0, 0
-	if _, err := m.each(mariaCallOrderStatus, []any{t.w, t.d, cust, last}, func(v []sql.RawBytes) {
-		t.cid, t.oid, t.lines = atoi(v[0]), atoi(v[1]), atoi(v[2])
+	if _, err := m.each(mariaCallOrderStatus, []any{t.w, t.d, cust, last}, func(v mariadb.Row) {
+		t.cid, t.oid, t.lines = atoi(v, 0), atoi(v, 1), atoi(v, 2)
 	}); err != nil {
 		return err
 	}
@@ -321,7 +321,7 @@ func (t *orderStatusTxn) mariaCall(c *Client) error {
 func (t *deliveryTxn) mariaCall(c *Client) error {
 	m := c.maria
 	t.delivered = 0
-	if _, err := m.each(mariaCallDelivery, []any{t.w, t.carrier}, func(v []sql.RawBytes) { t.delivered = atoi(v[0]) }); err != nil {
+	if _, err := m.each(mariaCallDelivery, []any{t.w, t.carrier}, func(v mariadb.Row) { t.delivered = atoi(v, 0) }); err != nil {
 		return err
 	}
 	t.skipped = districtsPerW - t.delivered
@@ -330,7 +330,7 @@ func (t *deliveryTxn) mariaCall(c *Client) error {
 
 func (t *stockLevelTxn) mariaCall(c *Client) error {
 	m := c.maria
-	rows, err := m.each(mariaCallStockLevel, []any{t.w, t.d, t.threshold}, func(v []sql.RawBytes) { t.low = int64(atoi(v[0])) })
+	rows, err := m.each(mariaCallStockLevel, []any{t.w, t.d, t.threshold}, func(v mariadb.Row) { t.low = int64(atoi(v, 0)) })
 	if err != nil {
 		return err
 	}

@@ -2,10 +2,10 @@ package tpcc
 
 import (
 	"bytes"
-	"database/sql"
 	"fmt"
 	"strings"
 
+	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -115,9 +115,9 @@ func (t *newOrderTxn) mariaRun(c *Client) error {
 	if err := m.text("BEGIN"); err != nil {
 		return err
 	}
-	n, err := m.each(mariaNewOrderCustomer, []any{t.w, t.d, t.c}, func(v []sql.RawBytes) {
-		t.discount, t.wTax = atoi(v[0]), atoi(v[3])
-		copy(t.credit[:], v[2])
+	n, err := m.each(mariaNewOrderCustomer, []any{t.w, t.d, t.c}, func(v mariadb.Row) {
+		t.discount, t.wTax = atoi(v, 0), atoi(v, 3)
+		copy(t.credit[:], v.Bytes(2))
 	})
 	if err != nil {
 		return err
@@ -125,8 +125,8 @@ func (t *newOrderTxn) mariaRun(c *Client) error {
 	if n == 0 {
 		return fmt.Errorf("tpcc: new_order: customer %d of district %d, warehouse %d, not found", t.c, t.d, t.w)
 	}
-	n, err = m.each(mariaNewOrderDistrict, []any{t.w, t.d}, func(v []sql.RawBytes) {
-		t.oid, t.dTax = atoi(v[0]), atoi(v[1])
+	n, err = m.each(mariaNewOrderDistrict, []any{t.w, t.d}, func(v mariadb.Row) {
+		t.oid, t.dTax = atoi(v, 0), atoi(v, 1)
 	})
 	if err != nil {
 		return err
@@ -152,12 +152,12 @@ func (t *newOrderTxn) mariaRun(c *Client) error {
 		t.line[i].found = false
 		args = append(args, t.line[i].item)
 	}
-	if _, err := m.each(mariaLists.items[t.n], args, func(v []sql.RawBytes) {
-		id := atoi(v[0])
+	if _, err := m.each(mariaLists.items[t.n], args, func(v mariadb.Row) {
+		id := atoi(v, 0)
 		for i := range t.n {
 			if l := &t.line[i]; l.item == id {
-				l.found, l.price = true, atoi(v[1])
-				l.original = bytes.Contains(v[2], []byte(original))
+				l.found, l.price = true, atoi(v, 1)
+				l.original = bytes.Contains(v.Bytes(2), []byte(original))
 			}
 		}
 	}); err != nil {
@@ -180,19 +180,19 @@ func (t *newOrderTxn) mariaRun(c *Client) error {
 	}
 	dist := &t.each.dist
 	stocked := 0
-	if _, err := m.each(mariaLists.stock[t.valid], args, func(v []sql.RawBytes) {
-		sw, id := atoi(v[0]), atoi(v[1])
+	if _, err := m.each(mariaLists.stock[t.valid], args, func(v mariadb.Row) {
+		sw, id := atoi(v, 0), atoi(v, 1)
 		for k, i := range t.sorted[:t.valid] {
 			l := &t.line[i]
 			if l.supply != sw || l.item != id {
 				continue
 			}
-			l.stock = newStock(atoi(v[2]), l.quantity)
+			l.stock = newStock(atoi(v, 2), l.quantity)
 			l.brand = 'G'
-			if l.original && bytes.Contains(v[3], []byte(original)) {
+			if l.original && bytes.Contains(v.Bytes(3), []byte(original)) {
 				l.brand = 'B'
 			}
-			copy(dist[k][:], v[4])
+			copy(dist[k][:], v.Bytes(4))
 			stocked++
 		}
 	}); err != nil {
@@ -236,16 +236,16 @@ func (t *paymentTxn) mariaRun(c *Client) error {
 	if _, err := m.exec(mariaPaymentWarehouse, t.amount, t.w); err != nil {
 		return err
 	}
-	if _, err := m.each(mariaPaymentWarehouseRead, []any{t.w}, func(v []sql.RawBytes) {
-		wName = append(wName[:0], v[0]...)
+	if _, err := m.each(mariaPaymentWarehouseRead, []any{t.w}, func(v mariadb.Row) {
+		wName = append(wName[:0], v.Bytes(0)...)
 	}); err != nil {
 		return err
 	}
 	if _, err := m.exec(mariaPaymentDistrict, t.amount, t.w, t.d); err != nil {
 		return err
 	}
-	if _, err := m.each(mariaPaymentDistrictRead, []any{t.w, t.d}, func(v []sql.RawBytes) {
-		dName = append(dName[:0], v[0]...)
+	if _, err := m.each(mariaPaymentDistrictRead, []any{t.w, t.d}, func(v mariadb.Row) {
+		dName = append(dName[:0], v.Bytes(0)...)
 	}); err != nil {
 		return err
 	}
@@ -261,8 +261,8 @@ func (t *paymentTxn) mariaRun(c *Client) error {
 	found := 0
 	if t.cid != 0 {
 		var err error
-		if found, err = m.each(mariaPaymentCustomer, []any{t.cw, t.cd, t.cid}, func(v []sql.RawBytes) {
-			copy(credit[:], v[10])
+		if found, err = m.each(mariaPaymentCustomer, []any{t.cw, t.cd, t.cid}, func(v mariadb.Row) {
+			copy(credit[:], v.Bytes(10))
 		}); err != nil {
 			return err
 		}
@@ -279,7 +279,7 @@ func (t *paymentTxn) mariaRun(c *Client) error {
 		if _, err := m.exec(mariaPaymentBadCredit, t.amount, t.amount, t.d, t.w, t.amount, t.cw, t.cd, t.cid); err != nil {
 			return err
 		}
-		if _, err := m.each(mariaPaymentData, []any{t.cw, t.cd, t.cid}, func([]sql.RawBytes) {}); err != nil {
+		if _, err := m.each(mariaPaymentData, []any{t.cw, t.cd, t.cid}, func(mariadb.Row) {}); err != nil {
 			return err
 		}
 	} else if _, err := m.exec(mariaPaymentGoodCredit, t.amount, t.amount, t.cw, t.cd, t.cid); err != nil {
@@ -298,9 +298,9 @@ func (t *paymentTxn) mariaRun(c *Client) error {
 // C_FIRST; 0 when there is none.
 func (c *Client) mariaCustomerByName(m *mariaConn, w, d, last int) (int, error) {
 	k := 0
-	if _, err := m.each(mariaCustomersByName, []any{w, d, lastNames[last]}, func(v []sql.RawBytes) {
+	if _, err := m.each(mariaCustomersByName, []any{w, d, lastNames[last]}, func(v mariadb.Row) {
 		if k < len(c.named) {
-			c.named[k] = int32(atoi(v[0]))
+			c.named[k] = int32(atoi(v, 0))
 		}
 		k++
 	}); err != nil {
@@ -329,7 +329,7 @@ func (t *orderStatusTxn) mariaRun(c *Client) error {
 	found := 0
 	if t.cid != 0 {
 		var err error
-		if found, err = m.each(mariaStatusCustomer, []any{t.w, t.d, t.cid}, func([]sql.RawBytes) {}); err != nil {
+		if found, err = m.each(mariaStatusCustomer, []any{t.w, t.d, t.cid}, func(mariadb.Row) {}); err != nil {
 			return err
 		}
 	}
@@ -339,14 +339,14 @@ func (t *orderStatusTxn) mariaRun(c *Client) error {
 		}
 		return fmt.Errorf("tpcc: order_status: no customer in district %d of warehouse %d", t.d, t.w)
 	}
-	if _, err := m.each(mariaStatusOrder, []any{t.w, t.d, t.cid}, func(v []sql.RawBytes) {
-		t.oid = atoi(v[0])
+	if _, err := m.each(mariaStatusOrder, []any{t.w, t.d, t.cid}, func(v mariadb.Row) {
+		t.oid = atoi(v, 0)
 	}); err != nil {
 		return err
 	}
 	if t.oid != 0 {
 		var err error
-		if t.lines, err = m.each(mariaStatusLines, []any{t.w, t.d, t.oid}, func([]sql.RawBytes) {}); err != nil {
+		if t.lines, err = m.each(mariaStatusLines, []any{t.w, t.d, t.oid}, func(mariadb.Row) {}); err != nil {
 			return err
 		}
 	}
@@ -363,7 +363,7 @@ func (t *deliveryTxn) mariaRun(c *Client) error {
 	t.delivered = 0
 	for d := 1; d <= districtsPerW; d++ {
 		oid := 0
-		if _, err := m.each(mariaDeliveryOldest, []any{t.w, d}, func(v []sql.RawBytes) { oid = atoi(v[0]) }); err != nil {
+		if _, err := m.each(mariaDeliveryOldest, []any{t.w, d}, func(v mariadb.Row) { oid = atoi(v, 0) }); err != nil {
 			return err
 		}
 		if oid == 0 {
@@ -373,7 +373,7 @@ func (t *deliveryTxn) mariaRun(c *Client) error {
 			return err
 		}
 		cid := 0
-		if _, err := m.each(mariaDeliveryCustomer, []any{t.w, d, oid}, func(v []sql.RawBytes) { cid = atoi(v[0]) }); err != nil {
+		if _, err := m.each(mariaDeliveryCustomer, []any{t.w, d, oid}, func(v mariadb.Row) { cid = atoi(v, 0) }); err != nil {
 			return err
 		}
 		if _, err := m.exec(mariaDeliveryOrder, t.carrier, t.w, d, oid); err != nil {
@@ -383,7 +383,7 @@ func (t *deliveryTxn) mariaRun(c *Client) error {
 			return err
 		}
 		cents := 0
-		if _, err := m.each(mariaDeliveryAmount, []any{t.w, d, oid}, func(v []sql.RawBytes) { cents = atoi(v[0]) }); err != nil {
+		if _, err := m.each(mariaDeliveryAmount, []any{t.w, d, oid}, func(v mariadb.Row) { cents = atoi(v, 0) }); err != nil {
 			return err
 		}
 		if _, err := m.exec(mariaDeliveryBalance, cents, t.w, d, cid); err != nil {
@@ -405,14 +405,14 @@ func (t *stockLevelTxn) mariaRun(c *Client) error {
 		return err
 	}
 	next := 0
-	if _, err := m.each(mariaStockNextID, []any{t.w, t.d}, func(v []sql.RawBytes) { next = atoi(v[0]) }); err != nil {
+	if _, err := m.each(mariaStockNextID, []any{t.w, t.d}, func(v mariadb.Row) { next = atoi(v, 0) }); err != nil {
 		return err
 	}
 	if next == 0 {
 		return fmt.Errorf("tpcc: stock_level: district %d of warehouse %d not found", t.d, t.w)
 	}
-	rows, err := m.each(mariaStockCount, []any{t.w, t.d, next, next, t.w, t.threshold}, func(v []sql.RawBytes) {
-		t.low = int64(atoi(v[0]))
+	rows, err := m.each(mariaStockCount, []any{t.w, t.d, next, next, t.w, t.threshold}, func(v mariadb.Row) {
+		t.low = int64(atoi(v, 0))
 	})
 	if err != nil {
 		return err

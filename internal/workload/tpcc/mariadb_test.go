@@ -51,6 +51,16 @@ func TestTextRows(t *testing.T) {
 // server, runs the mix in interactions statements and procedures with
 // several terminals, and checks the consistency conditions after each;
 // batched is refused.
+// maxMariaAllocs bound a MariaDB transaction's allocations by interaction
+// and type (New-Order .. Stock-Level): about 1.5 times what was measured
+// (statements 269, 108, 88, 444, 21; procedures 17, 11, 12, 7, 7), the
+// drawn input (order lines, districts delivered, customers by name)
+// varying them.
+var maxMariaAllocs = map[string][numTxns]float64{
+	InteractionStatements: {400, 160, 130, 650, 35},
+	InteractionProcedures: {26, 17, 18, 11, 11},
+}
+
 func TestMariaDB(t *testing.T) {
 	if _, err := (mariadb.Engine{}).FindPrograms(context.Background(), "", dbserver.Find{}); err != nil {
 		t.Skip(err)
@@ -144,6 +154,33 @@ func TestMariaDB(t *testing.T) {
 	t.Run(InteractionStatements, func(t *testing.T) { run(t, InteractionStatements) })
 	t.Run(InteractionProcedures, func(t *testing.T) { run(t, InteractionProcedures) })
 
+	t.Run("allocations", func(t *testing.T) {
+		// The statements run on the driver's connection itself: what a
+		// transaction still allocates is the driver's own (results, rows,
+		// column descriptions, boxed values) and the boxed arguments,
+		// bounded near what was measured so that a change adding some
+		// per statement is seen.
+		for _, mode := range []string{InteractionStatements, InteractionProcedures} {
+			w.opts.Interaction = mode
+			wc, err := w.NewClient(ctx, conn, clientInfo(0, 1, 13))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := wc.(*Client)
+			for typ := range numTxns {
+				allocs := testing.AllocsPerRun(20, func() {
+					if err := c.Run(ctx, typ); err != nil && !errors.Is(err, workload.ErrRollback) {
+						t.Fatalf("%s %s: %v", mode, txnNames[typ], err)
+					}
+				})
+				t.Logf("%s %s: %.0f allocations per transaction", mode, txnNames[typ], allocs)
+				if limit := maxMariaAllocs[mode][typ]; allocs > limit {
+					t.Errorf("%s %s: %.0f allocations per transaction, want at most %.0f", mode, txnNames[typ], allocs, limit)
+				}
+			}
+		}
+	})
+
 	t.Run("rollback", func(t *testing.T) {
 		// The 1 % of clause 2.4.2.3, forced: nothing of the order stays.
 		for _, mode := range []string{InteractionStatements, InteractionProcedures} {
@@ -198,7 +235,7 @@ func TestMariaDB(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := wc.(*Client)
-			if _, err := c.maria.c.ExecContext(ctx, "set session innodb_lock_wait_timeout = 1"); err != nil {
+			if err := c.maria.mc.Text("set session innodb_lock_wait_timeout = 1"); err != nil {
 				t.Fatal(err)
 			}
 			holder, err := connect(ctx)
