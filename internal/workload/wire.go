@@ -9,6 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/tenantbench/tenantbench/internal/rawsock"
 )
 
 // Wire speaks the extended query protocol on an idle pgconn.PgConn through
@@ -58,7 +60,7 @@ func NewWire(pg *pgconn.PgConn) Wire {
 		bind:     pgproto3.Bind{ParameterFormatCodes: allBinary, ResultFormatCodes: allBinary},
 		txStatus: pg.TxStatus(),
 	}
-	if sc, ok := pg.Conn().(syscall.Conn); ok && rawSockets {
+	if sc, ok := pg.Conn().(syscall.Conn); ok && rawsock.Supported {
 		if rc, err := sc.SyscallConn(); err == nil {
 			w.fd = newFdWire(rc)
 		}

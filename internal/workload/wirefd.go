@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/tenantbench/tenantbench/internal/rawsock"
 )
 
 // fdWire is Wire's exchange on the socket itself: one write of Bind,
@@ -80,7 +82,7 @@ var errShortWrite = errors.New("short write")
 // run is the RawConn.Read callback; false asks to wait for readability.
 func (f *fdWire) run(fd uintptr) bool {
 	if f.sent < len(f.out) {
-		n, err := rawWrite(fd, f.out[f.sent:])
+		n, err := rawsock.Write(fd, f.out[f.sent:])
 		if n > 0 {
 			f.sent += n
 		}
@@ -101,7 +103,7 @@ func (f *fdWire) run(fd uintptr) bool {
 		if len(f.in) == cap(f.in) {
 			f.in = append(f.in, 0)[:len(f.in)]
 		}
-		n, err := rawRead(fd, f.in[len(f.in):cap(f.in)])
+		n, err := rawsock.Read(fd, f.in[len(f.in):cap(f.in)])
 		switch {
 		case err == syscall.EAGAIN:
 			return false

@@ -6,6 +6,8 @@ import (
 	"net"
 	"sync"
 	"syscall"
+
+	"github.com/tenantbench/tenantbench/internal/rawsock"
 )
 
 // sendOnRead is a connection's socket as go-sql-driver/mysql uses it,
@@ -40,10 +42,10 @@ type sendOnRead struct {
 const maxKept = 64 << 10
 
 // sendingOnRead wraps c when its raw socket can be had and this system
-// allows raw reads and writes (sock_linux.go); else c itself.
+// allows raw reads and writes (rawsock.Supported); else c itself.
 func sendingOnRead(c net.Conn) net.Conn {
 	sc, ok := c.(syscall.Conn)
-	if !ok || !rawSockets {
+	if !ok || !rawsock.Supported {
 		return c
 	}
 	rc, err := sc.SyscallConn()
@@ -107,7 +109,7 @@ var errShortWrite = errors.New("short write")
 // run is the RawConn.Read callback; false asks to wait for readability.
 func (s *sendOnRead) run(fd uintptr) bool {
 	if s.sent < len(s.out) {
-		n, err := rawWrite(fd, s.out[s.sent:])
+		n, err := rawsock.Write(fd, s.out[s.sent:])
 		if n > 0 {
 			s.sent += n
 		}
@@ -122,7 +124,7 @@ func (s *sendOnRead) run(fd uintptr) bool {
 		return false // the reply cannot be there yet: wait for it
 	}
 	for {
-		n, err := rawRead(fd, s.p)
+		n, err := rawsock.Read(fd, s.p)
 		switch {
 		case err == syscall.EAGAIN:
 			return false

@@ -6,6 +6,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/tenantbench/tenantbench/internal/rawsock"
 )
 
 // loopback is a connected pair of TCP sockets on 127.0.0.1: the client's
@@ -38,7 +40,7 @@ func loopback(t *testing.T) (client, server net.Conn) {
 // read; a second request the first did not wait for goes with it.
 func TestSendOnRead(t *testing.T) {
 	c, s := loopback(t)
-	if _, ok := c.(*sendOnRead); !ok && rawSockets {
+	if _, ok := c.(*sendOnRead); !ok && rawsock.Supported {
 		t.Fatalf("a TCP socket was not wrapped: %T", c)
 	}
 	go func() {
