@@ -246,6 +246,13 @@ type Perfect struct {
 	R, F, C      float64
 }
 
+// PerfectScores name Perfect's seven scores as Zhang et al. (2025) head
+// Table IX's columns, in eq. 8's order (P, T, E1, E2 over R, F, C): the
+// words a case of the spec gives to say which of them its runs measure
+// (workload.cases[i].scores), which package results maps to its
+// columns.
+var PerfectScores = []string{"P", "T", "E1", "E2", "R", "F", "C"}
+
 // OScore is the overall score of Zhang et al. 2025 (section II-G, eq. 8):
 //
 //	O-Score = SF × lg(P × T × E1 × E2 / (R × F × C))

@@ -118,6 +118,7 @@ func checkRegistered(s *spec.Spec, regs Registries, m Machine) (engines, map[str
 	more = append(more, parseInterference(s)...)
 	more = append(more, checkGuards(s)...)
 	more = append(more, checkClasses(s, regs)...)
+	more = append(more, checkCaseWorkloads(s, regs, engs)...)
 	more = append(more, checkPoolers(s, regs, engs)...)
 	links, bad := checkNetworks(s, regs, m)
 	more = append(more, bad...)
@@ -207,7 +208,7 @@ func enginesDimension(s *spec.Spec) []string {
 func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine, m Machine) (Run, error) {
 	model := regs.Models[sr.Model]
 	place, _ := s.SUT.PlacementOf(sr.Placement)
-	r := Run{Run: *sr, Workload: s.Workload.Name, WarmupS: s.Workload.Warmup.D().Seconds(),
+	r := Run{Run: *sr, Workload: s.WorkloadOf(sr).Name, WarmupS: s.Workload.Warmup.D().Seconds(),
 		DurationS: s.Workload.Duration.D().Seconds(), Transport: place.Transport, Isolation: s.Tenancy.Isolation,
 		Guards: s.Tenancy.Guards, Pooler: poolerOf(place.Pooler), Network: networkOf(place.Network)}
 	st := provision.Choose(model, eng, s.Workload.Provision, sr.Tenants, regs.Providers[s.SUT.Provider].Clones)
@@ -229,6 +230,16 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine, 
 	var err error
 	if r.Interaction, err = interactionOf(s, sr, regs); err != nil {
 		return r, fmt.Errorf("run %s: %w", sr.ID, err)
+	}
+	// What the run's case picks beyond numbers (spec/casepick.go).
+	r.Scores = s.ScoresOf(sr)
+	if a := s.AutoscaleOf(sr); a != s.SUT.Resources.Autoscale {
+		r.Autoscale = autoscaleOf(a)
+	}
+	if w := s.WorkloadOf(sr); w.Name != s.Workload.Name {
+		if built, err := regs.Workloads.Build(&w, sr.Scale); err == nil {
+			r.ReplicaUser = workload.UsesReplicas(built)
+		}
 	}
 	names := tenancy.TenantNames(sr.Tenants)
 	members := s.Members(sr)
@@ -311,10 +322,7 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine, 
 // interactionOf asks the workload run sr builds (its case's options
 // merged in) how it sends its transactions: "" when it has one way only.
 func interactionOf(s *spec.Spec, sr *spec.Run, regs Registries) (string, error) {
-	w := s.Workload
-	if sr.Options != nil {
-		w.Options = *sr.Options
-	}
+	w := s.WorkloadOf(sr)
 	built, err := regs.Workloads.Build(&w, sr.Scale)
 	if err != nil {
 		return "", err
@@ -369,6 +377,7 @@ func parseInterference(s *spec.Spec) []spec.Problem {
 	for _, v := range s.InterferenceVariants() {
 		_, bad := interfere.Parse(v.List)
 		for _, pr := range bad {
+			pr.Path = v.Reroot(pr.Path)
 			if v.Param != "" && pr.Path == v.Param {
 				pr.Path = fmt.Sprintf("%s[%d]", pr.Path, v.Index)
 			}
@@ -399,6 +408,7 @@ func checkInterference(p *Plan) []spec.Problem {
 		}
 		phase := time.Duration((r.WarmupS + r.DurationS) * float64(time.Second))
 		for _, pr := range interfere.Check(events, phase, servers, fmt.Sprintf("run %s (model %s, %d tenants)", r.ID, r.Model, r.Tenants)) {
+			pr.Path = p.Spec.InterferencePath(&r.Run, pr.Path)
 			if k := pr.Path + pr.Allowed; !seen[k] {
 				seen[k] = true
 				out = append(out, pr)

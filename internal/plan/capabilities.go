@@ -35,6 +35,7 @@ func checkProviderCan(s *spec.Spec, regs Registries, engs engines) []spec.Proble
 			continue // parseInterference reports them
 		}
 		for _, pr := range interfere.CheckProvider(events, f.Can, f.Name) {
+			pr.Path = v.Reroot(pr.Path)
 			if k := pr.Path + "\x00" + pr.Allowed; !seen[k] {
 				seen[k] = true
 				out = append(out, pr)

@@ -70,12 +70,20 @@ func checkPlacement(s *spec.Spec, regs Registries) []spec.Problem {
 func checkElastic(s *spec.Spec, regs Registries) []spec.Problem {
 	r := s.SUT.Resources
 	f, ok := regs.Providers[s.SUT.Provider]
-	if !ok || !r.Elastic() {
+	if !ok || !(r.Elastic() || s.Autoscaled()) {
 		return nil
 	}
 	path := "sut.resources.autoscale"
-	if r.Schedule != nil {
+	switch {
+	case r.Schedule != nil:
 		path = "sut.resources.schedule"
+	case r.Autoscale == nil:
+		for i, c := range s.Workload.Cases {
+			if c.Autoscale != nil {
+				path = spec.Join(spec.Index("workload.cases", i), "autoscale")
+				break
+			}
+		}
 	}
 	why := "provider " + s.SUT.Provider + " cannot change a running server's limits; it needs provider local"
 	if f.Resizes != nil {

@@ -183,11 +183,18 @@ func resourcesOf(r spec.Resources) Resources {
 	for _, st := range r.Steps() {
 		out.Schedule = append(out.Schedule, Step{AtS: st.At.Seconds(), CPUs: st.CPUs, MemoryBytes: st.MemoryBytes})
 	}
-	if a := r.Autoscale; a != nil {
-		out.Autoscale = &Autoscale{MinCPUs: a.MinCPUs, MaxCPUs: a.MaxCPUs, TargetUtilization: a.TargetUtilization,
-			IntervalS: a.Interval.D().Seconds()}
-	}
+	out.Autoscale = autoscaleOf(r.Autoscale)
 	return out
+}
+
+// autoscaleOf is an autoscale policy as plan.json records it; nil for
+// none.
+func autoscaleOf(a *spec.Autoscale) *Autoscale {
+	if a == nil {
+		return nil
+	}
+	return &Autoscale{MinCPUs: a.MinCPUs, MaxCPUs: a.MaxCPUs, TargetUtilization: a.TargetUtilization,
+		IntervalS: a.Interval.D().Seconds()}
 }
 
 // Dimensions are the spec's lists of models, tenant counts, scales and
@@ -271,6 +278,25 @@ type Run struct {
 	// Guards are tenancy.guards: the guards the run sets on its tenants
 	// after loading them (tenancy.SetGuards), none when empty.
 	Guards []string `json:"guards,omitempty"`
+	// ReplicaUser says the run's workload reads the replicas by design
+	// (workload.ReplicaUser): a case's own workload may, the spec's not.
+	ReplicaUser bool `json:"replica_user,omitempty"`
+	// Autoscale is the run's case's autoscale policy, which replaces the
+	// plan's (Resources.Autoscale); nil: the plan's.
+	Autoscale *Autoscale `json:"autoscale,omitempty"`
+	// Scores are the PERFECT scores (metrics.PerfectScores) the run
+	// measures for Zhang et al.'s Table IX, its case's scores; none:
+	// every score it has (results.PerfectOf).
+	Scores []string `json:"scores,omitempty"`
+}
+
+// AutoscaleOf is run r's autoscale policy: its own or the plan's; nil
+// for none.
+func (p *Plan) AutoscaleOf(r *Run) *Autoscale {
+	if r.Autoscale != nil {
+		return r.Autoscale
+	}
+	return p.Resources.Autoscale
 }
 
 // EngineOf is the engine run r runs on: its own, or the plan's for a run
@@ -354,12 +380,9 @@ func (p *Plan) Targets(r *Run) *load.Plan {
 }
 
 // WorkloadSpec is the workload run r builds: the spec's, with r's case's
-// options.
+// options, or its case's own workload (spec.WorkloadOf).
 func (p *Plan) WorkloadSpec(r *Run) *spec.Workload {
-	w := p.Spec.Workload
-	if r.Run.Options != nil {
-		w.Options = *r.Run.Options
-	}
+	w := p.Spec.WorkloadOf(&r.Run)
 	return &w
 }
 

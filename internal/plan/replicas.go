@@ -58,5 +58,5 @@ func checkReplicas(s *spec.Spec, regs Registries, engs engines) []spec.Problem {
 // ReadsReplicas says whether the run's clients hold connections to the
 // replicas: its reads go there, or its workload reads them by design.
 func (p *Plan) ReadsReplicas(r *Run) bool {
-	return r.Replicas > 0 && (p.Reads == spec.ReadsReplicas || p.ReplicaUser)
+	return r.Replicas > 0 && (p.Reads == spec.ReadsReplicas || p.ReplicaUser || r.ReplicaUser)
 }

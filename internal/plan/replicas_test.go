@@ -19,10 +19,20 @@ func buildLag(t *testing.T, src string, m Machine) (*Plan, []spec.Problem) {
 	return resolve(s, pl, problems, r, m)
 }
 
+// mustBuildLag is buildLag without problems.
+func mustBuildLag(t *testing.T, src string) *Plan {
+	t.Helper()
+	p, problems := buildLag(t, src, big)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	return p
+}
+
 // TestReplicasProblems: each bad use of replicas is refused at plan with
 // its path, line, value and what is allowed: an engine or a provider
 // that cannot give them (asked of the engine and the provider, by
-// capability), reads on replicas with none, a workload without
+// capability), reads on replicas that no run has, a workload without
 // read-only transactions reading them, the lag workload without
 // replicas, too many, a replication mode not known, and a run whose
 // servers, replicas and connections exceed the machine's processes or
@@ -41,8 +51,6 @@ func TestReplicasProblems(t *testing.T) {
 		{"sut: {provider: kubernetes, replicas: 1}\n", big, "sut.replicas (line 3) 1: must be 0: provider kubernetes cannot start replicas"},
 		{"workload: {name: tpcb, reads: replicas}\n", big,
 			"0: must be at least 1 with workload.reads: replicas"},
-		{"sut: {replicas: [0, 1]}\nworkload: {name: tpcb, reads: replicas, options: {scripts: {select-only: 1}}}\n", big,
-			"sut.replicas[0] (line 2) 0: must be at least 1 with workload.reads: replicas"},
 		{"sut: {replicas: 1}\nworkload: {name: tpcb, reads: replicas}\n", big,
 			"workload.reads (line 3) replicas: must be primary: workload tpcb has no read-only transaction"},
 		{"workload: {name: tpcb, reads: replica}\n", big, "workload.reads (line 2) replica: must be primary or replicas; did you mean replicas?"},
@@ -109,6 +117,12 @@ func TestReplicasPlan(t *testing.T) {
 	if _, problems := buildLag(t, "name: t\nsut: {replicas: 1}\nworkload: {name: lag, options: {mix: {insert: 50, update: 20}}}\n", big); len(problems) == 0 ||
 		!strings.Contains(problems[0].Allowed, "add up to 100") {
 		t.Errorf("a mix of 70 %%: %v", problems)
+	}
+	// A list with 0, the E2-Score's scale-out: the run without replicas
+	// reads on its primary.
+	p = mustBuildLag(t, "name: t\nsut: {replicas: [0, 1]}\nworkload: {name: tpcb, reads: replicas, options: {scripts: {select-only: 1}}}\n")
+	if len(p.Runs) != 2 || p.ReadsReplicas(&p.Runs[0]) || !p.ReadsReplicas(&p.Runs[1]) {
+		t.Errorf("reads on replicas over [0, 1]: %v, %v", p.ReadsReplicas(&p.Runs[0]), p.ReadsReplicas(&p.Runs[1]))
 	}
 	// Without replicas nothing changes in plan.json.
 	b, _ = json.Marshal(mustBuild(t, minimal))

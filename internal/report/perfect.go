@@ -15,7 +15,15 @@ func (e *experiment) perfectTable() *table {
 	for _, r := range e.runs {
 		rows = append(rows, r.row)
 	}
-	p := results.PerfectOf(rows)
+	// The scores each run measures, from its case (plan.json).
+	var measures map[string][]string
+	if e.plan != nil {
+		measures = map[string][]string{}
+		for _, r := range e.plan.Runs {
+			measures[r.ID] = r.Scores
+		}
+	}
+	p := results.PerfectMeasured(rows, measures)
 	if len(p.Scores) < 4 {
 		return nil
 	}
@@ -38,7 +46,8 @@ func (e *experiment) perfectTable() *table {
 		o = strconv.FormatFloat(*p.O, 'f', 2, 64)
 	}
 	t.Rows = append(t.Rows, append(cells, sf, o))
-	t.Note = "Each score is the mean over the successful runs that measured it (their number in brackets), as " +
+	t.Note = "Each score is the mean over the successful runs that measured it (their number in brackets; with the " +
+		"cases' scores, over the runs of the cases that name it), as " +
 		"Zhang et al. (2025) average P over their RO, RW and WO patterns and F and R over RW and RO failure; " +
 		"O-Score = SF x lg(P x T x E1 x E2 / (R x F x C)) (eq. 8) with C in seconds, as Table IX reproduces " +
 		"(docs/metrics.md). "

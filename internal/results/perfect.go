@@ -2,13 +2,15 @@ package results
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/tenantbench/tenantbench/internal/metrics"
 )
 
 // PerfectColumns are the results.csv columns of Zhang et al.'s (2025)
 // seven scores (section II-G), in Table IX's order of eq. 8's factors: P,
-// T, E1, E2 over R, F, C. c_score_ms comes with the replication lag
+// T, E1, E2 over R, F, C (metrics.PerfectScores, one for one). c_score_ms comes with the replication lag
 // workload; until a run writes it, no O-Score.
 var PerfectColumns = []string{"p_score", "t_score", "e1_score", "e2_score", "r_score_s", "f_score_s", "c_score_ms"}
 
@@ -27,17 +29,44 @@ type Perfect struct {
 	Why    string
 }
 
-// PerfectOf is the row of rows (one experiment's results.csv runs).
-func PerfectOf(rows []ResultRow) Perfect {
+// PerfectOf is the row of rows (one experiment's results.csv runs),
+// every score from every run that has it.
+func PerfectOf(rows []ResultRow) Perfect { return PerfectMeasured(rows, nil) }
+
+// PerfectMeasured is the row of rows where measures, by run ID, says
+// which scores (metrics.PerfectScores: "P", "E1", ...) each run measures
+// (plan.json's scores, from its case): when any run says, a score is
+// the mean over the runs that say it only, so that the P-Score comes from
+// the OLTP test and not from the lag test's run, which has one too. A
+// run saying none then gives none; nil measures: every run every score
+// it has (PerfectOf). An aggregate row ("001-003") is its first run's.
+func PerfectMeasured(rows []ResultRow, measures map[string][]string) Perfect {
 	p := Perfect{Scores: map[string]float64{}, Runs: map[string]int{}}
 	sum := map[string]float64{}
 	scales := map[float64]bool{}
+	picked := false
+	for _, m := range measures {
+		picked = picked || len(m) > 0
+	}
 	for _, r := range rows {
 		if r.Status != StatusOK {
 			continue
 		}
+		first, _, _ := strings.Cut(r.RunID, "-")
+		var cols []string
+		for _, sc := range measures[first] {
+			if i := slices.Index(metrics.PerfectScores, sc); i >= 0 {
+				cols = append(cols, PerfectColumns[i])
+			}
+		}
+		if picked && len(cols) == 0 {
+			continue // a run of none of the seven tests
+		}
 		scales[r.Scale] = true
 		for _, c := range PerfectColumns {
+			if picked && !slices.Contains(cols, c) {
+				continue
+			}
 			if v, ok := r.Extra[c]; ok {
 				sum[c] += v
 				p.Runs[c]++

@@ -18,6 +18,7 @@ import (
 // provider (Factory.Resizes).
 func (e *execution) startElastic(ctx context.Context, start time.Time) {
 	r := e.plan.Resources
+	r.Autoscale = e.plan.AutoscaleOf(e.run) // the run's case may have its own
 	if r.Schedule == nil && r.Autoscale == nil {
 		return
 	}

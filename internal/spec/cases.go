@@ -25,16 +25,35 @@ type Case struct {
 	Scale   *float64 `yaml:"scale,omitempty"`
 	Clients *int     `yaml:"clients,omitempty"`
 	// Options replace the keys of workload.options they name; the other
-	// keys keep the spec's. EngineOptions are its sections keyed by
+	// keys keep the spec's. With a Workload of its own, they are that
+	// workload's options, alone. EngineOptions are its sections keyed by
 	// engine, as workload.options' (engineoptions.go).
 	Options       yaml.Node            `yaml:"options,omitempty"`
 	EngineOptions map[string]yaml.Node `yaml:"-"`
+	// The keys below let one experiment hold tests that differ in more
+	// than numbers, as Zhang et al.'s (2025) seven (casepick.go).
+	//
+	// Workload replaces workload.name; "" keeps the spec's.
+	Workload string `yaml:"workload,omitempty"`
+	// Replicas replace sut.replicas: a value, or a list, a dimension of
+	// the case's runs; nil keeps the spec's.
+	Replicas Ints `yaml:"replicas,omitempty"`
+	// Interference replaces the interference list, kept as written for
+	// package interfere; a null node keeps the spec's, [] has none.
+	Interference yaml.Node `yaml:"interference,omitempty"`
+	// Autoscale replaces sut.resources.autoscale; nil keeps the spec's.
+	Autoscale *Autoscale `yaml:"autoscale,omitempty"`
+	// Scores are the PERFECT scores (metrics.PerfectScores) the case's
+	// runs measure for Zhang et al.'s Table IX; none: every score a run
+	// has (results.PerfectOf).
+	Scores []string `yaml:"scores,omitempty"`
 }
 
 // caseKeys are the keys a case accepts.
 func (d *Decoder) cases(n *yaml.Node, path string, dst *[]Case) {
 	out := []Case{}
-	d.Seq(n, path, "cases ({name: small, settings: {...}, scale: 5, clients: 5, options: {...}})", func(e *yaml.Node, p string) {
+	d.Seq(n, path, "cases ({name: small, settings: {...}, scale: 5, clients: 5, options: {...}, workload: lag, "+
+		"replicas: [0, 1], interference: [...], autoscale: {...}, scores: [P]})", func(e *yaml.Node, p string) {
 		var c Case
 		d.Mapping(e, p, []Field{
 			{"name", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &c.Name) }},
@@ -70,6 +89,11 @@ func (d *Decoder) cases(n *yaml.Node, path string, dst *[]Case) {
 				c.Clients = &v
 			}},
 			{"options", func(n *yaml.Node, p string) { d.options(n, p, &c.Options) }},
+			{"workload", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &c.Workload) }},
+			{"replicas", func(n *yaml.Node, p string) { values(d, n, p, ReadInt, replicasRule, (*[]int)(&c.Replicas)) }},
+			{"interference", func(n *yaml.Node, p string) { d.options(n, p, &c.Interference) }},
+			{"autoscale", func(n *yaml.Node, p string) { d.autoscale(n, p, &c.Autoscale) }},
+			{"scores", func(n *yaml.Node, p string) { values(d, n, p, ReadText, nil, &c.Scores) }},
 		})
 
 		out = append(out, c)
@@ -84,12 +108,18 @@ func (d *Decoder) cases(n *yaml.Node, path string, dst *[]Case) {
 // by engine.
 func (c Case) MarshalYAML() (any, error) {
 	out := struct {
-		Name     string    `yaml:"name"`
-		Settings any       `yaml:"settings,omitempty"`
-		Scale    *float64  `yaml:"scale,omitempty"`
-		Clients  *int      `yaml:"clients,omitempty"`
-		Options  yaml.Node `yaml:"options,omitempty"`
-	}{Name: c.Name, Scale: c.Scale, Clients: c.Clients, Options: withSections(c.Options, c.EngineOptions)}
+		Name         string     `yaml:"name"`
+		Settings     any        `yaml:"settings,omitempty"`
+		Scale        *float64   `yaml:"scale,omitempty"`
+		Clients      *int       `yaml:"clients,omitempty"`
+		Options      yaml.Node  `yaml:"options,omitempty"`
+		Workload     string     `yaml:"workload,omitempty"`
+		Replicas     Ints       `yaml:"replicas,omitempty"`
+		Interference yaml.Node  `yaml:"interference,omitempty"`
+		Autoscale    *Autoscale `yaml:"autoscale,omitempty"`
+		Scores       []string   `yaml:"scores,omitempty"`
+	}{Name: c.Name, Scale: c.Scale, Clients: c.Clients, Options: withSections(c.Options, c.EngineOptions), Workload: c.Workload,
+		Replicas: c.Replicas, Interference: c.Interference, Autoscale: c.Autoscale, Scores: c.Scores}
 	if len(c.EngineSettings) > 0 {
 		out.Settings = c.EngineSettings
 	} else if len(c.Settings) > 0 {
@@ -210,6 +240,11 @@ func (c *Case) apply(w *Workload, r *Run) {
 	}
 	base, over := w.OptionsOf(r.Engine), c.OptionsOf(r.Engine)
 	switch {
+	case c.OwnWorkload(w):
+		// Another workload's options: the case's alone (with its
+		// engine's section).
+		o := *over
+		r.Options = &o
 	case !IsNull(over):
 		r.Options = MergeOptions(base, over)
 	case base != &w.Options: // the engine's own section, no case's

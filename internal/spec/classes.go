@@ -311,7 +311,7 @@ func (s *Spec) Members(r *Run) []Member {
 		opts = r.Options
 	}
 	run := Member{Class: -1, Scale: r.Scale, Conns: r.Clients, Clients: r.Clients, Rate: r.Rate,
-		Workload: w.Name, Options: opts, SLA: w.SLA.over(nil)}
+		Workload: s.WorkloadOf(r).Name, Options: opts, SLA: w.SLA.over(nil)}
 	assign := s.Tenancy.Assign(r.Tenants)
 	out := make([]Member, r.Tenants)
 	for i := range out {

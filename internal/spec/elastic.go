@@ -160,27 +160,33 @@ func (v *validator) elastic(s *Spec) {
 		}
 	}
 	if a := r.Autoscale; a != nil {
-		const p = "sut.resources.autoscale"
-		if !cpusOK(a.MinCPUs) {
-			v.add(p+".min_cpus", fmt.Sprint(a.MinCPUs), fmt.Sprintf("must be at least %g CPUs", MinCPUs))
-		}
-		switch {
-		case a.MaxCPUs == 0:
-			v.add(p, "", "must give max_cpus: the most CPUs the policy may give a server")
-		case !cpusOK(a.MaxCPUs):
-			v.add(p+".max_cpus", fmt.Sprint(a.MaxCPUs), fmt.Sprintf("must be at least %g CPUs", MinCPUs))
-		case a.MaxCPUs < a.MinCPUs:
-			v.add(p+".max_cpus", fmt.Sprint(a.MaxCPUs), fmt.Sprintf("must be at least min_cpus (%g): the bounds are inverted", a.MinCPUs))
-		}
-		if !(a.TargetUtilization > 0 && a.TargetUtilization <= 1) {
-			v.add(p+".target_utilization", fmt.Sprint(a.TargetUtilization), "must be a share of the quota, greater than 0 and at most 1 (0.7: 70 %)")
-		}
-		if a.Interval < minAutoscaleInterval {
-			v.add(p+".interval", a.Interval.String(), fmt.Sprintf("must be at least %v (ten CFS periods)", minAutoscaleInterval))
-		}
-		if c := r.CPUs; c > 0 && a.MaxCPUs >= a.MinCPUs && (c < a.MinCPUs || c > a.MaxCPUs) {
-			v.add("sut.resources.cpus", fmt.Sprint(c), fmt.Sprintf(
-				"must be within autoscale's min_cpus and max_cpus (%g to %g): the quota the policy starts from", a.MinCPUs, a.MaxCPUs))
-		}
+		v.autoscale(a, "sut.resources.autoscale", r.CPUs)
+	}
+}
+
+// autoscale checks an autoscale policy written at p (sut.resources's or
+// a case's) for servers started with cpus.
+func (v *validator) autoscale(a *Autoscale, p string, cpus float64) {
+	cpusOK := func(x float64) bool { return x >= MinCPUs && !math.IsInf(x, 0) }
+	if !cpusOK(a.MinCPUs) {
+		v.add(p+".min_cpus", fmt.Sprint(a.MinCPUs), fmt.Sprintf("must be at least %g CPUs", MinCPUs))
+	}
+	switch {
+	case a.MaxCPUs == 0:
+		v.add(p, "", "must give max_cpus: the most CPUs the policy may give a server")
+	case !cpusOK(a.MaxCPUs):
+		v.add(p+".max_cpus", fmt.Sprint(a.MaxCPUs), fmt.Sprintf("must be at least %g CPUs", MinCPUs))
+	case a.MaxCPUs < a.MinCPUs:
+		v.add(p+".max_cpus", fmt.Sprint(a.MaxCPUs), fmt.Sprintf("must be at least min_cpus (%g): the bounds are inverted", a.MinCPUs))
+	}
+	if !(a.TargetUtilization > 0 && a.TargetUtilization <= 1) {
+		v.add(p+".target_utilization", fmt.Sprint(a.TargetUtilization), "must be a share of the quota, greater than 0 and at most 1 (0.7: 70 %)")
+	}
+	if a.Interval < minAutoscaleInterval {
+		v.add(p+".interval", a.Interval.String(), fmt.Sprintf("must be at least %v (ten CFS periods)", minAutoscaleInterval))
+	}
+	if c := cpus; c > 0 && a.MaxCPUs >= a.MinCPUs && (c < a.MinCPUs || c > a.MaxCPUs) {
+		v.add("sut.resources.cpus", fmt.Sprint(c), fmt.Sprintf(
+			"must be within autoscale's min_cpus and max_cpus (%g to %g): the quota the policy starts from", a.MinCPUs, a.MaxCPUs))
 	}
 }

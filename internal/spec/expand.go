@@ -13,7 +13,7 @@ import (
 //	workload.cases x sut.engine x tenancy.model x tenancy.tenants x workload.scale
 //	x workload.clients x workload.load.rate x workload.pattern.name
 //	x sut.storage.kind x sut.storage.volume x sut.resources.cpu_policy
-//	x sut.placement x sut.replicas
+//	x sut.placement x sut.replicas (or the case's replicas)
 //	x each list-valued sut.settings key of the run's engine (keys sorted, values as written)
 //	x each list-valued interference param (events and params as written)
 //	x repetition
@@ -65,8 +65,14 @@ func ExpandValid(s *Spec) *Plan {
 	}
 	conns := map[point]int{} // the same for every model, scale, setting, engine, repetition
 	for _, c := range s.Workload.cases() {
+		// A case with its own interference list has no dimension of the
+		// spec's; one with its own replicas takes them for sut.replicas.
+		cdims, replicas := dims, c.replicasOr(s.SUT.Replicas)
+		if c.ownInterference() {
+			cdims = nil
+		}
 		for _, e := range s.SUT.Engine {
-			for _, r := range s.expandEngine(e, dims) {
+			for _, r := range s.expandEngine(e, cdims, replicas) {
 				c.apply(&s.Workload, &r)
 				// The asked provisioning; the plan settles what the model allows.
 				r.Provision = s.Workload.Provision
@@ -105,12 +111,12 @@ func (s *Spec) listKeys(engine string) []string {
 // applied: the cross product of the dimensions after the engine, in
 // blocked order, an odometer over them (counts[i] is how many values
 // dimension i has, at[i] which one the current run takes).
-func (s *Spec) expandEngine(engine string, dims []paramDim) []Run {
+func (s *Spec) expandEngine(engine string, dims []paramDim, replicas Ints) []Run {
 	rates, patterns := s.Workload.rates(), s.Workload.patterns()
 	st, policies, places := s.SUT.Storage, s.SUT.Resources.CPUPolicy, s.SUT.Placements()
 	settings, listKeys := s.SUT.SettingsOf(engine), s.listKeys(engine)
 	counts := []int{len(s.Tenancy.Model), len(s.Tenancy.Tenants), len(s.Workload.Scale), len(s.Workload.Clients),
-		len(rates), len(patterns), len(st.Kind), len(st.Volume), len(policies), len(places), len(s.SUT.Replicas)}
+		len(rates), len(patterns), len(st.Kind), len(st.Volume), len(policies), len(places), len(replicas)}
 	settingsAt := len(counts) // index of the first settings dimension
 	for _, k := range listKeys {
 		counts = append(counts, len(settings[k]))
@@ -139,7 +145,7 @@ func (s *Spec) expandEngine(engine string, dims []paramDim) []Run {
 			Volume:     st.Volume[at[7]],
 			CPUPolicy:  policies[at[8]],
 			Placement:  places[at[9]].Name,
-			Replicas:   s.SUT.Replicas[at[10]],
+			Replicas:   replicas[at[10]],
 			Repetition: at[len(at)-1] + 1,
 			Settings:   make(map[string]string, len(settings)),
 		}

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -25,7 +26,13 @@ type paramDim struct {
 // interferenceDims are the list-valued params, in the order written:
 // events in list order, params in the order of their mapping.
 func (s *Spec) interferenceDims() []paramDim {
-	list := resolve(&s.Interference)
+	return interferenceDims(&s.Interference, "interference")
+}
+
+// interferenceDims are the list-valued params of the interference list
+// n written at path at (a case's has its own path).
+func interferenceDims(n *yaml.Node, at string) []paramDim {
+	list := resolve(n)
 	if list == nil || list.Kind != yaml.SequenceNode {
 		return nil
 	}
@@ -39,7 +46,7 @@ func (s *Spec) interferenceDims() []paramDim {
 			if v := resolve(params.Content[j+1]); v != nil && v.Kind == yaml.SequenceNode {
 				k := params.Content[j].Value
 				dims = append(dims, paramDim{key: fmt.Sprintf("interference[%d].%s", i, k),
-					path: fmt.Sprintf("interference[%d].params.%s", i, k), event: i, param: k, values: v.Content})
+					path: fmt.Sprintf("%s[%d].params.%s", at, i, k), event: i, param: k, values: v.Content})
 			}
 		}
 	}
@@ -73,6 +80,9 @@ func (s *Spec) InterferenceKeys() []string {
 // list-valued param replaced by r's value (the element node as written,
 // its line kept for problems). Without such params it is the spec's own.
 func (s *Spec) InterferenceOf(r *Run) *yaml.Node {
+	if c := s.caseOf(r); c != nil && c.ownInterference() {
+		return &c.Interference // one value of each param (casePicks)
+	}
 	dims := s.interferenceDims()
 	if len(dims) == 0 {
 		return &s.Interference
@@ -98,18 +108,49 @@ type InterferenceVariant struct {
 	// has no list-valued params.
 	Param string
 	Index int
+	// At is where the list is written when it is not the spec's
+	// interference: a case's ("workload.cases[2].interference"), whose
+	// problems Reroot names there.
+	At string
+}
+
+// Reroot is path (one of package interfere's, "interference[0].at") as
+// the spec writes it for this variant.
+func (v InterferenceVariant) Reroot(path string) string {
+	if rest, ok := strings.CutPrefix(path, "interference"); ok && v.At != "" {
+		return v.At + rest
+	}
+	return path
+}
+
+// InterferencePath is path (package interfere's, "interference[0].at")
+// as the spec writes it for run r: in its case's list when the case has
+// one.
+func (s *Spec) InterferencePath(r *Run, path string) string {
+	for i := range s.Workload.Cases {
+		if c := &s.Workload.Cases[i]; c.Name == r.Case && c.ownInterference() {
+			return InterferenceVariant{At: join(index("workload.cases", i), "interference")}.Reroot(path)
+		}
+	}
+	return path
 }
 
 // InterferenceVariants are enough variants of the interference list to
 // check every value of every list-valued param as a single value: each
 // value of each such param with the first of the others. Without such
-// params, the spec's list alone.
+// params, the spec's list alone; and each case's own list (At), whose
+// params take one value each.
 func (s *Spec) InterferenceVariants() []InterferenceVariant {
+	var out []InterferenceVariant
+	for i := range s.Workload.Cases {
+		if c := &s.Workload.Cases[i]; c.ownInterference() {
+			out = append(out, InterferenceVariant{List: &c.Interference, At: join(index("workload.cases", i), "interference")})
+		}
+	}
 	dims := s.interferenceDims()
 	if len(dims) == 0 {
-		return []InterferenceVariant{{List: &s.Interference}}
+		return append(out, InterferenceVariant{List: &s.Interference})
 	}
-	var out []InterferenceVariant
 	for i, d := range dims {
 		for j := range d.values {
 			pick := make([]int, len(dims))

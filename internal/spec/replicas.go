@@ -50,24 +50,24 @@ func (v *validator) replicas(s *Spec) {
 			" (replicas: the workload's read-only transactions go to the replicas, round-robin per client)")
 		return
 	}
-	if s.Workload.Reads == ReadsReplicas {
-		for i, n := range s.SUT.Replicas {
-			if n == 0 {
-				path := "sut.replicas"
-				if len(s.SUT.Replicas) > 1 {
-					path = index(path, i)
-				}
-				v.add(path, "0", "must be at least 1 with workload.reads: replicas (no replica to read from)")
-			}
-		}
+	// A run with 0 replicas in a list (sut.replicas: [0, 1, 2], the
+	// scale-out of Zhang et al.'s E2-Score, eq. 5) reads on its primary:
+	// its throughput is the one replicas add to. Only reads on replicas
+	// that no run has are refused.
+	if s.Workload.Reads == ReadsReplicas && s.MostReplicas() == 0 {
+		v.add("sut.replicas", "0", "must be at least 1 with workload.reads: replicas (no replica to read from; "+
+			"in a list, a run with 0 reads on its primary)")
 	}
 }
 
-// MostReplicas is the largest value of sut.replicas.
+// MostReplicas is the largest value of sut.replicas or of a case's
+// replicas.
 func (s *Spec) MostReplicas() int {
 	most := 0
-	for _, n := range s.SUT.Replicas {
-		most = max(most, n)
+	for _, c := range s.Workload.cases() {
+		for _, n := range c.replicasOr(s.SUT.Replicas) {
+			most = max(most, n)
+		}
 	}
 	return most
 }

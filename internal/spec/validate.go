@@ -150,6 +150,7 @@ func Validate(s *Spec) []Problem {
 			" (clone: tenants of the database and instance models get a copy of the first tenant's data)")
 	}
 	v.cases(s)
+	v.casePicks(s)
 	if s.Workload.Duration <= 0 {
 		v.add("workload.duration", s.Workload.Duration.String(), "must be longer than 0s")
 	}
@@ -339,8 +340,14 @@ func (v *validator) size(s *Spec) {
 		name string
 		n    int
 	}
+	// Each case has its own replicas (casepick.go): the cases and the
+	// replicas make one factor, the sum of each case's replica counts.
+	caseRuns := 0
+	for _, c := range s.Workload.cases() {
+		caseRuns += len(c.replicasOr(s.SUT.Replicas))
+	}
 	factors := []factor{
-		{"cases", len(s.Workload.cases())},
+		{"cases x replicas", caseRuns},
 		{"engine", len(s.SUT.Engine)},
 		{"model", len(s.Tenancy.Model)},
 		{"tenants", len(s.Tenancy.Tenants)},
@@ -352,7 +359,6 @@ func (v *validator) size(s *Spec) {
 		{"storage volume", len(s.SUT.Storage.Volume)},
 		{"cpu_policy", len(s.SUT.Resources.CPUPolicy)},
 		{"placement", len(s.SUT.Placements())},
-		{"replicas", len(s.SUT.Replicas)},
 	}
 	if len(s.SUT.Engine) == 1 {
 		set := s.SUT.SettingsOf(s.SUT.Engine[0])

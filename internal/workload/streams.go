@@ -73,14 +73,15 @@ type WarmupChecker interface {
 // (workload.OptionsChecker), so that a run that cannot start is bad input
 // before anything starts. Each problem is reported once.
 func (r Registry) CheckPlan(p *spec.Plan) []spec.Problem {
-	f, ok := r[p.Spec.Workload.Name]
-	if !ok {
-		return nil // Check reports it
-	}
 	var out []spec.Problem
 	seen := map[string]bool{}
 	for i := range p.Runs {
 		run := &p.Runs[i]
+		// The run's workload: a case may pick its own.
+		f, ok := r[p.Spec.WorkloadOf(run).Name]
+		if !ok {
+			continue // Check reports it
+		}
 		node := &p.Spec.Workload.Options
 		if run.Options != nil {
 			node = run.Options
@@ -95,7 +96,7 @@ func (r Registry) CheckPlan(p *spec.Plan) []spec.Problem {
 		}
 		c, ok := opts.(OptionsChecker)
 		if !ok {
-			return out
+			continue
 		}
 		for _, pr := range c.CheckRun(run.Tenants, run.Clients) {
 			if key := pr.Path + "\x00" + pr.Value + "\x00" + pr.Allowed; !seen[key] {

@@ -313,8 +313,8 @@ func (r Registry) check(w *spec.Workload) []spec.Problem {
 		}
 	}
 	for i, c := range w.Cases {
-		if f.Scale == nil || c.Scale == nil || !(*c.Scale > 0) {
-			continue
+		if f.Scale == nil || c.Scale == nil || !(*c.Scale > 0) || c.OwnWorkload(w) {
+			continue // a case's own workload: the plan checks it
 		}
 		if allowed := f.Scale(*c.Scale); allowed != "" {
 			problems = append(problems, spec.Problem{Path: fmt.Sprintf("workload.cases[%d].scale", i),
@@ -332,8 +332,8 @@ func (r Registry) check(w *spec.Workload) []spec.Problem {
 func caseProblems(f Factory, w *spec.Workload, baseOK bool) []spec.Problem {
 	var out []spec.Problem
 	for i, c := range w.Cases {
-		if c.Options.Kind == 0 {
-			continue
+		if c.Options.Kind == 0 || c.OwnWorkload(w) {
+			continue // another workload's options: the plan checks them
 		}
 		prefix := fmt.Sprintf("workload.cases[%d].options", i)
 		_, own := f.Parse(&c.Options)

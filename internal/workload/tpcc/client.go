@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
@@ -17,8 +18,15 @@ import (
 // district of its own, deals the transaction types from a shuffled deck and
 // runs each transaction with the input the specification draws for it.
 type Client struct {
-	pg *pgconn.PgConn
-	p  pipe
+	// session is the connection the terminal runs on, the primary; a
+	// read-only transaction sent to a replica swaps in the replica's
+	// for its time (replicas.go).
+	session
+	// replicas are the terminal's sessions on the replicas of its
+	// server (workload.reads: replicas), taken in turn; nextReplica is
+	// the one whose turn it is.
+	replicas    []session
+	nextReplica int
 	// maria is the MariaDB session of a terminal of the MariaDB form
 	// (mariadb_client.go); nil on PostgreSQL.
 	maria *mariaConn
@@ -50,14 +58,11 @@ type Client struct {
 	retries    [numTxns]int64
 	counts     Counts
 
-	watch watcher
-
-	begin, commit, rollback stmt
-	newOrder                newOrderTxn
-	payment                 paymentTxn
-	orderStatus             orderStatusTxn
-	delivery                deliveryTxn
-	stockLevel              stockLevelTxn
+	newOrder    newOrderTxn
+	payment     paymentTxn
+	orderStatus orderStatusTxn
+	delivery    deliveryTxn
+	stockLevel  stockLevelTxn
 	// txns are the five above, indexed by type.
 	txns [numTxns]txn
 }
@@ -102,38 +107,53 @@ func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, c workload.C
 	}
 	cl := w.newClient(c)
 	cl.form = pgForms[cl.interaction]
-	cl.pg = conn.PgConn()
-	cl.p = newPipe(cl.pg)
-	// The isolation level goes with each BEGIN: a session's
-	// characteristics would stay on one server connection behind a pooler
-	// in transaction mode, while the client's transactions move between
-	// them. A procedure's call has no BEGIN: it runs in the session's
-	// level, which such a pooler cannot keep (SessionState).
-	isolation := isolationSQL(w.opts.Isolation)
-	if cl.interaction == InteractionProcedures {
-		if err := conn.PgConn().Exec(ctx, "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL "+isolation).Close(); err != nil {
-			return nil, fmt.Errorf("tpcc: set the isolation level: %w", err)
-		}
-	}
-	if err := prepareAll(ctx, conn, []stmtSQL{
-		{&cl.begin, "begin", "BEGIN ISOLATION LEVEL " + isolation},
-		{&cl.commit, "commit", "COMMIT"},
-		{&cl.rollback, "rollback", "ROLLBACK"},
-	}); err != nil {
+	var err error
+	if cl.session, err = cl.open(ctx, conn, w.opts.Isolation); err != nil {
 		return nil, err
 	}
-	if err := cl.form.prepare(cl, ctx, conn); err != nil {
+	if err := cl.addReplicas(ctx, c.Replicas, c.Index, w.opts.Isolation, workload.Unnamed(conn)); err != nil {
 		return nil, err
-	}
-	if cl.interaction != InteractionBatched {
-		// One statement per round trip: the wire's path (see pipe.wire).
-		wire := workload.NewWire(cl.pg)
-		cl.p.wire = &wire
 	}
 	w.clientsMu.Lock()
 	w.clients = append(w.clients, cl)
 	w.clientsMu.Unlock()
 	return cl, nil
+}
+
+// open readies conn as a session of the terminal: its isolation level,
+// its BEGIN, COMMIT and ROLLBACK, and its form's statements (prepared
+// into the terminal's transactions, by the same names on every
+// connection).
+func (cl *Client) open(ctx context.Context, conn *pgx.Conn, level string) (session, error) {
+	s := session{pg: conn.PgConn()}
+	s.p = newPipe(s.pg)
+	// The isolation level goes with each BEGIN: a session's
+	// characteristics would stay on one server connection behind a pooler
+	// in transaction mode, while the client's transactions move between
+	// them. A procedure's call has no BEGIN: it runs in the session's
+	// level, which such a pooler cannot keep (SessionState).
+	isolation := isolationSQL(level)
+	if cl.interaction == InteractionProcedures {
+		if err := s.pg.Exec(ctx, "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL "+isolation).Close(); err != nil {
+			return s, fmt.Errorf("tpcc: set the isolation level: %w", err)
+		}
+	}
+	if err := prepareAll(ctx, conn, []stmtSQL{
+		{&s.begin, "begin", "BEGIN ISOLATION LEVEL " + isolation},
+		{&s.commit, "commit", "COMMIT"},
+		{&s.rollback, "rollback", "ROLLBACK"},
+	}); err != nil {
+		return s, err
+	}
+	if err := cl.form.prepare(cl, ctx, conn); err != nil {
+		return s, err
+	}
+	if cl.interaction != InteractionBatched {
+		// One statement per round trip: the wire's path (see pipe.wire).
+		wire := workload.NewWire(s.pg)
+		s.p.wire = &wire
+	}
+	return s, nil
 }
 
 // newClient is a client without a connection: its choices only.
@@ -187,6 +207,14 @@ func (c *Client) Pick() int {
 // purpose returns workload.ErrRollback; any other error is returned as it
 // came, after a rollback if the connection is still usable.
 func (c *Client) Run(ctx context.Context, typ int) error {
+	if len(c.replicas) > 0 && readOnly(typ) {
+		return c.onReplica(ctx, typ)
+	}
+	return c.run(ctx, typ)
+}
+
+// run is Run on the terminal's current session.
+func (c *Client) run(ctx context.Context, typ int) error {
 	if c.maria == nil {
 		if err := c.watch.watch(ctx, c.pg); err != nil {
 			return err

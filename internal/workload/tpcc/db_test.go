@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tenantbench/tenantbench/internal/pgtest"
+	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
@@ -23,6 +24,7 @@ func clientInfo(index, clients int, seed uint64) workload.ClientInfo {
 
 // tenant is a loaded TPC-C database on a test server.
 type tenant struct {
+	inst    *provider.Instance // the server
 	w       *Workload
 	connect workload.Connect
 	conn    *pgx.Conn // for the test's own queries
@@ -40,6 +42,7 @@ func loadTenant(t testing.TB, warehouses int, o Options) *tenant {
 	}
 	dsn := inst.AdminDSN("tpcc")
 	te := &tenant{
+		inst:    inst,
 		w:       mustWorkload(t, warehouses, o),
 		connect: workload.PGConnect(func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }),
 	}

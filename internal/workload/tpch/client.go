@@ -31,6 +31,10 @@ type Client struct {
 	st      *streamState
 	rows    int64 // of the last query run
 	timeout string
+	// replicas take the queries in turn, next's first (replicas.go);
+	// none: they run on pg.
+	replicas []*pgconn.PgConn
+	next     int
 }
 
 // streamState is where a stream is in its sequence and what it ran. Once
@@ -80,6 +84,9 @@ func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, ci workload.
 		if err := c.pg.Exec(ctx, c.timeout).Close(); err != nil {
 			return nil, fmt.Errorf("tpch: %s: %w", c.timeout, err)
 		}
+	}
+	if err := c.addReplicas(ctx, ci.Replicas, ci.Index); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -157,7 +164,7 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 	if c.maria != nil {
 		c.rows, err = c.mariaQuery(ctx, q)
 	} else {
-		rr := c.pg.ExecParams(ctx, QueryText(q), c.args[q], nil, nil, nil)
+		rr := c.queryConn().ExecParams(ctx, QueryText(q), c.args[q], nil, nil, nil)
 		n := int64(0)
 		for rr.NextRow() {
 			n++

@@ -72,6 +72,7 @@ func TestServer(t *testing.T) {
 	t.Run("TwoModels", func(t *testing.T) { testTwoModels(t, inst, tns[1]) })
 	t.Run("Check", func(t *testing.T) { testCheck(t, tns[0], w) })
 	t.Run("Streams", func(t *testing.T) { testStreams(t, tns[0]) })
+	t.Run("Replicas", func(t *testing.T) { testReplicas(t, inst, tns[0]) })
 }
 
 func mustNew(t testing.TB, sf float64, o Options) *Workload {
