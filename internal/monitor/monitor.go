@@ -186,7 +186,7 @@ func (m *Monitor) runInstance(ctx context.Context, s *sampler) {
 	defer rounds.Stop()
 	var waits <-chan time.Time
 	if m.cfg.WaitInterval > 0 {
-		w := time.NewTicker(m.cfg.WaitInterval)
+		w := time.NewTicker(m.waitInterval())
 		defer w.Stop()
 		waits = w.C
 	}
@@ -199,9 +199,23 @@ func (m *Monitor) runInstance(ctx context.Context, s *sampler) {
 		case <-rounds.C:
 			s.sample(ctx, time.Now())
 		case <-waits:
-			s.waitTick(ctx, m.cfg.WaitInterval)
+			s.waitTick(ctx, m.waitInterval())
 		}
 	}
+}
+
+// waitQueriesPerSecond bounds the wait samples of all the servers
+// together: with more than 10 servers at the default 100 ms, each is
+// sampled every servers / waitQueriesPerSecond seconds (100 servers:
+// every second). 100 servers sampled every 100 ms cost 12.4 % of 2 cores
+// (BENCHMARKS.md), a query's fixed cost 1,000 times a second.
+const waitQueriesPerSecond = 100
+
+// waitInterval is each server's time between wait samples: the
+// configured WaitInterval, longer with many servers
+// (waitQueriesPerSecond).
+func (m *Monitor) waitInterval() time.Duration {
+	return max(m.cfg.WaitInterval, time.Duration(len(m.cfg.Instances))*time.Second/waitQueriesPerSecond)
 }
 
 // waitRowsPerSecond bounds the sessions the wait samples of one server
@@ -327,7 +341,11 @@ func (m *Monitor) Stop() (*Samples, error) {
 
 // samples assembles the result; the goroutines have ended.
 func (m *Monitor) samples() *Samples {
-	out := &Samples{Origin: m.cfg.Origin, Interval: m.cfg.Interval, WaitInterval: max(m.cfg.WaitInterval, 0),
+	wait := m.waitInterval()
+	if m.cfg.WaitInterval < 0 {
+		wait = 0
+	}
+	out := &Samples{Origin: m.cfg.Origin, Interval: m.cfg.Interval, WaitInterval: wait,
 		PSSInterval: max(m.cfg.PSSInterval, 0), Host: m.host.series, Marks: m.marks}
 	out.Errors = append(out.Errors, m.host.errs.list("host: ")...)
 	for i, s := range m.samplers {

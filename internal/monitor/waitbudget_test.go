@@ -3,6 +3,8 @@ package monitor
 import (
 	"testing"
 	"time"
+
+	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
 // TestWaitEvery: a server's wait samples read at most waitRowsPerSecond
@@ -26,6 +28,20 @@ func TestWaitEvery(t *testing.T) {
 	} {
 		if got := waitEvery(c.rows, c.interval); got != c.want {
 			t.Errorf("%d sessions every %v: every %d ticks, want %d", c.rows, c.interval, got, c.want)
+		}
+	}
+}
+
+// TestWaitInterval: up to 10 servers each is sampled every WaitInterval;
+// beyond, all together take 100 samples a second.
+func TestWaitInterval(t *testing.T) {
+	for _, c := range []struct {
+		servers int
+		want    time.Duration
+	}{{1, 100 * time.Millisecond}, {10, 100 * time.Millisecond}, {20, 200 * time.Millisecond}, {100, time.Second}} {
+		m := New(Config{Instances: make([]*provider.Instance, c.servers)})
+		if got := m.waitInterval(); got != c.want {
+			t.Errorf("%d servers: every %v, want %v", c.servers, got, c.want)
 		}
 	}
 }
