@@ -121,11 +121,10 @@ func newCollector(start time.Time, warmup time.Duration, tenants []string, txnNa
 		out: out, every: every, label: label,
 	}
 	for _, n := range tenants {
+		// total's histograms are made as the tenant's first transactions
+		// of each type arrive (lazy): an idle tenant holds none.
 		t := &tenantAgg{name: n, total: make([]*hdrhistogram.Histogram, len(txnNames)),
 			sumUs: make([]int64, len(txnNames)), rolled: make([]int64, len(txnNames)), fails: map[failKey]*Failure{}}
-		for i := range t.total {
-			t.total[i] = NewHistogram()
-		}
 		c.tenants = append(c.tenants, t)
 	}
 	if slots != nil {
@@ -134,6 +133,14 @@ func newCollector(start time.Time, warmup time.Duration, tenants []string, txnNa
 	c.last.Store(int64((phase + time.Second - 1) / time.Second))
 	go c.loop()
 	return c
+}
+
+// lazy is the histogram *h, made if nil.
+func lazy(h **hdrhistogram.Histogram) *hdrhistogram.Histogram {
+	if *h == nil {
+		*h = NewHistogram()
+	}
+	return *h
 }
 
 // Recorder makes a recorder for one client of tenant (its index).
@@ -194,12 +201,12 @@ func (c *Collector) merge(b *bucket) {
 		}
 	}
 	for typ, h := range b.hists {
-		n := h.TotalCount()
+		n := b.count(typ)
 		if n == 0 {
 			continue
 		}
 		if b.second >= c.warmup {
-			t.total[typ].Merge(h)
+			lazy(&t.total[typ]).Merge(h)
 			t.sumUs[typ] += b.sumUs[typ]
 		}
 		t.pCount += n
@@ -207,8 +214,8 @@ func (c *Collector) merge(b *bucket) {
 		t.pSq += b.sqUs[typ]
 		if sec != nil {
 			sa := sec[b.tenant]
-			sa.hists[typ].Merge(h)
-			sa.hists[len(b.hists)].Merge(h)
+			lazy(&sa.hists[typ]).Merge(h)
+			lazy(&sa.hists[len(b.hists)]).Merge(h)
 			sa.sumUs[typ] += b.sumUs[typ]
 			sa.sumUs[len(b.hists)] += b.sumUs[typ]
 		} else {
@@ -269,12 +276,10 @@ func (c *Collector) second(s int64) []*secondAgg {
 		if n := len(c.spare); n > 0 {
 			sec[i], c.spare = c.spare[n-1], c.spare[:n-1]
 		} else {
+			// Its histograms are made as transactions arrive (lazy): a
+			// second of 1,000 idle tenants holds none.
 			k := len(c.txnNames) + 1
-			sa := &secondAgg{hists: make([]*hdrhistogram.Histogram, k), sumUs: make([]int64, k), failed: make([]int64, k)}
-			for j := range sa.hists {
-				sa.hists[j] = NewHistogram()
-			}
-			sec[i] = sa
+			sec[i] = &secondAgg{hists: make([]*hdrhistogram.Histogram, k), sumUs: make([]int64, k), failed: make([]int64, k)}
 		}
 	}
 	c.open[s] = sec
@@ -312,15 +317,18 @@ func (c *Collector) finalize(upTo int64) {
 				if j < len(c.txnNames) {
 					txn = c.txnNames[j]
 				}
-				n := h.TotalCount()
+				var n int64
+				if h != nil {
+					n = h.TotalCount()
+				}
 				row := results.SecondRow{Second: s, Tenant: c.tenants[ti].name, Txn: txn,
 					Committed: n, Failed: sa.failed[j], Warmup: s < c.warmup}
 				if n > 0 {
 					row.MeanMs = float64(sa.sumUs[j]) / float64(n) / 1000
 					row.P99Ms = float64(h.ValueAtQuantile(99)) / 1000
+					h.Reset() // an empty one is left as it is: Reset writes every page of it
 				}
 				c.series = append(c.series, row)
-				h.Reset()
 				sa.sumUs[j], sa.failed[j] = 0, 0
 			}
 			c.spare = append(c.spare, sa)
@@ -418,6 +426,9 @@ func (c *Collector) Close() *Result {
 		tr := TenantResult{Name: t.name, All: TxnResult{Txn: "all", Hist: NewHistogram()}}
 		for typ, name := range c.txnNames {
 			h := t.total[typ]
+			if h == nil {
+				h = NewHistogram()
+			}
 			tx := TxnResult{Txn: name, Committed: h.TotalCount(), SumUs: t.sumUs[typ], Hist: h, Failed: map[string]int64{},
 				Rollbacks: t.rolled[typ]}
 			tr.All.Hist.Merge(h)

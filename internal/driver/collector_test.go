@@ -106,7 +106,7 @@ func TestLateBucket(t *testing.T) {
 	c.full <- func() *bucket { // an on-time bucket of second 1
 		b := newBucket(0, 1)
 		b.second = 1
-		b.hists[0].RecordValue(1000)
+		b.hist(0).RecordValue(1000)
 		b.sumUs[0] = 1000
 		return b
 	}()

@@ -13,10 +13,14 @@ import (
 type bucket struct {
 	tenant int
 	second int64
-	hists  []*hdrhistogram.Histogram // per transaction type, latency in us
-	sumUs  []int64                   // exact sums, for the mean
-	sqUs   []float64                 // sums of squares, for the stddev
-	rolled []int64                   // expected rollbacks per type
+	// hists are per transaction type, latency in us; a type's is nil
+	// until the bucket first records one of it (hist): a histogram is
+	// 136 KiB, and a client that commits nothing (an idle tenant) or
+	// runs few types then holds none or few.
+	hists  []*hdrhistogram.Histogram
+	sumUs  []int64   // exact sums, for the mean
+	sqUs   []float64 // sums of squares, for the stddev
+	rolled []int64   // expected rollbacks per type
 	fails  []failCount
 	// svc is the service time (actual start to end) of an open load's
 	// transactions, every type together; hists then hold the latency from
@@ -36,17 +40,32 @@ type failCount struct {
 }
 
 func newBucket(tenant, types int) *bucket {
-	b := &bucket{tenant: tenant, hists: make([]*hdrhistogram.Histogram, types),
+	return &bucket{tenant: tenant, hists: make([]*hdrhistogram.Histogram, types),
 		sumUs: make([]int64, types), sqUs: make([]float64, types), rolled: make([]int64, types)}
-	for i := range b.hists {
-		b.hists[i] = NewHistogram()
+}
+
+// hist is the histogram of type typ, made on first use and kept when the
+// bucket is recycled.
+func (b *bucket) hist(typ int) *hdrhistogram.Histogram {
+	h := b.hists[typ]
+	if h == nil {
+		h = NewHistogram()
+		b.hists[typ] = h
 	}
-	return b
+	return h
+}
+
+// count is how many transactions of type typ the bucket holds.
+func (b *bucket) count(typ int) int64 {
+	if h := b.hists[typ]; h != nil {
+		return h.TotalCount()
+	}
+	return 0
 }
 
 func (b *bucket) reset() {
 	for i, h := range b.hists {
-		if h.TotalCount() > 0 {
+		if h != nil && h.TotalCount() > 0 {
 			h.Reset()
 		}
 		b.sumUs[i] = 0
@@ -87,7 +106,7 @@ func (r *Recorder) Record(typ int, end time.Time, lat time.Duration) {
 	typ = r.global(typ)
 	b := r.at(end)
 	us := clampUs(lat.Microseconds())
-	_ = b.hists[typ].RecordValue(us) // cannot fail: us is clamped to the range
+	_ = b.hist(typ).RecordValue(us) // cannot fail: us is clamped to the range
 	b.sumUs[typ] += us
 	b.sqUs[typ] += float64(us) * float64(us)
 	if w := r.c.watch; w != nil {

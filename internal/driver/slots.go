@@ -84,7 +84,7 @@ func (s *slotter) add(b *bucket) {
 		s.open[k] = a
 	}
 	for typ, h := range b.hists {
-		if h.TotalCount() > 0 {
+		if b.count(typ) > 0 {
 			a.lat.Merge(h)
 			a.sumUs += b.sumUs[typ]
 		}
@@ -105,8 +105,8 @@ func (s *slotter) add(b *bucket) {
 // mean, not the percentiles.
 func (s *slotter) late(r *results.SlotRow, b *bucket) {
 	var n, sum int64
-	for typ, h := range b.hists {
-		n += h.TotalCount()
+	for typ := range b.hists {
+		n += b.count(typ)
 		sum += b.sumUs[typ]
 	}
 	old := float64(r.Committed) * r.MeanMs

@@ -138,6 +138,19 @@ type SettingsChecker interface {
 	CheckSettings(version string, settings map[string]string) (refused, warned map[string]string)
 }
 
+// SharedMemory is an engine whose server maps shared memory sized by its
+// settings (PostgreSQL: shared_buffers, wal_buffers, max_connections):
+// the plan counts every server's against the machine's memory, so that
+// 100 servers of 128MB of buffers each are refused on a machine that
+// cannot hold them filled. An engine without it is counted by Footprint
+// alone.
+type SharedMemory interface {
+	// SharedMemoryBytes is the shared memory one server maps with
+	// settings (a run's, one value per key) and maxConnections slots, or
+	// an error naming a setting it cannot read.
+	SharedMemoryBytes(settings map[string]string, maxConnections int) (int64, error)
+}
+
 // Admin is the SQL an engine's superuser runs to place tenants. Each
 // method returns the statements to run in order, on one session.
 type Admin interface {

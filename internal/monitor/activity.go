@@ -83,7 +83,10 @@ func (m *tenantMap) category(c class, user, db []byte) int {
 // not computed again: only its state and wait event are new.
 func (s *sampler) activity(ctx context.Context, countWaits bool) error {
 	counted := false
+	rows := 0
+	defer func() { s.waitRows = rows }()
 	err := s.conn.Activity(ctx, func(a *server.Activity) {
+		rows++
 		if s.threaded {
 			if a.Pid > 0 { // 0: a session without its thread yet
 				p := s.nameThread(a)

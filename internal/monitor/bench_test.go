@@ -91,7 +91,7 @@ func BenchmarkSample(b *testing.B) {
 		cost(b, func() { s.sample(ctx, time.Now()) })
 	})
 	b.Run("wait-tick", func(b *testing.B) {
-		cost(b, func() { s.waitTick(ctx) })
+		cost(b, func() { s.waitTick(ctx, time.Hour) })
 	})
 	b.Run("host", func(b *testing.B) {
 		cost(b, func() { m.host.sample(time.Now()) })

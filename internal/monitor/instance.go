@@ -55,6 +55,9 @@ type sampler struct {
 	// queries counts the activity reads that succeeded (see
 	// needActivity).
 	queries uint32
+	// waitRows are the sessions the last wait sample read; waitSkip the
+	// wait ticks left to skip (waitTick).
+	waitRows, waitSkip int
 
 	// slab holds the tenant CPU figures of the samples to come: one
 	// allocation for many rounds.

@@ -24,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -185,7 +186,7 @@ func (m *Monitor) runInstance(ctx context.Context, s *sampler) {
 	defer rounds.Stop()
 	var waits <-chan time.Time
 	if m.cfg.WaitInterval > 0 {
-		w := time.NewTicker(m.cfg.WaitInterval)
+		w := time.NewTicker(m.waitInterval())
 		defer w.Stop()
 		waits = w.C
 	}
@@ -198,21 +199,57 @@ func (m *Monitor) runInstance(ctx context.Context, s *sampler) {
 		case <-rounds.C:
 			s.sample(ctx, time.Now())
 		case <-waits:
-			s.waitTick(ctx)
+			s.waitTick(ctx, m.waitInterval())
 		}
 	}
 }
 
-// waitTick samples pg_stat_activity into the wait histogram.
-func (s *sampler) waitTick(ctx context.Context) {
+// waitQueriesPerSecond bounds the wait samples of all the servers
+// together: with more than 10 servers at the default 100 ms, each is
+// sampled every servers / waitQueriesPerSecond seconds (100 servers:
+// every second). 100 servers sampled every 100 ms cost 12.4 % of 2 cores
+// (BENCHMARKS.md), a query's fixed cost 1,000 times a second.
+const waitQueriesPerSecond = 100
+
+// waitInterval is each server's time between wait samples: the
+// configured WaitInterval, longer with many servers
+// (waitQueriesPerSecond).
+func (m *Monitor) waitInterval() time.Duration {
+	return max(m.cfg.WaitInterval, time.Duration(len(m.cfg.Instances))*time.Second/waitQueriesPerSecond)
+}
+
+// waitRowsPerSecond bounds the sessions the wait samples of one server
+// read a second: beyond it (more than 200 sessions at the default 100
+// ms) ticks are skipped so that a sample of n sessions comes every n /
+// waitRowsPerSecond seconds. 1,000 sessions read every 100 ms cost the
+// server 30 ms of CPU a second and the monitor as much again (3.9 % of 2
+// cores; BENCHMARKS.md); every fifth tick still counts 2,000 sessions'
+// states a second.
+const waitRowsPerSecond = 2000
+
+// waitTick samples pg_stat_activity into the wait histogram, unless the
+// last sample's sessions ask to skip this tick (waitRowsPerSecond).
+func (s *sampler) waitTick(ctx context.Context, interval time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn == nil {
 		return
 	}
+	if s.waitSkip > 0 {
+		s.waitSkip--
+		return
+	}
 	if err := s.activity(ctx, true); err != nil && ctx.Err() == nil {
 		s.errs.add(time.Since(s.origin), "pg_stat_activity: %v", err)
 	}
+	s.waitSkip = waitEvery(s.waitRows, interval) - 1
+}
+
+// waitEvery is every how many wait ticks a server of rows sessions is
+// sampled: 1 up to waitRowsPerSecond rows a second.
+func waitEvery(rows int, interval time.Duration) int {
+	per := waitRowsPerSecond * interval.Seconds() // rows a tick may read
+	return max(1, int(math.Ceil(float64(rows)/per)))
 }
 
 // SetPlacements gives the tenants placed on the instances (after the setup
@@ -304,7 +341,11 @@ func (m *Monitor) Stop() (*Samples, error) {
 
 // samples assembles the result; the goroutines have ended.
 func (m *Monitor) samples() *Samples {
-	out := &Samples{Origin: m.cfg.Origin, Interval: m.cfg.Interval, WaitInterval: max(m.cfg.WaitInterval, 0),
+	wait := m.waitInterval()
+	if m.cfg.WaitInterval < 0 {
+		wait = 0
+	}
+	out := &Samples{Origin: m.cfg.Origin, Interval: m.cfg.Interval, WaitInterval: wait,
 		PSSInterval: max(m.cfg.PSSInterval, 0), Host: m.host.series, Marks: m.marks}
 	out.Errors = append(out.Errors, m.host.errs.list("host: ")...)
 	for i, s := range m.samplers {

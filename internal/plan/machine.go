@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
@@ -113,7 +114,8 @@ func checkMachine(p *Plan, engs engines, m Machine, remote bool) []spec.Problem 
 		if p.ReadsReplicas(r) {
 			conns *= 1 + r.Replicas
 		}
-		key := fmt.Sprint(eng.Name(), servers, conns)
+		shm := sharedMemory(eng, r, remote)
+		key := fmt.Sprint(eng.Name(), servers, conns, shm)
 		if seen[key] {
 			continue
 		}
@@ -141,11 +143,26 @@ func checkMachine(p *Plan, engs engines, m Machine, remote bool) []spec.Problem 
 				"%s needs about %d server processes (one per connection, %d per server), more than the %d this machine can still start "+
 					"(kernel.pid_max): lower tenants or clients, or use a model with fewer servers", what, procs, serverProcesses, m.Processes)})
 		}
-		// Every connection takes a client port too.
-		if ports := servers + conns; r.Replicas > 0 && !remote && m.Ports > 0 && ports > m.Ports {
+		// Every server listens on a loopback port of its own; every
+		// connection takes a client port too.
+		if ports := servers + conns; !remote && m.Ports > 0 && ports > m.Ports {
 			out = append(out, spec.Problem{Path: path, Value: strconv.Itoa(r.Tenants), Allowed: fmt.Sprintf(
 				"%s needs %d loopback ports (one per server and per connection), more than the %d this machine hands out "+
 					"(net.ipv4.ip_local_port_range): lower tenants, clients or sut.replicas, or use a model with fewer servers", what, ports, m.Ports)})
+		}
+		// Each server's shared memory (its buffers first) is held once it
+		// is used; with none known, the engine's idle footprint.
+		if shm < serverMemory {
+			shm = serverMemory
+		}
+		if shm > serverMemory && m.MemoryBytes > 0 && int64(servers)*shm+int64(conns)*backendMemory > m.MemoryBytes {
+			out = append(out, spec.Problem{Path: path, Value: strconv.Itoa(r.Tenants), Allowed: fmt.Sprintf(
+				"%s maps %s of shared memory (%s a server, shared_buffers %s, max_connections %d) and %s for its connections, "+
+					"more than this machine's %s: every server's buffers are held once its data fills them; "+
+					"lower tenants, or sut.settings.shared_buffers (%s fits)", what, gib(int64(servers)*shm), mib(shm),
+				orDefault(r.Settings["shared_buffers"], "128MB (the default)"), maxConns(r), mib(int64(conns)*backendMemory),
+				gib(m.MemoryBytes), fitBuffers(m.MemoryBytes, servers, conns, backendMemory))})
+			continue
 		}
 		mem := int64(servers)*serverMemory + int64(conns)*backendMemory
 		if m.MemoryBytes > 0 && mem > m.MemoryBytes {
@@ -156,6 +173,46 @@ func checkMachine(p *Plan, engs engines, m Machine, remote bool) []spec.Problem 
 		}
 	}
 	return out
+}
+
+// sharedMemory is the shared memory one server of run r maps, from its
+// settings and max_connections, when its engine says (engine.SharedMemory);
+// 0 when it does not, the servers are not on this machine, or a setting
+// cannot be read (the engine's settings check refuses it at its path).
+func sharedMemory(eng engine.Engine, r *Run, remote bool) int64 {
+	sm, ok := eng.(engine.SharedMemory)
+	if !ok || remote {
+		return 0
+	}
+	n, err := sm.SharedMemoryBytes(r.Settings, maxConns(r))
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// maxConns is the most max_connections of run r's servers.
+func maxConns(r *Run) int {
+	n := 0
+	for _, in := range r.Instances {
+		n = max(n, in.MaxConnections)
+	}
+	return n
+}
+
+// fitBuffers is the shared_buffers that would let servers fit in memory
+// beside their connections: what is left, a server's share, less a
+// quarter for the rest of its shared memory, in whole MiB (at least 16).
+func fitBuffers(memory int64, servers, conns int, backend int64) string {
+	left := (memory - int64(conns)*backend) / int64(max(servers, 1))
+	return strconv.FormatInt(max(left*3/4>>20, 16), 10) + "MB"
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }
 
 // checkMemory refuses a per-server memory limit above the machine's

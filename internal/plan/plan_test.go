@@ -271,6 +271,23 @@ func TestMachineHoldsThePlan(t *testing.T) {
 	if !procs || !mem {
 		t.Errorf("10,000 servers: want a process and a memory problem at tenancy.tenants[1]; got %v", problems)
 	}
+	// 100 servers: their shared memory (128MB of buffers each by default)
+	// against 8 GiB, a port each without replicas.
+	small := Machine{MemoryBytes: 8 << 30, OpenFiles: 20000, Processes: 32000, Ports: 150}
+	_, problems = buildSrc(t, "name: t\ntenancy: {model: instance, tenants: 100}\nworkload: {name: tpcb}\n", small)
+	var shm, ports bool
+	for _, p := range problems {
+		shm = shm || (p.Path == "tenancy.tenants" && strings.Contains(p.Allowed, "of shared memory") &&
+			strings.Contains(p.Allowed, "shared_buffers 128MB (the default)") && strings.Contains(p.Allowed, "MB fits"))
+		ports = ports || (p.Path == "tenancy.tenants" && strings.Contains(p.Allowed, "needs 200 loopback ports"))
+	}
+	if !shm || !ports {
+		t.Errorf("100 servers on 8 GiB and 150 ports: want a shared memory and a ports problem; got %v", problems)
+	}
+	small.Ports = 1000
+	if _, problems := buildSrc(t, "name: t\nsut: {settings: {shared_buffers: 16MB}}\ntenancy: {model: instance, tenants: 100}\nworkload: {name: tpcb}\n", small); len(problems) > 0 {
+		t.Errorf("100 servers of 16MB of buffers fit 8 GiB: %v", problems)
+	}
 	if _, problems := buildSrc(t, "name: t\ntenancy: {tenants: 10001}\nworkload: {name: tpcb}\n", big); len(problems) != 1 ||
 		!strings.Contains(problems[0].Allowed, "1..10000") {
 		t.Errorf("10,001 tenants: %v", problems)

@@ -45,6 +45,10 @@ func (cloneDatabase) Setup(ctx context.Context, r *Run) error {
 	inst := r.Instances[0]
 	r.templateWorkloads = map[int]workload.Workload{}
 	g, gctx := errgroup.WithContext(ctx)
+	// Each role is an admin session of its own: as many at once as the
+	// clones below, not 1,000 sessions for 1,000 tenants in a server
+	// sized for their clients.
+	g.SetLimit(cloneLimit(r))
 	// One template after the other: placing one locks the server down,
 	// which concurrent placings would race on.
 	g.Go(func() error {
@@ -98,11 +102,7 @@ func (cloneDatabase) Ingest(ctx context.Context, r *Run) error {
 		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
-	// A clone holds up to two superuser connections (to postgres, then to
-	// the copy); max_connections was sized for the tenants' clients
-	// (spec.NeededConnections), so as many clones run at once as fit in
-	// them: 20 tenants of one client clone 10 at a time.
-	g.SetLimit(max(1, r.totalConns()/2))
+	g.SetLimit(cloneLimit(r))
 	for k := 1; k < len(r.Placements); k++ {
 		t := r.templateOf(k)
 		if t == k {
@@ -117,6 +117,16 @@ func (cloneDatabase) Ingest(ctx context.Context, r *Run) error {
 	}
 	return g.Wait()
 }
+
+// cloneLimit is how many clones run at once. A clone holds up to two
+// superuser connections (to postgres, then to the copy); max_connections
+// was sized for the tenants' clients (spec.NeededConnections), so no more
+// clones run at once than fit in them (20 tenants of one client: 10), and
+// no more than twice AtOnce: each copy is the server's work (a copy of
+// the template's files and two checkpoints, STRATEGY FILE_COPY), 100
+// clones took as long 8 at a time as 64 at a time on 2 cores
+// (BENCHMARKS.md), and 500 at once would only hold 1,000 sessions.
+func cloneLimit(r *Run) int { return max(1, min(r.totalConns()/2, 2*AtOnce())) }
 
 func (cloneDatabase) PostIngest(_ context.Context, r *Run) error {
 	r.copiesPostIngested()

@@ -53,6 +53,11 @@ func (cloneDatadir) Provision(ctx context.Context, r *Run) error {
 	}
 	if err == nil {
 		g, gctx := errgroup.WithContext(ctx)
+		// A bounded number of copies and starts at once: 99 copies of
+		// a data directory and 99 servers starting together only queue
+		// for the disk and the CPUs, and the slowest start might
+		// outlast the readiness wait.
+		g.SetLimit(AtOnce())
 		for k := 1; k < len(specs); k++ {
 			t := r.templateOf(k)
 			if t == k {

@@ -9,7 +9,8 @@ import (
 )
 
 // loadEach: every tenant is placed, sets up, loads and post-ingests its
-// own data, all tenants at once.
+// own data: all tenants set up and load at once, and post-ingest at most
+// AtOnce at a time.
 type loadEach struct{}
 
 func (loadEach) Name() string { return LoadEach }
@@ -47,11 +48,11 @@ func (loadEach) Setup(ctx context.Context, r *Run) error {
 func (loadEach) Ingest(ctx context.Context, r *Run) error {
 	bars := r.Progress()
 	defer bars.Wait()
-	return r.perTenant(ctx, "ingest", func(ctx context.Context, i int) error {
+	return r.perTenant(ctx, "ingest", 0, func(ctx context.Context, i int) error {
 		return r.ingestTenant(ctx, bars, i)
 	})
 }
 
 func (loadEach) PostIngest(ctx context.Context, r *Run) error {
-	return r.perTenant(ctx, "post-ingest", r.postIngestTenant)
+	return r.perTenant(ctx, "post-ingest", AtOnce(), r.postIngestTenant)
 }

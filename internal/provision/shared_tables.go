@@ -106,7 +106,7 @@ func (sharedTables) Ingest(ctx context.Context, r *Run) error {
 		sharedErr = sh.IngestShared(ctx, owner, progress)
 		bars.Done("shared", sharedErr)
 	}()
-	err = r.perTenant(ctx, "ingest", func(ctx context.Context, i int) error {
+	err = r.perTenant(ctx, "ingest", 0, func(ctx context.Context, i int) error {
 		err := r.ingestTenant(ctx, bars, i)
 		<-shared
 		if err == nil && sharedErr != nil {
