@@ -80,7 +80,8 @@ func deleteLabelled(ctx context.Context, cs *kubernetes.Clientset, ns string, lb
 	if err := cs.CoreV1().ConfigMaps(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, list); err != nil {
 		errs = append(errs, fmt.Errorf("deleting configmaps %s: %w", sel, err))
 	}
-	// Services have no deletecollection: one by one.
+	// Services one by one: older API servers have no
+	// deletecollection for them.
 	if svcs, err := cs.CoreV1().Services(ns).List(ctx, list); err != nil {
 		errs = append(errs, fmt.Errorf("listing services %s: %w", sel, err))
 	} else {
