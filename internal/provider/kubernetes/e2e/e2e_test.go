@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -378,14 +381,14 @@ progress: 1s
 // started runs `tenantbench run` of a long tpcb in the database model and
 // returns it once the run's pod exists, with its results directory and
 // environment.
-func started(t *testing.T, c *k8stest.Cluster, cs *kubernetes.Clientset, ns string) (*exec.Cmd, string, []string) {
+func started(t *testing.T, c *k8stest.Cluster, cs *kubernetes.Clientset, ns, storage string) (*exec.Cmd, string, []string) {
 	t.Helper()
 	bin := tenantbench(t)
 	tmp := t.TempDir()
 	spec := `name: k8s
 sut:
   provider: kubernetes
-  kubernetes: {kubeconfig_env: ` + kubeconfigEnv + `, namespace: ` + ns + `, image: "` + c.PGImage + `"}
+  kubernetes: {kubeconfig_env: ` + kubeconfigEnv + `, namespace: ` + ns + `, image: "` + c.PGImage + `"` + storage + `}
 tenancy: {model: database, tenants: 2}
 workload: {name: tpcb, scale: 1, clients: 1, duration: 10m}
 `
@@ -428,13 +431,54 @@ func ready(p corev1.Pod) bool {
 	return false
 }
 
+// volume makes a storage class without a provisioner and one volume of
+// it (a directory of the host, owned by the image's user), as an
+// administrator would on a cluster without a provisioner; both go when
+// the test ends.
+func volume(t *testing.T, cs *kubernetes.Clientset) string {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := os.Chown(dir, 999, 999); err != nil {
+		t.Fatal(err)
+	}
+	const class, pvName = "tb-e2e-manual", "tb-e2e-volume"
+	wait := storagev1.VolumeBindingWaitForFirstConsumer
+	sc := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: class}, Provisioner: "kubernetes.io/no-provisioner", VolumeBindingMode: &wait}
+	if _, err := cs.StorageV1().StorageClasses().Create(ctx, sc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cs.StorageV1().StorageClasses().Delete(context.Background(), class, metav1.DeleteOptions{})
+	})
+	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: pvName}, Spec: corev1.PersistentVolumeSpec{
+		Capacity:    corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+		AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, StorageClassName: class,
+		PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+		PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: dir}}}}
+	if _, err := cs.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cs.CoreV1().PersistentVolumes().Delete(context.Background(), pvName, metav1.DeleteOptions{})
+	})
+	return class
+}
+
 // TestInterrupted: Ctrl-C while the run goes on leaves nothing of it in
-// the namespace.
+// the namespace: no pod, PersistentVolumeClaim (its server's data is on
+// one), Service or ConfigMap.
 func TestInterrupted(t *testing.T) {
 	c := k8stest.Get(t)
 	const ns = "tb-interrupted"
 	cs := namespace(t, c, ns)
-	cmd, _, _ := started(t, c, cs, ns)
+	class := volume(t, cs)
+	cmd, _, _ := started(t, c, cs, ns, ", storage: {class: "+class+", size: 1GiB}")
+	if left := anyRun(t, cs, ns); !slices.ContainsFunc(left, func(o string) bool { return strings.HasPrefix(o, "persistentvolumeclaim ") }) ||
+		!slices.ContainsFunc(left, func(o string) bool { return strings.HasPrefix(o, "configmap ") }) ||
+		!slices.ContainsFunc(left, func(o string) bool { return strings.HasPrefix(o, "service ") }) {
+		t.Fatalf("the running run's objects %v: want a claim, a configmap and a service among them, or the test proves nothing", left)
+	}
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -457,7 +501,7 @@ func TestKilledThenDown(t *testing.T) {
 	c := k8stest.Get(t)
 	const ns = "tb-killed"
 	cs := namespace(t, c, ns)
-	cmd, out, env := started(t, c, cs, ns)
+	cmd, out, env := started(t, c, cs, ns, "")
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
