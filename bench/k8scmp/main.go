@@ -18,6 +18,7 @@ import (
 	"encoding/csv"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -167,7 +168,7 @@ type sampled struct {
 func sample(dir string, fn func() error) *sampled {
 	s := &sampled{cpu: map[string]float64{}, rssMean: map[string]float64{}, rssPeak: map[string]float64{}}
 	first := ticks(dir)
-	last := first
+	last := maps.Clone(first)
 	done := make(chan error, 1)
 	t0 := time.Now()
 	go func() { done <- fn() }()
