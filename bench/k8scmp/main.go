@@ -5,12 +5,15 @@
 // (kube-apiserver, etcd, controller manager, scheduler, kubelet,
 // kube-proxy, containerd and its shims, found by the cluster's directory
 // in their command lines) while idle, during the local run and during
-// the Kubernetes run. It needs what the harness needs (root,
+// the Kubernetes run; with -access, the database model again through
+// each other sut.kubernetes.access (what the path to the server costs).
+// It needs what the harness needs (root,
 // TENANTBENCH_K8S=1 is not asked: running this is the opt-in) and a
 // tenantbench binary.
 //
 //	go build -o /tmp/tenantbench ./cmd/tenantbench
-//	flock /tmp/tenantbench-bench.lock go run ./bench/k8scmp -tenantbench /tmp/tenantbench -duration 30s -out /tmp/k8scmp
+//	go build -o /tmp/k8scmp ./bench/k8scmp
+//	flock /tmp/tenantbench-bench.lock /tmp/k8scmp -tenantbench /tmp/tenantbench -duration 30s -access nodeport,port-forward -out /tmp/k8scmp-out
 package main
 
 import (
@@ -40,12 +43,17 @@ func main() {
 	clients := flag.Int("clients", 4, "clients per tenant")
 	out := flag.String("out", "", "where the two results directories go")
 	idle := flag.Duration("idle", 20*time.Second, "how long the idle cluster is sampled")
+	access := flag.String("access", "", "comma-separated other values of sut.kubernetes.access to run the database model through (nodeport, port-forward)")
 	flag.Parse()
 	if *bin == "" || *out == "" {
 		fmt.Fprintln(os.Stderr, "k8scmp: -tenantbench and -out are needed")
 		os.Exit(2)
 	}
-	if err := run(*bin, *out, *duration, *clients, *idle); err != nil {
+	var accesses []string
+	if *access != "" {
+		accesses = strings.Split(*access, ",")
+	}
+	if err := run(*bin, *out, *duration, *clients, *idle, accesses); err != nil {
 		fmt.Fprintln(os.Stderr, "k8scmp:", err)
 		os.Exit(1)
 	}
@@ -53,14 +61,14 @@ func main() {
 
 // spec is the experiment: provider is "" for local, else the
 // sut.kubernetes lines.
-func spec(name, provider string, duration time.Duration, clients int) string {
+func spec(name, provider, models string, duration time.Duration, clients int) string {
 	return `name: ` + name + `
 seed: 1
 sut:
 ` + provider + `  settings: {shared_buffers: 256MB, work_mem: 16MB, wal_level: minimal, max_wal_senders: "0",
              synchronous_commit: "off", autovacuum: "off", max_wal_size: 4GB, checkpoint_timeout: 30min}
   resources: {cpus: 2, memory: 4GiB, divide: true}
-tenancy: {model: [schema, database, instance], tenants: 2}
+tenancy: {model: [` + models + `], tenants: 2}
 workload:
   name: tpcc
   scale: 1
@@ -72,7 +80,7 @@ workload:
 `
 }
 
-func run(bin, out string, duration time.Duration, clients int, idle time.Duration) error {
+func run(bin, out string, duration time.Duration, clients int, idle time.Duration, accesses []string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -115,17 +123,28 @@ func run(bin, out string, duration time.Duration, clients int, idle time.Duratio
 	}
 	fmt.Fprintf(os.Stderr, "k8scmp: cluster up in %s\n", time.Since(t0).Round(100*time.Millisecond))
 	const kubeEnv = "TB_BENCH_KUBECONFIG"
-	k8sLines := `  provider: kubernetes
-  kubernetes: {kubeconfig_env: ` + kubeEnv + `, namespace: default, image: "` + c.PGImage + `"}
+	k8sLines := func(access string) string {
+		return `  provider: kubernetes
+  kubernetes: {kubeconfig_env: ` + kubeEnv + `, namespace: default, image: "` + c.PGImage + `", access: ` + access + `}
 `
-	specs := map[string]string{"local": spec("tpcc-local", "", duration, clients), "k8s": spec("tpcc-k8s", k8sLines, duration, clients)}
+	}
+	const all = "schema, database, instance"
+	specs := map[string]string{"local": spec("tpcc-local", "", all, duration, clients), "k8s": spec("tpcc-k8s", k8sLines("pod-ip"), all, duration, clients)}
+	sides := []string{"local", "k8s"}
+	// The other ways to reach a pod, the database model only: what the
+	// path between driver and server costs.
+	for _, a := range accesses {
+		side := "k8s-" + a
+		specs[side] = spec("tpcc-"+side, k8sLines(a), "database", duration, clients)
+		sides = append(sides, side)
+	}
 	env := append(os.Environ(), kubeEnv+"="+c.Kubeconfig)
 
 	usage := map[string]*sampled{}
 	fmt.Fprintf(os.Stderr, "k8scmp: idle cluster for %s\n", idle)
 	usage["idle"] = sample(c.Dir, func() error { time.Sleep(idle); return nil })
 	driver := map[string]float64{}
-	for _, side := range []string{"local", "k8s"} {
+	for _, side := range sides {
 		path := filepath.Join(out, side+".yaml")
 		if err := os.WriteFile(path, []byte(specs[side]), 0o644); err != nil {
 			return err
@@ -149,7 +168,7 @@ func run(bin, out string, duration time.Duration, clients int, idle time.Duratio
 		driver[side] = (ps.UserTime() + ps.SystemTime()).Seconds()
 		fmt.Fprintf(os.Stderr, "k8scmp: %s done, load %s\n", side, benchutil.Loadavg())
 	}
-	return report(out, usage, driver)
+	return report(out, usage, driver, sides[2:])
 }
 
 // sampled is the control plane's usage over fn: CPU seconds per
@@ -305,7 +324,7 @@ func tenantsOf(dir string) (map[string]map[string]tenantRow, map[string]string, 
 	return out, status, nil
 }
 
-func report(out string, usage map[string]*sampled, driver map[string]float64) error {
+func report(out string, usage map[string]*sampled, driver map[string]float64, others []string) error {
 	local, lst, err := tenantsOf(filepath.Join(out, "local"))
 	if err != nil {
 		return err
@@ -362,6 +381,25 @@ func report(out string, usage map[string]*sampled, driver map[string]float64) er
 			fmt.Printf(" %.3f | %.0f / %.0f |", s.cpu[n]/s.wall.Seconds(), s.rssMean[n], s.rssPeak[n])
 		}
 		fmt.Println()
+	}
+	if len(others) > 0 {
+		fmt.Println()
+		fmt.Println("| database model, access | tenant | NOPM | p99 ms |")
+		fmt.Println("|---|---|---|---|")
+		for _, side := range append([]string{"k8s"}, others...) {
+			figs, st, err := tenantsOf(filepath.Join(out, side))
+			if err != nil {
+				return err
+			}
+			name := strings.TrimPrefix(side, "k8s-")
+			if side == "k8s" {
+				name = "pod-ip"
+			}
+			for _, t := range []string{"t01", "t02"} {
+				f := figs["database"][t]
+				fmt.Printf("| %s (%s) | %s | %s | %s |\n", name, st["database"], t, f.nopm, f.p99)
+			}
+		}
 	}
 	fmt.Printf("\nwall: idle %.0f s, local %.0f s, k8s %.0f s; tenantbench's CPU: local %.1f s (the servers' included: its children), k8s %.1f s (the driver alone: %.2f cores)\n",
 		usage["idle"].wall.Seconds(), usage["local"].wall.Seconds(), usage["k8s"].wall.Seconds(), driver["local"], driver["k8s"],
