@@ -16,7 +16,7 @@ const Version = "v1.34.4"
 
 // components are the binaries the cluster runs, built from
 // k8s.io/kubernetes/cmd/<name>.
-var components = []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet"}
+var components = []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy"}
 
 // sourceDir is this package's directory in the repository: the wrapper
 // module and the image scripts live below it.
@@ -31,9 +31,10 @@ func sourceDir() (string, error) {
 // binaries returns the directory holding the Kubernetes binaries of
 // Version: the user's cache dir when an earlier build left them there,
 // else built now from the Go module proxy through the wrapper module
-// (about 4 minutes and 1.8 GiB on 2 cores when nothing is cached).
-// `go install k8s.io/kubernetes/cmd/...@version` does not work: the
-// kubernetes module replaces its staging modules, which only a main
+// (about 4 minutes and 1.8 GiB on 2 cores when nothing is cached); a
+// cache missing some components (kube-proxy came later) gets only
+// those. `go install k8s.io/kubernetes/cmd/...@version` does not work:
+// the kubernetes module replaces its staging modules, which only a main
 // module's replace lines can do, hence kube/go.mod.
 func binaries(logf func(string, ...any)) (string, error) {
 	cache, err := os.UserCacheDir()
@@ -41,7 +42,8 @@ func binaries(logf func(string, ...any)) (string, error) {
 		return "", err
 	}
 	dir := filepath.Join(cache, "tenantbench", "kubernetes", Version)
-	if have(dir) {
+	missing := absent(dir)
+	if len(missing) == 0 {
 		return dir, nil
 	}
 	src, err := sourceDir()
@@ -64,32 +66,39 @@ func binaries(logf func(string, ...any)) (string, error) {
 	}
 	ld = append(ld, "-X", "k8s.io/component-base/version.gitTreeState=clean")
 	args := []string{"build", "-mod=mod", "-trimpath", "-ldflags", "-s -w " + strings.Join(ld, " "), "-o", tmp + "/"}
-	for _, c := range components {
+	for _, c := range missing {
 		args = append(args, "k8s.io/kubernetes/cmd/"+c)
 	}
-	logf("k8stest: building Kubernetes %s into %s (minutes, once)", Version, dir)
+	logf("k8stest: building Kubernetes %s %v into %s (minutes, once)", Version, missing, dir)
 	cmd := exec.Command("go", args...)
 	cmd.Dir = filepath.Join(src, "kube")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-modcacherw")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building Kubernetes %s: %v\n%s", Version, err, out)
 	}
-	if !have(tmp) {
-		return "", fmt.Errorf("building Kubernetes %s left no binaries in %s", Version, tmp)
-	}
-	// A rename, so that a build killed half-way is never taken for one.
-	if err := os.Rename(tmp, dir); err != nil && !have(dir) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
+	}
+	// A rename each, so that a build killed half-way is never taken for
+	// one.
+	for _, c := range missing {
+		if st, err := os.Stat(filepath.Join(tmp, c)); err != nil || st.Mode()&0o111 == 0 {
+			return "", fmt.Errorf("building Kubernetes %s left no %s in %s", Version, c, tmp)
+		}
+		if err := os.Rename(filepath.Join(tmp, c), filepath.Join(dir, c)); err != nil {
+			return "", err
+		}
 	}
 	return dir, nil
 }
 
-// have says dir holds every component.
-func have(dir string) bool {
+// absent are the components dir lacks.
+func absent(dir string) []string {
+	var out []string
 	for _, c := range components {
 		if st, err := os.Stat(filepath.Join(dir, c)); err != nil || st.Mode()&0o111 == 0 {
-			return false
+			out = append(out, c)
 		}
 	}
-	return true
+	return out
 }

@@ -19,7 +19,7 @@ import (
 )
 
 // Cluster is a running single-node cluster: containerd, etcd, the API
-// server, controller manager, scheduler and kubelet, each a process this
+// server, controller manager, scheduler, kubelet and kube-proxy, each a process this
 // package started, all of their state below Dir.
 type Cluster struct {
 	// Dir holds everything of the cluster that has a configurable place.
@@ -216,6 +216,20 @@ func (c *Cluster) up(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
+	// kube-proxy makes Services real: a ClusterIP or NodePort Service is
+	// its iptables rules. Healthy once it has synced them.
+	if err := c.start("kube-proxy", filepath.Join(c.bin, "kube-proxy"), "--config="+filepath.Join(c.Dir, "kube-proxy.yaml")); err != nil {
+		return err
+	}
+	if err := c.waitFor("kube-proxy", 60*time.Second, func() bool {
+		r, err := http.Get("http://127.0.0.1:10256/healthz")
+		if err == nil {
+			r.Body.Close()
+		}
+		return err == nil && r.StatusCode == 200
+	}); err != nil {
+		return err
+	}
 	// Pods cannot be created in a namespace before its default service
 	// account exists.
 	return c.waitFor("the default service account", 60*time.Second, func() bool {
@@ -227,7 +241,7 @@ func (c *Cluster) up(ctx context.Context) error {
 // portsFree says which of the cluster's fixed ports are taken: another
 // cluster (or anything else) on them would make this one fail half-way.
 func portsFree() error {
-	for _, p := range []int{apiPort, etcdPort, etcdPort + 1, etcdPort + 2, 10248, 10250, 10257, 10259} {
+	for _, p := range []int{apiPort, etcdPort, etcdPort + 1, etcdPort + 2, 10248, 10249, 10250, 10256, 10257, 10259} {
 		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
 		if err != nil {
 			return fmt.Errorf("port %d is taken (another cluster running?): %w", p, err)

@@ -80,6 +80,21 @@ maxPods: 50
 registerNode: true
 volumePluginDir: %[1]s/kubelet-plugins
 `, c.Dir, NodeIP),
+		// iptables mode, node ports on the node's IP only (no localhost
+		// node ports: they need route_localnet), the host's conntrack
+		// sysctls left as they are.
+		"kube-proxy.yaml": fmt.Sprintf(`apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection: {kubeconfig: %[1]s/pki/admin.kubeconfig}
+mode: iptables
+hostnameOverride: %[2]s
+clusterCIDR: %[3]s
+nodePortAddresses: ["%[4]s/32"]
+healthzBindAddress: 127.0.0.1:10256
+metricsBindAddress: 127.0.0.1:10249
+iptables: {localhostNodePorts: false}
+conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
+`, c.Dir, NodeName, PodNet, NodeIP),
 		"cni/10-bridge.conflist": fmt.Sprintf(`{
   "cniVersion": "0.4.0",
   "name": "tbk8s",

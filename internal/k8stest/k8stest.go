@@ -1,6 +1,6 @@
 // Package k8stest starts a real single-node Kubernetes cluster for a
 // test package: etcd, kube-apiserver, kube-controller-manager,
-// kube-scheduler and a kubelet on containerd and runc, with PostgreSQL
+// kube-scheduler, a kubelet on containerd and runc and kube-proxy, with PostgreSQL
 // and pause images built from the host's files (no registry). No fake
 // stands in for the cluster.
 //

@@ -20,10 +20,12 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// sysctls are the settings the kubelet (overcommit, panics) and the CNI
-// bridge plugin (forwarding) change on the host: teardown puts back the
+// sysctls are the settings the kubelet (overcommit, panics), the CNI
+// bridge plugin (forwarding) and kube-proxy (route_localnet, were its
+// localhost node ports on) change on the host: teardown puts back the
 // values they had.
-var sysctls = []string{"kernel/panic", "kernel/panic_on_oops", "vm/overcommit_memory", "vm/panic_on_oom", "net/ipv4/ip_forward"}
+var sysctls = []string{"kernel/panic", "kernel/panic_on_oops", "vm/overcommit_memory", "vm/panic_on_oom", "net/ipv4/ip_forward",
+	"net/ipv4/conf/all/route_localnet"}
 
 // fixedPaths are where the kubelet, containerd and libcni write whatever
 // their configuration says: teardown removes those that did not exist.
@@ -123,7 +125,7 @@ func (c *Cluster) Teardown() error {
 		c.deletePods()
 	}
 	// 2. The components, the kubelet first, containerd last.
-	for _, name := range []string{"kubelet", "kube-scheduler", "kube-controller-manager", "kube-apiserver", "etcd"} {
+	for _, name := range []string{"kube-proxy", "kubelet", "kube-scheduler", "kube-controller-manager", "kube-apiserver", "etcd"} {
 		for _, p := range c.procs {
 			if p.name == name {
 				p.stop()

@@ -47,10 +47,27 @@ func checkCluster(s *spec.Spec, regs Registries) []spec.Problem {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), clusterCheckTimeout)
 	defer cancel()
-	if msg := f.CheckCluster(ctx, *clusterOf(s, regs)); msg != "" {
+	if msg := f.CheckCluster(ctx, *clusterOf(s, regs), mostServers(s, regs)); msg != "" {
 		return []spec.Problem{{Path: "sut.kubernetes", Allowed: msg}}
 	}
 	return nil
+}
+
+// mostServers is the most servers a run of the spec starts: its models'
+// servers for its most tenants (sut.kubernetes.spread needs as many
+// nodes).
+func mostServers(s *spec.Spec, regs Registries) int {
+	most := 0
+	for _, t := range s.Tenancy.Tenants {
+		most = max(most, t)
+	}
+	n := 0
+	for _, name := range s.Tenancy.Model {
+		if m, ok := regs.Models[name]; ok && most >= 1 && most <= spec.MaxTenants {
+			n = max(n, m.Instances(most))
+		}
+	}
+	return n
 }
 
 // clusterOf is sut.kubernetes with its defaults (namespace default; the
@@ -62,7 +79,11 @@ func clusterOf(s *spec.Spec, regs Registries) *provider.Cluster {
 	if k == nil || !regs.Providers[s.SUT.Provider].Cluster {
 		return nil
 	}
-	c := provider.Cluster{KubeconfigEnv: k.KubeconfigEnv, Namespace: k.Namespace, Image: k.Image, NodeSelector: k.NodeSelector}
+	c := provider.Cluster{KubeconfigEnv: k.KubeconfigEnv, Context: k.Context, Namespace: k.Namespace, Image: k.Image,
+		Access: k.Access, Spread: k.Spread, NodeSelector: k.NodeSelector}
+	if c.Access == "" {
+		c.Access = spec.AccessPodIP
+	}
 	if st := k.Storage; st != nil {
 		c.StorageClass, c.StorageBytes = st.Class, int64(st.Size)
 	}

@@ -75,8 +75,15 @@ type StorageSpec struct {
 // to the spec, plan or ledger), the namespace, and the server's image.
 type Cluster struct {
 	KubeconfigEnv string `json:"kubeconfig_env"`
-	Namespace     string `json:"namespace"`
-	Image         string `json:"image"`
+	// Context is the kubeconfig's context, "" for its current one.
+	Context   string `json:"context,omitempty"`
+	Namespace string `json:"namespace"`
+	Image     string `json:"image"`
+	// Access is how this process reaches the servers (a value of
+	// sut.kubernetes.access: spec.AccessPodIP, ...).
+	Access string `json:"access,omitempty"`
+	// Spread puts the run's servers on distinct nodes.
+	Spread bool `json:"spread,omitempty"`
 	// StorageClass, when set, gives each server a PersistentVolumeClaim
 	// of that class and of StorageBytes instead of an emptyDir.
 	StorageClass string `json:"storage_class,omitempty"`

@@ -56,9 +56,11 @@ type Factory struct {
 	// Cluster says the provider runs its servers in a Kubernetes cluster
 	// that sut.kubernetes names, and CheckCluster says at plan what is
 	// wrong with it (its variable unset, the cluster unreachable, rights
-	// missing in the namespace), "" when nothing is.
+	// missing in the namespace, too few nodes for servers that must be
+	// on distinct ones), "" when nothing is; servers is the most servers
+	// a run of the spec starts.
 	Cluster      bool
-	CheckCluster func(ctx context.Context, c Cluster) string
+	CheckCluster func(ctx context.Context, c Cluster, servers int) string
 	// Engine says at plan why the provider cannot run a server of eng
 	// ("" when it can); nil for a provider that takes any engine it is
 	// given (the local provider runs an engine.Server; external asks each

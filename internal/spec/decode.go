@@ -322,8 +322,8 @@ func (d *Decoder) servers(n *yaml.Node, path string, dst *[]Server) {
 	*dst = out
 }
 
-// kubernetes reads sut.kubernetes: {kubeconfig_env, namespace, image,
-// storage: {class, size}, node_selector}.
+// kubernetes reads sut.kubernetes: {kubeconfig_env, context, namespace,
+// image, access, spread, storage: {class, size}, node_selector}.
 func (d *Decoder) kubernetes(n *yaml.Node, path string, dst **Kubernetes) {
 	if IsNull(resolve(n)) {
 		return
@@ -332,7 +332,10 @@ func (d *Decoder) kubernetes(n *yaml.Node, path string, dst **Kubernetes) {
 	d.Mapping(n, path, []Field{
 		{"kubeconfig_env", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &k.KubeconfigEnv) }},
 		{"namespace", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &k.Namespace) }},
+		{"context", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &k.Context) }},
 		{"image", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &k.Image) }},
+		{"access", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &k.Access) }},
+		{"spread", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadBool, &k.Spread) }},
 		{"storage", func(n *yaml.Node, p string) {
 			if IsNull(resolve(n)) {
 				return

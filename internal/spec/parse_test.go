@@ -200,6 +200,8 @@ func TestParseProblems(t *testing.T) {
 		{"kubernetes storage size", minimal + "sut:\n  kubernetes: {kubeconfig_env: K, storage: {class: fast, size: 0}}\n", "sut.kubernetes.storage.size", "0", "must be more than 0", 4},
 		{"node selector key", minimal + "sut:\n  kubernetes: {kubeconfig_env: K, node_selector: {\"a b\": x}}\n", `sut.kubernetes.node_selector["a b"]`, "", "must be a label key", 4},
 		{"node selector value", minimal + "sut:\n  kubernetes: {kubeconfig_env: K, node_selector: {disk: \"n v\"}}\n", "sut.kubernetes.node_selector.disk", "n v", "must be a label value", 4},
+		{"kubernetes access", minimal + "sut:\n  kubernetes: {kubeconfig_env: K, access: nodeports}\n", "sut.kubernetes.access", "nodeports", "must be one of pod-ip, nodeport, port-forward; did you mean nodeport?", 4},
+		{"kubernetes spread", minimal + "sut:\n  kubernetes: {kubeconfig_env: K, spread: yes}\n", "sut.kubernetes.spread", "yes", "true or false", 4},
 		{"node selector list", minimal + "sut:\n  kubernetes: {kubeconfig_env: K, node_selector: [a]}\n", "sut.kubernetes.node_selector", "", "must be a mapping of node label keys to values", 4},
 		{"plan too big", minimal + "repeat: 1001\ntenancy: {tenants: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}\n", "(plan)", "10010 runs", "at most 10000 runs are allowed (tenants 10 x repeat 1001)", 0},
 	} {

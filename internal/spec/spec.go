@@ -97,8 +97,17 @@ type SUT struct {
 // run's objects go to, and the server's image.
 type Kubernetes struct {
 	KubeconfigEnv string `yaml:"kubeconfig_env"`
-	Namespace     string `yaml:"namespace"`
-	Image         string `yaml:"image,omitempty"`
+	// Context is the kubeconfig's context to use, "" for its current
+	// one.
+	Context   string `yaml:"context,omitempty"`
+	Namespace string `yaml:"namespace"`
+	Image     string `yaml:"image,omitempty"`
+	// Access is how tenantbench reaches the servers from where it runs:
+	// AccessPodIP, AccessNodePort or AccessPortForward ("" is
+	// AccessPodIP).
+	Access string `yaml:"access,omitempty"`
+	// Spread puts the run's servers on distinct nodes.
+	Spread bool `yaml:"spread,omitempty"`
 	// Storage, when set, gives each server a PersistentVolumeClaim of
 	// its class and size instead of an emptyDir.
 	Storage *KubeStorage `yaml:"storage,omitempty"`
@@ -106,6 +115,17 @@ type Kubernetes struct {
 	// carry to run them.
 	NodeSelector map[string]string `yaml:"node_selector,omitempty"`
 }
+
+// The values of sut.kubernetes.access: the pod's IP, a NodePort
+// Service at its node's address, or a port forwarded through the API
+// server to 127.0.0.1.
+const (
+	AccessPodIP       = "pod-ip"
+	AccessNodePort    = "nodeport"
+	AccessPortForward = "port-forward"
+)
+
+func accesses() choice { return choice{[]string{AccessPodIP, AccessNodePort, AccessPortForward}, nil} }
 
 // KubeStorage is sut.kubernetes.storage: a storage class of the cluster
 // and the size each server's claim asks for.

@@ -247,6 +247,9 @@ func (v *validator) kubernetes(k *Kubernetes) {
 			v.add("sut.kubernetes.storage.size", st.Size.String(), "must be more than 0: what each server's claim asks for")
 		}
 	}
+	if k.Access != "" && !accesses().has(k.Access) {
+		v.add("sut.kubernetes.access", shown(k.Access), accesses().allowed(k.Access))
+	}
 	if !NamespaceOK(k.Namespace) {
 		v.add("sut.kubernetes.namespace", shown(k.Namespace), "must be a namespace's name: lower-case letters, digits and '-', "+
 			"starting and ending with a letter or digit, at most 63 characters (empty: default)")

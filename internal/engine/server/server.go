@@ -222,8 +222,8 @@ type BlockStats interface {
 }
 
 // Container is how an engine's official container image runs a server
-// (provider kubernetes): the image, its command line with the run's
-// settings, its environment, where its data volume is mounted, the user
+// (provider kubernetes): the image, its command line, its configuration
+// files with the run's settings, its environment, where its data volume is mounted, the user
 // it runs as and the port it listens on.
 type Container struct {
 	Image string   // "postgres:17"
@@ -236,4 +236,9 @@ type Container struct {
 	UID         int64  // the user and group the server runs as
 	Port        int
 	DataMount   string // where the data volume is mounted
+	// Files are the server's configuration files, by name, holding the
+	// run's settings; the provider mounts them read-only at FilesMount
+	// (a ConfigMap), where Args point the server.
+	Files      map[string]string
+	FilesMount string
 }

@@ -4,28 +4,35 @@
 // limits (a Guaranteed pod, as Erdelt and Rabl 2026, section 4.1, give
 // each tenant's container), its data on an emptyDir volume or a
 // PersistentVolumeClaim of sut.kubernetes.storage's class, its
-// superuser's password in a Secret. Every object carries the run's label
-// and the instance's; Stop and StopRecord (`tenantbench down`) delete by
-// those labels, so nothing of the run is left in the namespace. The
-// instance's endpoint is the pod's IP: the machine tenantbench runs on
-// must reach the pod network (it does on a node of the cluster). Its CPU
-// and memory are its kubelet's (stats.go).
+// superuser's password in a Secret, its settings a ConfigMap it mounts,
+// a Service selecting it. Every object carries the run's label and the
+// instance's; Stop and StopRecord (`tenantbench down`) delete by those
+// labels, so nothing of the run is left in the namespace. The instance's
+// endpoint is where sut.kubernetes.access reaches it (access.go): the
+// pod's IP by default, which the machine tenantbench runs on must reach
+// (it does on a node of the cluster, and in it). Its CPU and memory are
+// its kubelet's (stats.go).
 package kubernetes
 
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/suggest"
 )
 
 // Name is the provider's name in sut.provider.
@@ -95,21 +102,44 @@ func Can(c provider.Capability) string {
 	return "not a capability it has"
 }
 
-// client reads the kubeconfig whose path the cluster's variable holds.
+// client reads the kubeconfig whose path the cluster's variable holds,
+// at the cluster's context (its current one when none is named).
 func client(c provider.Cluster) (*kubernetes.Clientset, error) {
+	cs, _, err := clientConfig(c)
+	return cs, err
+}
+
+// clientConfig is client with the REST configuration it was made from,
+// which a port forward dials with.
+func clientConfig(c provider.Cluster) (*kubernetes.Clientset, *rest.Config, error) {
 	path, ok := os.LookupEnv(c.KubeconfigEnv)
 	if !ok || strings.TrimSpace(path) == "" {
-		return nil, fmt.Errorf("environment variable %s is not set: it must hold the path of the cluster's kubeconfig file", c.KubeconfigEnv)
+		return nil, nil, fmt.Errorf("environment variable %s is not set: it must hold the path of the cluster's kubeconfig file", c.KubeconfigEnv)
 	}
 	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("%s names a kubeconfig that cannot be read: %w", c.KubeconfigEnv, err)
+		return nil, nil, fmt.Errorf("%s names a kubeconfig that cannot be read: %w", c.KubeconfigEnv, err)
 	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	raw, err := clientcmd.LoadFromFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig %s (%s): %w", path, c.KubeconfigEnv, err)
+		return nil, nil, fmt.Errorf("kubeconfig %s (%s): %w", path, c.KubeconfigEnv, err)
+	}
+	if c.Context != "" {
+		if _, ok := raw.Contexts[c.Context]; !ok {
+			names := slices.Sorted(maps.Keys(raw.Contexts))
+			msg := fmt.Sprintf("context %s is not in kubeconfig %s (%s); its contexts: %s", c.Context, path, c.KubeconfigEnv, strings.Join(names, ", "))
+			if n := suggest.Nearest(c.Context, names); n != "" {
+				msg += "; did you mean " + n + "?"
+			}
+			return nil, nil, errors.New(msg)
+		}
+	}
+	cfg, err := clientcmd.NewDefaultClientConfig(*raw, &clientcmd.ConfigOverrides{CurrentContext: c.Context}).ClientConfig()
+	if err != nil {
+		return nil, nil, fmt.Errorf("kubeconfig %s (%s): %w", path, c.KubeconfigEnv, err)
 	}
 	cfg.Timeout = 30 * time.Second
-	return kubernetes.NewForConfig(cfg)
+	cs, err := kubernetes.NewForConfig(cfg)
+	return cs, cfg, err
 }
 
 // engineOf is the instance's engine; nil is PostgreSQL. It must have an

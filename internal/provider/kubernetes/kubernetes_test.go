@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/k8stest"
 	"github.com/tenantbench/tenantbench/internal/pgtest"
 	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
 // kubeconfigEnv is the variable the tests' sut.kubernetes names.
@@ -91,6 +93,21 @@ func TestStartStop(t *testing.T) {
 			t.Errorf("%s = %q (%v), want %s", setting, got, err, want)
 		}
 	}
+	// The settings came from the ConfigMap, the file the server read.
+	var confFile string
+	if err := conn.QueryRow(ctx, "SHOW config_file").Scan(&confFile); err != nil || confFile != "/etc/tenantbench/postgresql.conf" {
+		t.Errorf("config_file %q (%v), want the ConfigMap's file", confFile, err)
+	}
+	cs, _ := client(cl)
+	name := objectName(spec.RunID, "t01")
+	if cm, err := cs.CoreV1().ConfigMaps(cl.Namespace).Get(ctx, name, metav1.GetOptions{}); err != nil ||
+		!strings.Contains(cm.Data["postgresql.conf"], "work_mem = '8MB'") || cm.Labels[LabelRun] != "r001_abc123" {
+		t.Errorf("configmap %s: %+v, %v", name, cm, err)
+	}
+	if svc, err := cs.CoreV1().Services(cl.Namespace).Get(ctx, name, metav1.GetOptions{}); err != nil ||
+		svc.Spec.Type != corev1.ServiceTypeClusterIP || svc.Labels[LabelRun] != "r001_abc123" {
+		t.Errorf("service %s: %+v, %v", name, svc, err)
+	}
 	// The kubelet measures the pod's server: its first figures come at
 	// its housekeeping, some seconds after Ready.
 	us, ok := provider.As[provider.UsageSampler](inst)
@@ -107,8 +124,7 @@ func TestStartStop(t *testing.T) {
 		t.Errorf("usage %+v: want the server container's CPU and working set from its kubelet within a minute", u)
 	}
 	t.Logf("the kubelet's first figures %.1f s after Ready: %.3f CPU-s, %d MiB", time.Since(readyAt).Seconds(), u.CPUSeconds, u.MemoryBytes>>20)
-	cs, _ := client(cl)
-	pod, err := cs.CoreV1().Pods(cl.Namespace).Get(ctx, objectName(spec.RunID, "t01")+"-0", metav1.GetOptions{})
+	pod, err := cs.CoreV1().Pods(cl.Namespace).Get(ctx, name+"-0", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,8 +166,8 @@ func TestStartStop(t *testing.T) {
 	}
 	rec = inst.Record()
 	close(inst.Control.(*instance).stop) // as if the process were gone
-	if n := labelled(t, cl, "r002_def456"); n != 3 {
-		t.Errorf("%d objects labelled with the run, want 3 (statefulset, pod, secret)", n)
+	if n := labelled(t, cl, "r002_def456"); n != 5 {
+		t.Errorf("%d objects labelled with the run, want 5 (statefulset, pod, secret, configmap, service)", n)
 	}
 	if err := StopRecord(ctx, rec); err != nil {
 		t.Fatal(err)
@@ -166,18 +182,18 @@ func TestStartStop(t *testing.T) {
 func TestCheckCluster(t *testing.T) {
 	cl := namespace(t, "tb-check")
 	ctx := context.Background()
-	if msg := CheckCluster(ctx, cl); msg != "" {
+	if msg := CheckCluster(ctx, cl, 1); msg != "" {
 		t.Errorf("a usable namespace: %s", msg)
 	}
 	missing := cl
 	missing.Namespace = "tb-nosuch"
-	if msg := CheckCluster(ctx, missing); !strings.Contains(msg, "tb-nosuch") {
+	if msg := CheckCluster(ctx, missing, 1); !strings.Contains(msg, "tb-nosuch") {
 		t.Errorf("a missing namespace: %q", msg)
 	}
 	unset := cl
 	unset.KubeconfigEnv = "TB_TEST_UNSET_KUBECONFIG"
 	os.Unsetenv(unset.KubeconfigEnv)
-	if msg := CheckCluster(ctx, unset); !strings.Contains(msg, "TB_TEST_UNSET_KUBECONFIG is not set") {
+	if msg := CheckCluster(ctx, unset, 1); !strings.Contains(msg, "TB_TEST_UNSET_KUBECONFIG is not set") {
 		t.Errorf("an unset variable: %q", msg)
 	}
 	// The test cluster has no storage class (no provisioner): a claim's
@@ -185,23 +201,45 @@ func TestCheckCluster(t *testing.T) {
 	// refused, one matching the node is not.
 	withClass := cl
 	withClass.StorageClass, withClass.StorageBytes = "fast-ssd", 1<<30
-	if msg := CheckCluster(ctx, withClass); !strings.Contains(msg, "storage class fast-ssd does not exist: the cluster has no storage class") {
+	if msg := CheckCluster(ctx, withClass, 1); !strings.Contains(msg, "storage class fast-ssd does not exist: the cluster has no storage class") {
 		t.Errorf("a missing storage class: %q", msg)
 	}
 	nowhere := cl
 	nowhere.NodeSelector = map[string]string{"tenantbench.io/disk": "nvme"}
-	if msg := CheckCluster(ctx, nowhere); !strings.Contains(msg, "no node of the cluster carries the labels tenantbench.io/disk=nvme") {
+	if msg := CheckCluster(ctx, nowhere, 1); !strings.Contains(msg, "no node of the cluster carries the labels tenantbench.io/disk=nvme") {
 		t.Errorf("a node selector matching no node: %q", msg)
 	}
 	here := cl
 	here.NodeSelector = map[string]string{"kubernetes.io/hostname": k8stest.NodeName}
-	if msg := CheckCluster(ctx, here); msg != "" {
+	if msg := CheckCluster(ctx, here, 1); msg != "" {
 		t.Errorf("a node selector matching the node: %s", msg)
+	}
+	// A context the kubeconfig lacks is named with those it has; its
+	// own context works.
+	typo := cl
+	typo.Context = "k8test"
+	if msg := CheckCluster(ctx, typo, 1); !strings.Contains(msg, "context k8test is not in kubeconfig") || !strings.Contains(msg, "did you mean k8stest?") {
+		t.Errorf("a missing context: %q", msg)
+	}
+	named := cl
+	named.Context = "k8stest"
+	if msg := CheckCluster(ctx, named, 1); msg != "" {
+		t.Errorf("the kubeconfig's own context: %s", msg)
+	}
+	// spread: a run of two servers needs two nodes, which a one-node
+	// cluster lacks; a run of one does not.
+	spread := cl
+	spread.Spread = true
+	if msg := CheckCluster(ctx, spread, 2); !strings.Contains(msg, "starts 2 servers, which needs 2 nodes, and the cluster has 1") {
+		t.Errorf("spread over one node: %q", msg)
+	}
+	if msg := CheckCluster(ctx, spread, 1); msg != "" {
+		t.Errorf("spread of one server: %s", msg)
 	}
 	t.Setenv("TB_TEST_BAD_KUBECONFIG", "/nonexistent/kubeconfig")
 	bad := cl
 	bad.KubeconfigEnv = "TB_TEST_BAD_KUBECONFIG"
-	if msg := CheckCluster(ctx, bad); !strings.Contains(msg, "cannot be read") {
+	if msg := CheckCluster(ctx, bad, 1); !strings.Contains(msg, "cannot be read") {
 		t.Errorf("a missing kubeconfig: %q", msg)
 	}
 }
@@ -262,7 +300,7 @@ func TestClaim(t *testing.T) {
 		_ = cs.CoreV1().PersistentVolumes().Delete(context.Background(), volume, metav1.DeleteOptions{})
 	})
 	cl.StorageClass, cl.StorageBytes = class, 1<<30
-	if msg := CheckCluster(ctx, cl); msg != "" {
+	if msg := CheckCluster(ctx, cl, 1); msg != "" {
 		t.Fatalf("a cluster with the class: %s", msg)
 	}
 	inst, err := Provider{}.Start(ctx, provider.InstanceSpec{Name: "t01", WorkDir: t.TempDir(), RunID: run, Cluster: &cl, MaxConnections: 20})
@@ -288,5 +326,63 @@ func TestClaim(t *testing.T) {
 	}
 	if n, err := countLabelled(ctx, cs, cl.Namespace, sel, true); err != nil || n != 0 {
 		t.Errorf("after Stop: %d objects labelled with the run, claims included (%v)", n, err)
+	}
+}
+
+// TestAccess: with access nodeport the instance is reached at its node's
+// address and the node port of its NodePort Service (spread, which one
+// server satisfies on one node: its pod has the anti-affinity), with port-forward
+// at 127.0.0.1 through the API server; a client runs SQL there either
+// way, and Stop leaves nothing (the forward ended).
+func TestAccess(t *testing.T) {
+	cl := namespace(t, "tb-access")
+	ctx := context.Background()
+	cs, err := client(cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, acc := range []string{spec.AccessNodePort, spec.AccessPortForward} {
+		c := cl
+		c.Access = acc
+		c.Spread = acc == spec.AccessNodePort // one server: the anti-affinity lets it run
+		run := fmt.Sprintf("r00%d_access", i+1)
+		inst, err := Provider{}.Start(ctx, provider.InstanceSpec{Name: "t01", WorkDir: t.TempDir(), RunID: run, Cluster: &c, MaxConnections: 20})
+		if err != nil {
+			t.Fatalf("%s: %v", acc, err)
+		}
+		ki := inst.Control.(*instance)
+		svc, err := cs.CoreV1().Services(c.Namespace).Get(ctx, ki.name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pod, err := cs.CoreV1().Pods(c.Namespace).Get(ctx, ki.podName(), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if aff := pod.Spec.Affinity; c.Spread != (aff != nil && aff.PodAntiAffinity != nil) {
+			t.Errorf("%s: spread %v, the pod's affinity %+v", acc, c.Spread, aff)
+		}
+		switch acc {
+		case spec.AccessNodePort:
+			if svc.Spec.Type != corev1.ServiceTypeNodePort || inst.Host != k8stest.NodeIP || inst.Port != int(svc.Spec.Ports[0].NodePort) {
+				t.Errorf("nodeport: service %s, endpoint %s:%d", svc.Spec.Type, inst.Host, inst.Port)
+			}
+		case spec.AccessPortForward:
+			if inst.Host != "127.0.0.1" || inst.Port == 5432 {
+				t.Errorf("port-forward: endpoint %s:%d, want a local port of 127.0.0.1", inst.Host, inst.Port)
+			}
+		}
+		conn := pgtest.Connect(t, inst, "postgres")
+		var n int
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM generate_series(1, 1000)").Scan(&n); err != nil || n != 1000 {
+			t.Errorf("%s: a query at %s:%d: %d, %v", acc, inst.Host, inst.Port, n, err)
+		}
+		conn.Close(ctx)
+		if err := (Provider{}).Stop(ctx, inst); err != nil {
+			t.Fatal(err)
+		}
+		if n := labelled(t, c, run); n != 0 {
+			t.Errorf("%s: after Stop: %d objects labelled with the run", acc, n)
+		}
 	}
 }

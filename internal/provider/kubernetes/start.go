@@ -17,17 +17,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/engine/server"
 	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
-// Start creates the instance's Secret and StatefulSet, waits for its pod
-// to be Ready and for a real connection, and returns the instance at
-// the pod's IP. The ledger hears of the instance before anything is
-// created, so that a tenantbench killed meanwhile leaves the labels for
-// down. A failed start deletes what it created.
+// Start creates the instance's Secret, ConfigMap, Service and
+// StatefulSet, waits for its pod to be Ready and for a real connection,
+// and returns the instance where sut.kubernetes.access reaches it. The
+// ledger hears of the instance before anything is created, so that a
+// tenantbench killed meanwhile leaves the labels for down. A failed
+// start deletes what it created.
 func (Provider) Start(ctx context.Context, s provider.InstanceSpec) (*provider.Instance, error) {
 	if s.Cluster == nil {
 		return nil, fmt.Errorf("instance %s: no cluster named for it (sut.kubernetes)", s.Name)
@@ -39,7 +41,11 @@ func (Provider) Start(ctx context.Context, s provider.InstanceSpec) (*provider.I
 	if err != nil {
 		return nil, err
 	}
-	cs, err := client(*s.Cluster)
+	acc, err := accessOf(s.Cluster.Access)
+	if err != nil {
+		return nil, err
+	}
+	cs, cfg, err := clientConfig(*s.Cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +54,8 @@ func (Provider) Start(ctx context.Context, s provider.InstanceSpec) (*provider.I
 		return nil, err
 	}
 	name := objectName(s.RunID, s.Name)
-	ki := &instance{spec: s, cs: cs, name: name, ns: s.Cluster.Namespace, ctr: img.Container(majorOf(s.Version), settingsOf(s)),
+	ki := &instance{spec: s, cs: cs, cfg: cfg, access: acc, name: name, ns: s.Cluster.Namespace,
+		ctr:    img.Container(majorOf(s.Version), settingsOf(s)),
 		labels: map[string]string{LabelRun: labelValue(s.RunID), LabelInstance: labelValue(s.Name)},
 		stop:   make(chan struct{})}
 	inst := &provider.Instance{Name: s.Name, Engine: eng, Port: ki.ctr.Port, User: ki.ctr.User, Password: pw, Control: ki,
@@ -60,11 +67,17 @@ func (Provider) Start(ctx context.Context, s provider.InstanceSpec) (*provider.I
 	if err := ki.create(ctx, pw); err != nil {
 		return nil, ki.abandon(err)
 	}
-	ip, err := ki.waitReady(ctx)
+	pod, err := ki.waitReady(ctx)
 	if err != nil {
 		return nil, ki.abandon(err)
 	}
-	inst.Host = ip
+	ki.podIP = pod.Status.PodIP
+	host, port, end, err := acc.reach(ctx, ki, pod)
+	if err != nil {
+		return nil, ki.abandon(err)
+	}
+	ki.end = end
+	inst.Host, inst.Port = host, port
 	if inst.Version, err = ki.waitConnection(ctx); err != nil {
 		return nil, ki.abandon(err)
 	}
@@ -79,6 +92,7 @@ func (Provider) Start(ctx context.Context, s provider.InstanceSpec) (*provider.I
 
 // abandon deletes what a failed start created and returns err.
 func (ki *instance) abandon(err error) error {
+	ki.ended()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if derr := deleteLabelled(ctx, ki.cs, ki.ns, ki.labels, claims(*ki.spec.Cluster)); derr != nil {
@@ -108,6 +122,12 @@ func (ki *instance) create(ctx context.Context, pw string) error {
 		res[corev1.ResourceMemory] = *resource.NewQuantity(s.MemoryBytes, resource.BinarySI)
 	}
 	ctr := ki.ctr
+	if err := ki.createConfig(ctx); err != nil {
+		return err
+	}
+	if err := ki.createService(ctx); err != nil {
+		return err
+	}
 	uid := ctr.UID
 	one := int32(1)
 	podLabels := maps.Clone(ki.labels)
@@ -140,8 +160,16 @@ func (ki *instance) create(ctx context.Context, pw string) error {
 				VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: ctr.DataMount}},
 			}},
 			NodeSelector: maps.Clone(s.Cluster.NodeSelector),
+			Affinity:     ki.affinity(),
 		}},
 	}}
+	if len(ctr.Files) > 0 {
+		spec := &sts.Spec.Template.Spec
+		spec.Volumes = append(spec.Volumes, corev1.Volume{Name: "config", VolumeSource: corev1.VolumeSource{
+			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: ki.name}}}})
+		spec.Containers[0].VolumeMounts = append(spec.Containers[0].VolumeMounts,
+			corev1.VolumeMount{Name: "config", MountPath: ctr.FilesMount, ReadOnly: true})
+	}
 	if c := s.Cluster; c.StorageClass != "" {
 		// A claim of the class, made by the StatefulSet's controller with
 		// the run's labels, and deleted with the StatefulSet (and by
@@ -159,7 +187,8 @@ func (ki *instance) create(ctx context.Context, pw string) error {
 	} else {
 		// emptyDir: the data lives as long as the pod, which is as long
 		// as the run needs it; no storage class or provisioner needed.
-		sts.Spec.Template.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+		sts.Spec.Template.Spec.Volumes = append(sts.Spec.Template.Spec.Volumes,
+			corev1.Volume{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 	}
 	if _, err := ki.cs.AppsV1().StatefulSets(ki.ns).Create(ctx, sts, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("instance %s: creating statefulset %s in namespace %s: %w", s.Name, ki.name, ki.ns, err)
@@ -193,26 +222,26 @@ func majorOf(v string) string {
 // podName is the StatefulSet's one pod.
 func (ki *instance) podName() string { return ki.name + "-0" }
 
-// waitReady waits for the pod's Ready condition and returns its IP; a
-// container that cannot start (its image cannot be pulled, it crashes)
-// fails at once with Kubernetes's reason.
-func (ki *instance) waitReady(ctx context.Context) (string, error) {
+// waitReady waits for the pod's Ready condition and an IP and returns
+// it; a container that cannot start (its image cannot be pulled, it
+// crashes) fails at once with Kubernetes's reason and the pod's events.
+func (ki *instance) waitReady(ctx context.Context) (*corev1.Pod, error) {
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	for {
 		p, err := ki.cs.CoreV1().Pods(ki.ns).Get(ctx, ki.podName(), metav1.GetOptions{})
 		if err == nil {
 			if msg := stuck(p); msg != "" {
-				return "", fmt.Errorf("instance %s: pod %s in namespace %s cannot start: %s", ki.spec.Name, p.Name, ki.ns, msg)
+				return nil, fmt.Errorf("instance %s: pod %s in namespace %s cannot start: %s%s", ki.spec.Name, p.Name, ki.ns, msg, ki.events())
 			}
 			if ready(p) && p.Status.PodIP != "" {
 				ki.node = p.Spec.NodeName
-				return p.Status.PodIP, nil
+				return p, nil
 			}
 		}
 		select {
 		case <-ctx.Done():
-			return "", fmt.Errorf("instance %s: pod %s in namespace %s not ready after %s: %w%s", ki.spec.Name, ki.podName(), ki.ns,
+			return nil, fmt.Errorf("instance %s: pod %s in namespace %s not ready after %s: %w%s", ki.spec.Name, ki.podName(), ki.ns,
 				readyTimeout, ctx.Err(), ki.events())
 		case <-time.After(500 * time.Millisecond):
 		}
@@ -299,7 +328,7 @@ func (ki *instance) watch(exited chan<- struct{}) {
 			continue // the API server is slow: no news
 		}
 		restarted := err == nil && len(p.Status.ContainerStatuses) > 0 && p.Status.ContainerStatuses[0].RestartCount > 0
-		if err != nil || restarted || p.Status.PodIP != ki.inst.Host {
+		if err != nil || restarted || p.Status.PodIP != ki.podIP {
 			select {
 			case <-ki.stop:
 			default:
@@ -316,11 +345,16 @@ type instance struct {
 	spec   provider.InstanceSpec
 	inst   *provider.Instance
 	cs     *kubernetes.Clientset
+	cfg    *rest.Config
+	access access // how this process reaches the server
 	name   string
 	ns     string
 	labels map[string]string
 	ctr    server.Container // how the engine's image runs the server
 	node   string           // the node the pod runs on: its kubelet measures it
+	podIP  string           // the pod's IP when it became Ready: another IP is another pod
+	end    func()           // ends what access.reach started; nil for nothing
+	endMu  sync.Mutex
 
 	once sync.Once
 	stop chan struct{}
@@ -346,4 +380,57 @@ func (ki *instance) Record(r *provider.Record) {
 // cgroup.
 func (ki *instance) Limits() (cpus float64, memoryBytes int64, enforced bool) {
 	return ki.spec.CPUs, ki.spec.MemoryBytes, ki.spec.CPUs > 0 || ki.spec.MemoryBytes > 0
+}
+
+// ended ends what the access started (a port forward), once.
+func (ki *instance) ended() {
+	ki.endMu.Lock()
+	end := ki.end
+	ki.end = nil
+	ki.endMu.Unlock()
+	if end != nil {
+		end()
+	}
+}
+
+// createConfig makes the ConfigMap of the server's configuration files
+// (the run's settings, engine.Image's Files), which the pod mounts.
+func (ki *instance) createConfig(ctx context.Context) error {
+	if len(ki.ctr.Files) == 0 {
+		return nil
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ki.name, Namespace: ki.ns, Labels: ki.labels}, Data: maps.Clone(ki.ctr.Files)}
+	if _, err := ki.cs.CoreV1().ConfigMaps(ki.ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("instance %s: creating configmap %s in namespace %s: %w", ki.spec.Name, ki.name, ki.ns, err)
+	}
+	return nil
+}
+
+// createService makes the instance's Service, selecting its pod by the
+// instance's labels: the StatefulSet's governing Service, a stable name
+// for a driver in the cluster, and with access nodeport the node port
+// this process connects to.
+func (ki *instance) createService(ctx context.Context) error {
+	port := int32(ki.ctr.Port)
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: ki.name, Namespace: ki.ns, Labels: ki.labels},
+		Spec: corev1.ServiceSpec{Type: ki.access.serviceType(), Selector: maps.Clone(ki.labels),
+			Ports: []corev1.ServicePort{{Name: "server", Port: port, TargetPort: intstr.FromInt32(port), Protocol: corev1.ProtocolTCP}}}}
+	if _, err := ki.cs.CoreV1().Services(ki.ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("instance %s: creating service %s in namespace %s: %w", ki.spec.Name, ki.name, ki.ns, err)
+	}
+	return nil
+}
+
+// affinity keeps the run's servers on distinct nodes with
+// sut.kubernetes.spread (a pod of the run already on a node keeps the
+// next off it); nil without.
+func (ki *instance) affinity() *corev1.Affinity {
+	if !ki.spec.Cluster.Spread {
+		return nil
+	}
+	return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelRun: ki.labels[LabelRun]}},
+			TopologyKey:   corev1.LabelHostname,
+		}}}}
 }

@@ -29,6 +29,7 @@ func (Provider) Stop(ctx context.Context, inst *provider.Instance) error {
 		return fmt.Errorf("instance %s is not a pod of provider kubernetes", inst.Name)
 	}
 	ki.once.Do(func() { close(ki.stop) })
+	ki.ended()
 	if err := deleteLabelled(ctx, ki.cs, ki.ns, ki.labels, claims(*ki.spec.Cluster)); err != nil {
 		return fmt.Errorf("instance %s: %w", inst.Name, err)
 	}
@@ -57,8 +58,8 @@ func StopRecord(ctx context.Context, r provider.Record) error {
 // right to list).
 func claims(c provider.Cluster) bool { return c.StorageClass != "" }
 
-// deleteLabelled deletes the StatefulSets, pods and Secrets in ns that
-// carry every one of lbls (and the PersistentVolumeClaims, with claims),
+// deleteLabelled deletes the StatefulSets, pods, Secrets, ConfigMaps and
+// Services in ns that carry every one of lbls (and the PersistentVolumeClaims, with claims),
 // and waits for them to be gone.
 func deleteLabelled(ctx context.Context, cs *kubernetes.Clientset, ns string, lbls map[string]string, claims bool) error {
 	sel := labels.SelectorFromSet(lbls).String()
@@ -75,6 +76,20 @@ func deleteLabelled(ctx context.Context, cs *kubernetes.Clientset, ns string, lb
 	}
 	if err := cs.CoreV1().Secrets(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, list); err != nil {
 		errs = append(errs, fmt.Errorf("deleting secrets %s: %w", sel, err))
+	}
+	if err := cs.CoreV1().ConfigMaps(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, list); err != nil {
+		errs = append(errs, fmt.Errorf("deleting configmaps %s: %w", sel, err))
+	}
+	// Services one by one: older API servers have no
+	// deletecollection for them.
+	if svcs, err := cs.CoreV1().Services(ns).List(ctx, list); err != nil {
+		errs = append(errs, fmt.Errorf("listing services %s: %w", sel, err))
+	} else {
+		for _, svc := range svcs.Items {
+			if err := cs.CoreV1().Services(ns).Delete(ctx, svc.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				errs = append(errs, fmt.Errorf("deleting service %s: %w", svc.Name, err))
+			}
+		}
 	}
 	if claims {
 		if err := cs.CoreV1().PersistentVolumeClaims(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, list); err != nil {
@@ -99,8 +114,9 @@ func deleteLabelled(ctx context.Context, cs *kubernetes.Clientset, ns string, lb
 	}
 }
 
-// countLabelled counts the StatefulSets, pods and Secrets (and with
-// claims the PersistentVolumeClaims) that carry the labels.
+// countLabelled counts the StatefulSets, pods, Secrets, ConfigMaps and
+// Services (and with claims the PersistentVolumeClaims) that carry the
+// labels.
 func countLabelled(ctx context.Context, cs *kubernetes.Clientset, ns string, list metav1.ListOptions, claims bool) (int, error) {
 	sts, err := cs.AppsV1().StatefulSets(ns).List(ctx, list)
 	if err != nil {
@@ -114,7 +130,15 @@ func countLabelled(ctx context.Context, cs *kubernetes.Clientset, ns string, lis
 	if err != nil {
 		return -1, err
 	}
-	n := len(sts.Items) + len(pods.Items) + len(secrets.Items)
+	cms, err := cs.CoreV1().ConfigMaps(ns).List(ctx, list)
+	if err != nil {
+		return -1, err
+	}
+	svcs, err := cs.CoreV1().Services(ns).List(ctx, list)
+	if err != nil {
+		return -1, err
+	}
+	n := len(sts.Items) + len(pods.Items) + len(secrets.Items) + len(cms.Items) + len(svcs.Items)
 	if claims {
 		pvcs, err := cs.CoreV1().PersistentVolumeClaims(ns).List(ctx, list)
 		if err != nil {
@@ -137,6 +161,12 @@ var rights = []authv1.ResourceAttributes{
 	{Resource: "secrets", Verb: "deletecollection"},
 	{Resource: "secrets", Verb: "list"},
 	{Resource: "events", Verb: "list"},
+	{Resource: "configmaps", Verb: "create"},
+	{Resource: "configmaps", Verb: "deletecollection"},
+	{Resource: "configmaps", Verb: "list"},
+	{Resource: "services", Verb: "create"},
+	{Resource: "services", Verb: "delete"},
+	{Resource: "services", Verb: "list"},
 }
 
 // claimRights are what a run with PersistentVolumeClaims does with them
@@ -178,6 +208,42 @@ func checkStorage(ctx context.Context, cs *kubernetes.Clientset, c provider.Clus
 	return msg
 }
 
+// rightsFor are what a run does in its namespace: with claims
+// (sut.kubernetes.storage) and the access's own. The Role of
+// docs/kubernetes-job.yaml grants them (TestJobManifest).
+func rightsFor(claims bool, acc access) []authv1.ResourceAttributes {
+	need := slices.Clone(rights)
+	if claims {
+		need = append(need, claimRights...)
+	}
+	return append(need, acc.rights()...)
+}
+
+// checkSpread says the cluster has fewer nodes that may run the servers
+// (schedulable, matching node_selector) than the servers that spread
+// puts on distinct nodes. A user who may not list nodes is not judged.
+func checkSpread(ctx context.Context, cs *kubernetes.Clientset, c provider.Cluster, servers int) string {
+	if !c.Spread || servers < 2 {
+		return ""
+	}
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(c.NodeSelector).String()})
+	if err != nil {
+		return ""
+	}
+	n := 0
+	for _, node := range nodes.Items {
+		if !node.Spec.Unschedulable {
+			n++
+		}
+	}
+	if n >= servers {
+		return ""
+	}
+	return fmt.Sprintf("spread: true puts each server of a run on a node of its own: the largest run starts %d servers, which needs %d nodes, "+
+		"and the cluster has %d that can run them (schedulable%s); add nodes, use fewer servers, or spread: false",
+		servers, servers, n, map[bool]string{true: ", matching node_selector", false: ""}[len(c.NodeSelector) > 0])
+}
+
 // checkNodes says the node_selector matches no node: its pods would wait
 // to be scheduled forever. A user who may not list nodes is not judged.
 func checkNodes(ctx context.Context, cs *kubernetes.Clientset, c provider.Cluster) string {
@@ -194,9 +260,10 @@ func checkNodes(ctx context.Context, cs *kubernetes.Clientset, c provider.Cluste
 
 // CheckCluster is the plan's check of sut.kubernetes: the variable set,
 // the kubeconfig readable, the cluster answering, the namespace there,
-// and the rights a run needs in it (which verbs on what are missing).
+// the rights a run needs in it (which verbs on what are missing), and
+// with spread, nodes enough for the most servers a run starts.
 // "" when all is well.
-func CheckCluster(ctx context.Context, c provider.Cluster) string {
+func CheckCluster(ctx context.Context, c provider.Cluster, servers int) string {
 	cs, err := client(c)
 	if err != nil {
 		return err.Error()
@@ -210,10 +277,14 @@ func CheckCluster(ctx context.Context, c provider.Cluster) string {
 	if msg := checkNodes(ctx, cs, c); msg != "" {
 		return msg
 	}
-	need := rights
-	if claims(c) {
-		need = append(slices.Clone(rights), claimRights...)
+	if msg := checkSpread(ctx, cs, c, servers); msg != "" {
+		return msg
 	}
+	acc, err := accessOf(c.Access)
+	if err != nil {
+		return err.Error()
+	}
+	need := rightsFor(claims(c), acc)
 	var missing []string
 	for _, r := range need {
 		r.Namespace = c.Namespace
@@ -223,7 +294,11 @@ func CheckCluster(ctx context.Context, c provider.Cluster) string {
 			return fmt.Sprintf("cannot ask the cluster for the rights in namespace %s: %v", c.Namespace, err)
 		}
 		if !got.Status.Allowed {
-			missing = append(missing, r.Verb+" "+r.Resource)
+			res := r.Resource
+			if r.Subresource != "" {
+				res += "/" + r.Subresource
+			}
+			missing = append(missing, r.Verb+" "+res)
 		}
 	}
 	if len(missing) > 0 {
