@@ -30,6 +30,13 @@ const externalEnv = "TB_TEST_MAIN_DSN"
 func userServer(t *testing.T) (*provider.Instance, string) {
 	t.Helper()
 	inst := pgtest.Start(t, pgtest.Name("users"))
+	userObjects(t, inst)
+	return inst, inst.DSN("tcp", "postgres", inst.User, inst.Password)
+}
+
+// userObjects gives the user's server the user's own objects.
+func userObjects(t *testing.T, inst *provider.Instance) {
+	t.Helper()
 	admin := pgtest.Connect(t, inst, "postgres")
 	for _, st := range []string{
 		"CREATE ROLE userrole LOGIN PASSWORD 'x'",
@@ -44,7 +51,6 @@ func userServer(t *testing.T) (*provider.Instance, string) {
 	if _, err := udb.Exec(context.Background(), "CREATE SCHEMA userschema AUTHORIZATION userrole; CREATE TABLE userschema.keep (x int); INSERT INTO userschema.keep VALUES (1)"); err != nil {
 		t.Fatal(err)
 	}
-	return inst, inst.DSN("tcp", "postgres", inst.User, inst.Password)
 }
 
 // catalog is what the server holds that a run could add or change: its

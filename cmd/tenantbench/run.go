@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/tenantbench/tenantbench/internal/live"
 	"github.com/tenantbench/tenantbench/internal/report"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/run"
@@ -21,6 +22,7 @@ func runCmd() *cobra.Command {
 	var failFast, keep bool
 	var procs int
 	var monitorOn bool
+	var metricsAddr string
 	cmd := &cobra.Command{
 		Use:   "run SPEC",
 		Short: "Run the experiment a spec describes and write its results",
@@ -35,9 +37,24 @@ func runCmd() *cobra.Command {
 			if procs, err = driverProcs(procs); err != nil {
 				return err
 			}
+			if metricsAddr != "" {
+				if err := live.CheckAddr(metricsAddr); err != nil {
+					return badInput{fmt.Errorf("--metrics-addr %w", err)}
+				}
+			}
 			resolved, p, err := load(args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
+			}
+			// Bound before anything starts, so that a busy port is bad
+			// input; closed when the command returns, whatever the runs
+			// did, so that the port is free again.
+			var metrics *live.Server
+			if metricsAddr != "" {
+				if metrics, err = live.Listen(metricsAddr, live.New()); err != nil {
+					return badInput{fmt.Errorf("--metrics-addr %w", err)}
+				}
+				defer metrics.Close()
 			}
 			if out == "" {
 				out = filepath.Join("results", p.Name+"-"+time.Now().Format("20060102-150405"))
@@ -75,9 +92,16 @@ func runCmd() *cobra.Command {
 			stdout := cmd.OutOrStdout()
 			log := &outputLog{w: stdout, cancel: cancel}
 			fmt.Fprintf(log, "tenantbench %s: %s, %d run(s), results in %s\n", version, p.Name, len(p.Runs), out)
+			if metrics != nil {
+				fmt.Fprintf(log, "live metrics: http://%s/metrics\n", metrics.Addr())
+			}
 			outcome, err := run.Experiment(ctx, p, run.Options{Out: dir, FailFast: failFast, Keep: keep, Log: log,
 				Terminal: isTerminal(stdout), Provider: prov, Workloads: registry(), Models: tenancy.Builtin(), Version: version,
-				Monitor: monitorOn, Ledger: ledger})
+				Monitor: monitorOn, Ledger: ledger, Live: metrics.Metrics()})
+			// The runs are over: the port is free before the report.
+			if cerr := metrics.Close(); cerr != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "tenantbench: live metrics: %v\n", cerr)
+			}
 			if cerr := ledger.Close(); cerr != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "tenantbench: %s: %v\n", run.LiveFile, cerr)
 			}
@@ -110,6 +134,7 @@ func runCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&failFast, "fail-fast", false, "stop at the first failed run (a run with faults fails at its first failed attempt)")
 	cmd.Flags().BoolVar(&keep, "keep", false, "leave the last run's instances up; stop them with `tenantbench down`")
 	cmd.Flags().BoolVar(&monitorOn, "monitor", true, "sample resources, DBMS statistics and wait events (--monitor=false to measure without)")
+	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve live Prometheus metrics at HOST:PORT/metrics while the runs go (off by default; e.g. 127.0.0.1:9464)")
 	cmd.Flags().IntVar(&procs, "procs", 0, "OS threads for the driver (GOMAXPROCS); default half the CPUs, at least 1")
 	return cmd
 }

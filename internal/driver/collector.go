@@ -53,6 +53,10 @@ type Collector struct {
 	// firstFail is told of every failed attempt when the phase stops at
 	// the first (Options.StopAtFail); nil otherwise.
 	firstFail *firstFail
+	// live is told of each bucket as it is merged (Options.Live), le its
+	// latency bounds in microseconds; nil without live metrics.
+	live Live
+	le   []int64
 }
 
 // firstFail closes at when the first failed attempt is noted, err naming
@@ -104,21 +108,26 @@ type secondAgg struct {
 // out is nil), prefixed by label.
 func NewCollector(start time.Time, warmup time.Duration, tenants []string, txnNames []string,
 	clients int, out io.Writer, every time.Duration, label string) *Collector {
-	return newCollector(start, warmup, tenants, txnNames, clients, out, every, label, nil, 0)
+	return newCollector(start, warmup, tenants, txnNames, clients, out, every, label, nil, 0, nil)
 }
 
 // newCollector is NewCollector that also aggregates per result slot:
 // slots[i] are tenant i's slot starts (nil for none), phase the length of
 // the workload phase.
 func newCollector(start time.Time, warmup time.Duration, tenants []string, txnNames []string,
-	clients int, out io.Writer, every time.Duration, label string, slots [][]time.Duration, phase time.Duration) *Collector {
+	clients int, out io.Writer, every time.Duration, label string, slots [][]time.Duration, phase time.Duration, live Live) *Collector {
 	c := &Collector{
 		start: start, warmup: int64(math.Ceil(warmup.Seconds())), txnNames: txnNames,
 		// Room for every client's bucket twice over, so a client never
 		// waits on the collector in the common case.
 		full: make(chan *bucket, 2*clients+16), free: make(chan *bucket, 2*clients+16),
 		done: make(chan struct{}), open: map[int64][]*secondAgg{},
-		out: out, every: every, label: label,
+		out: out, every: every, label: label, live: live,
+	}
+	if live != nil {
+		for _, b := range live.LatencyBounds() {
+			c.le = append(c.le, b.Microseconds())
+		}
 	}
 	for _, n := range tenants {
 		// total's histograms are made as the tenant's first transactions
@@ -155,7 +164,11 @@ func (c *Collector) take(tenant, types int) *bucket {
 		b.tenant = tenant
 		return b
 	default:
-		return newBucket(tenant, types)
+		b := newBucket(tenant, types)
+		if c.live != nil {
+			b.le = make([]int64, types*(len(c.le)+1))
+		}
+		return b
 	}
 }
 
@@ -209,6 +222,10 @@ func (c *Collector) merge(b *bucket) {
 			lazy(&t.total[typ]).Merge(h)
 			t.sumUs[typ] += b.sumUs[typ]
 		}
+		if c.live != nil && b.le != nil {
+			k := len(c.le) + 1
+			c.live.Committed(b.tenant, typ, b.le[typ*k:(typ+1)*k], b.sumUs[typ])
+		}
 		t.pCount += n
 		t.pSum += float64(b.sumUs[typ])
 		t.pSq += b.sqUs[typ]
@@ -233,6 +250,9 @@ func (c *Collector) merge(b *bucket) {
 		c.slots.add(b)
 	}
 	for _, f := range b.fails {
+		if c.live != nil {
+			c.live.Failed(b.tenant, f.typ, f.class, f.n)
+		}
 		t.pFailed += f.n
 		k := failKey{f.typ, f.class}
 		agg := t.fails[k]

@@ -148,7 +148,7 @@ func TestZeroSeconds(t *testing.T) {
 	}{{"whole", 0, 6}, {"cut", 3500 * time.Millisecond, 4}} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now().Add(-10 * time.Second)
-			c := newCollector(start, 0, []string{"t01", "t02"}, []string{"a", "b"}, 1, nil, 0, "", nil, 6*time.Second)
+			c := newCollector(start, 0, []string{"t01", "t02"}, []string{"a", "b"}, 1, nil, 0, "", nil, 6*time.Second, nil)
 			r := c.Recorder(0)
 			r.Record(0, start.Add(500*time.Millisecond), time.Millisecond)
 			r.Record(1, start.Add(1500*time.Millisecond), time.Millisecond)

@@ -64,6 +64,31 @@ type Options struct {
 	// an error naming it: --fail-fast in a run with faults, whose failed
 	// attempts would otherwise only be counted.
 	StopAtFail bool
+	// Live, when not nil, is told of the phase's measurements as they
+	// are merged (live metrics, --metrics-addr).
+	Live Live
+}
+
+// Live is told of the workload phase's measurements as the collector
+// merges each client's second: off the clients' path, which only counts
+// each transaction into one more bucket (the bounds'). Package live is
+// one, serving them to Prometheus.
+type Live interface {
+	// LatencyBounds are the upper bounds, ascending, of the latency
+	// buckets Committed counts by.
+	LatencyBounds() []time.Duration
+	// Begin starts the phase at start (its first warmup not measured)
+	// with these tenants and transaction types, which the other calls
+	// give by index.
+	Begin(start time.Time, warmup time.Duration, tenants, txns []string)
+	// Committed adds committed transactions of one client's second:
+	// counts by latency bucket (len(LatencyBounds())+1, the last above
+	// every bound; the slice is reused after the call), sumUs the sum of
+	// their latencies in microseconds.
+	Committed(tenant, txn int, counts []int64, sumUs int64)
+	// Failed adds n failed attempts of class (a SQLSTATE class or
+	// "connection"); txn is -1 for failures to (re)connect.
+	Failed(tenant, txn int, class string, n int64)
 }
 
 // connectTxn marks failures to (re)connect, which belong to no
@@ -131,7 +156,10 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	start := time.Now()
 	cpu := startCPU(o.Warmup)
 	end := start.Add(o.Warmup + o.Duration)
-	col := newCollector(start, o.Warmup, names, txns, len(workers), o.Out, o.Progress, o.Label, slots, phase)
+	if o.Live != nil {
+		o.Live.Begin(start, o.Warmup, names, txns)
+	}
+	col := newCollector(start, o.Warmup, names, txns, len(workers), o.Out, o.Progress, o.Label, slots, phase, o.Live)
 	var failed <-chan struct{} // nil, never ready, unless StopAtFail
 	if o.StopAtFail {
 		col.firstFail = &firstFail{at: make(chan struct{})}

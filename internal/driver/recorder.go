@@ -27,6 +27,10 @@ type bucket struct {
 	// the intended start. nil until the first open-loop transaction.
 	svc      *hdrhistogram.Histogram
 	svcSumUs int64
+	// le counts each type's transactions by bucket of the live
+	// metrics' bounds (Collector.le: types blocks of len(bounds)+1, the
+	// last above them all); nil without live metrics.
+	le []int64
 }
 
 // failCount counts one kind of failure within a bucket.
@@ -77,6 +81,7 @@ func (b *bucket) reset() {
 		b.svc.Reset()
 	}
 	b.svcSumUs = 0
+	clear(b.le)
 }
 
 // Recorder is one client's handle on the collector. Use it from one
@@ -109,6 +114,9 @@ func (r *Recorder) Record(typ int, end time.Time, lat time.Duration) {
 	_ = b.hist(typ).RecordValue(us) // cannot fail: us is clamped to the range
 	b.sumUs[typ] += us
 	b.sqUs[typ] += float64(us) * float64(us)
+	if b.le != nil {
+		b.le[typ*(len(r.c.le)+1)+leIndex(r.c.le, us)]++
+	}
 	if w := r.c.watch; w != nil {
 		w.commit(r.tenant, end)
 	}
@@ -172,4 +180,20 @@ func (r *Recorder) Flush() {
 		r.c.full <- r.cur
 		r.cur = nil
 	}
+}
+
+// leIndex is the bucket of bounds (ascending, microseconds) that holds us:
+// the first bound not below it, len(bounds) above them all. A binary
+// search: four comparisons for the live metrics' thirteen bounds.
+func leIndex(bounds []int64, us int64) int {
+	lo, hi := 0, len(bounds)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if us <= bounds[m] {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
 }

@@ -44,8 +44,9 @@ type Engine interface {
 	MinMemory() int64
 	// DSN is a connection string for user on database at host (a name or
 	// address, or a unix socket directory when it starts with "/") and
-	// port. It holds the password: never log it.
-	DSN(host string, port int, database, user, password string) string
+	// port, secured as tls says (the zero value: no TLS). It holds the
+	// password: never log it.
+	DSN(host string, port int, tls server.TLS, database, user, password string) string
 	// ErrorClass is the class of a server error (PostgreSQL: the
 	// SQLSTATE's first two characters), "" when err is not one.
 	ErrorClass(err error) string

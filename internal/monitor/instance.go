@@ -30,6 +30,8 @@ type sampler struct {
 	// runs it (usage.go); nil otherwise.
 	usage provider.UsageSampler
 	used  usageState
+	// observe is Config.Observe, nil for none.
+	observe func(Latest)
 	// sql is the engine's statistics queries, set by connect.
 	sql  engine.Statistics
 	cg   *cgroupFiles // nil: everything from the process tree
@@ -443,6 +445,28 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 	s.fill(&smp, &c)
 	s.readBlocks(ctx, t, &smp)
 	s.series = append(s.series, smp)
+	if s.observe != nil {
+		s.observe(s.latest(&smp))
+	}
+}
+
+// latest is the round smp as live metrics show it: what this machine
+// does not measure negative.
+func (s *sampler) latest(smp *ResourceSample) Latest {
+	l := Latest{Instance: s.inst.Name, CPUSeconds: -1, MemoryBytes: -1}
+	l.CPUSource, l.MemorySource, _ = s.sources()
+	// Processes seen here: a cgroup, or a process tree.
+	local := s.usage == nil && (s.cg != nil || s.root > 0)
+	if local || s.usage != nil && s.used.seen {
+		l.CPUSeconds = smp.CPUUser + smp.CPUSys
+	}
+	switch {
+	case smp.MemCurrent >= 0:
+		l.MemoryBytes = smp.MemCurrent
+	case local:
+		l.MemoryBytes = smp.RSS
+	}
+	return l
 }
 
 // needActivity says whether a round must read pg_stat_activity before it

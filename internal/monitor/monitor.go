@@ -57,6 +57,23 @@ type Config struct {
 	// Origin is the time the samples' times count from (the run's start,
 	// to match phases.csv); default: Start's time.
 	Origin time.Time
+	// Observe, when not nil, is given each instance's latest figures
+	// after each of its resource rounds (live metrics), from the
+	// instance's sampling goroutine.
+	Observe func(Latest)
+}
+
+// Latest is an instance's newest resource round as live metrics show it:
+// its CPU seconds since Start and its memory now, each with its source
+// (InstanceSeries' words; memory "proc" is the process tree's RSS). A
+// figure this machine does not measure (the user's server, provider
+// external; a pod before its kubelet's first figures) is negative, never
+// zero.
+type Latest struct {
+	Instance                string
+	CPUSeconds              float64
+	MemoryBytes             int64
+	CPUSource, MemorySource string
 }
 
 const (
@@ -137,6 +154,7 @@ func (m *Monitor) Start(ctx context.Context) (err error) {
 	}()
 	for _, inst := range m.cfg.Instances {
 		s := newSampler(inst, m.cfg.Origin, max(m.cfg.PSSInterval, 0))
+		s.observe = m.cfg.Observe
 		s.blocks.scope = tenancy.BlocksOf(m.cfg.Model)
 		m.samplers = append(m.samplers, s)
 		// Placements first: they may choose the database the session

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/engine/server"
 	"github.com/tenantbench/tenantbench/internal/netns"
 )
 
@@ -138,6 +139,11 @@ type Instance struct {
 	SocketDir string // "" when the server has no unix socket
 	// User and Password are the superuser's; the password never goes to logs.
 	User, Password string
+	// TLS is how every connection to the server is secured, the admin's,
+	// the tenants' and the monitor's alike: the zero value (no TLS) for a
+	// server tenantbench started, the user's admin connection string's
+	// for a server the user runs (provider external).
+	TLS            server.TLS
 	LogFile        string // the server's log, "" when the provider keeps none
 	Version        string // server_version as reported, e.g. "15.18"
 	LimitsEnforced bool   // CPU and memory limits are in force
@@ -234,11 +240,16 @@ type Endpoint struct {
 	Host      string
 	Port      int
 	SocketDir string
+	// TLS secures connections to it (the zero value: none; a pooler
+	// tenantbench starts in front of its own server has none).
+	TLS server.TLS
 }
 
 // Client is where the tenants' clients reach the server itself (their
 // loading, their checks).
-func (i *Instance) Client() Endpoint { return Endpoint{i.Host, i.Port, i.SocketDir} }
+func (i *Instance) Client() Endpoint {
+	return Endpoint{Host: i.Host, Port: i.Port, SocketDir: i.SocketDir, TLS: i.TLS}
+}
 
 // WorkloadDSN is DSN for the workload phase: through the pooler when one
 // runs, with unnamed statements when the pooler cannot keep a client's
@@ -255,7 +266,9 @@ func (i *Instance) WorkloadDSN(transport, database, user, password string) strin
 }
 
 // Admin is where tenantbench's superuser sessions reach the server.
-func (i *Instance) Admin() Endpoint { return Endpoint{i.Host, i.Port, i.SocketDir} }
+func (i *Instance) Admin() Endpoint {
+	return Endpoint{Host: i.Host, Port: i.Port, SocketDir: i.SocketDir, TLS: i.TLS}
+}
 
 // dsn connects to e over transport ("tcp" or "unix"; unix needs a
 // socket directory, else TCP is used).
@@ -264,7 +277,7 @@ func (i *Instance) dsn(e Endpoint, transport, database, user, password string) s
 	if transport == "unix" && e.SocketDir != "" {
 		host = e.SocketDir
 	}
-	return i.Engine.DSN(host, e.Port, database, user, password)
+	return i.Engine.DSN(host, e.Port, e.TLS, database, user, password)
 }
 
 // DSN is a connection string for user on database at the client endpoint

@@ -127,6 +127,7 @@ func (e *execution) do(ctx context.Context) *results.Summary {
 		err = fmt.Errorf("interrupted (%v) during the run; its results are partial: %w", context.Cause(ctx), err)
 	}
 	if !e.keep || err != nil {
+		e.opts.Live.Phase("teardown")
 		if terr := e.teardown(); terr != nil {
 			err = errors.Join(err, terr)
 		}
@@ -194,6 +195,7 @@ func (e *execution) phasesUpTo(ctx context.Context) error {
 		}
 		if s.name != "" {
 			e.logf("%s", s.name)
+			e.opts.Live.Phase(s.name)
 		}
 		err := s.fn(ctx)
 		if err == nil && s.name == "workload" {
@@ -279,6 +281,9 @@ func (e *execution) workload(ctx context.Context) error {
 	// them; --fail-fast stops it at the first (the experiment then stops,
 	// its results so far written).
 	opts.StopAtFail = e.opts.FailFast && e.faults()
+	if e.opts.Live != nil { // a nil *live.Metrics in the interface would not be nil
+		opts.Live = e.opts.Live
+	}
 	if err := e.setTenants(); err != nil {
 		return err
 	}
@@ -318,7 +323,13 @@ func (e *execution) startMonitor(ctx context.Context) error {
 	if !e.opts.Monitor {
 		return nil
 	}
-	m := monitor.New(monitor.Config{Instances: e.instances, Origin: e.t0, Model: e.opts.Models[e.run.Model]})
+	cfg := monitor.Config{Instances: e.instances, Origin: e.t0, Model: e.opts.Models[e.run.Model]}
+	if lv := e.opts.Live; lv != nil {
+		cfg.Observe = func(l monitor.Latest) {
+			lv.Instance(l.Instance, l.CPUSeconds, l.MemoryBytes, l.CPUSource, l.MemorySource)
+		}
+	}
+	m := monitor.New(cfg)
 	if err := m.Start(ctx); err != nil {
 		e.logf("monitoring is off for this run: %v", err)
 		return nil

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/live"
 	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/results"
@@ -42,6 +43,9 @@ type Options struct {
 	// Ledger records each server and work directory as it appears and
 	// goes (live.json and the machine-wide registry); nil records none.
 	Ledger *Ledger
+	// Live is told of each run, phase, transaction second and monitor
+	// round for live metrics (run --metrics-addr); nil for none.
+	Live *live.Metrics
 }
 
 // Outcome is what an experiment did.
@@ -63,6 +67,7 @@ func Experiment(ctx context.Context, p *plan.Plan, o Options) (*Outcome, error) 
 		return nil, err
 	}
 	out := &Outcome{}
+	o.Live.Planned(len(p.Runs))
 	probe := newProber(p, o)
 	defer func() {
 		if perr := probe.close(); perr != nil {
@@ -92,7 +97,9 @@ func Experiment(ctx context.Context, p *plan.Plan, o Options) (*Outcome, error) 
 			break
 		}
 		ex := &execution{opts: o, plan: p, spec: p.Spec, run: r, keep: o.Keep && last}
+		o.Live.BeginRun(live.Run{ID: r.ID, Case: r.Case, Model: r.Model, Engine: p.EngineOf(r), Workload: r.Workload})
 		sum := ex.do(ctx)
+		o.Live.EndRun(sum.Status)
 		sum.HostSpeed = speed
 		out.Runs++
 		scaleOut = append(scaleOut, results.ScaleOutRun{RunID: sum.RunID, Group: r.ScaleOutGroup(),

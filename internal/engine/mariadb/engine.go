@@ -15,6 +15,8 @@ import (
 	"strconv"
 
 	"github.com/go-sql-driver/mysql"
+
+	dbserver "github.com/tenantbench/tenantbench/internal/engine/server"
 )
 
 // Name is the engine's name in a spec (sut.engine).
@@ -49,10 +51,23 @@ func (Engine) Footprint() (serverProcesses int, serverBytes, connectionBytes int
 
 // DSN is go-sql-driver/mysql's data source name for user on database at
 // host (an address, or the socket directory when it starts with "/") and
-// port. The password is in it: never log it.
-func (Engine) DSN(host string, port int, database, user, password string) string {
+// port. The password is in it: never log it. tls's mode is mapped to the
+// driver's nearest (prefer: preferred, require: skip-verify, verify-ca and
+// verify-full: true, against the system's CAs); its files are not carried,
+// so that a verifying mode fails rather than trusting less: MariaDB's
+// servers are tenantbench's own (the engine is not Borrowable), whose
+// zero TLS connects without.
+func (Engine) DSN(host string, port int, tls dbserver.TLS, database, user, password string) string {
 	c := mysql.NewConfig()
 	c.User, c.Passwd, c.DBName = user, password, database
+	switch tls.Mode {
+	case "allow", "prefer":
+		c.TLSConfig = "preferred"
+	case "require":
+		c.TLSConfig = "skip-verify"
+	case "verify-ca", "verify-full":
+		c.TLSConfig = "true"
+	}
 	if len(host) > 0 && host[0] == '/' {
 		c.Net, c.Addr = "unix", SocketPath(host, port)
 	} else {

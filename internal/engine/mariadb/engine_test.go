@@ -61,7 +61,7 @@ func TestDSNAndErrors(t *testing.T) {
 		{"127.0.0.1", "tcp", "127.0.0.1:3407"},
 		{"/tmp/a b", "unix", "/tmp/a b/.s.mysql.3407"},
 	} {
-		cfg, err := mysql.ParseDSN(e.DSN(c.host, 3407, "t01", "t01", "p@ss:/w?d"))
+		cfg, err := mysql.ParseDSN(e.DSN(c.host, 3407, dbserver.TLS{}, "t01", "t01", "p@ss:/w?d"))
 		if err != nil {
 			t.Fatal(err)
 		}

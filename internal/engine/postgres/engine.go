@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	srv "github.com/tenantbench/tenantbench/internal/engine/server"
 )
 
 // Name is the engine's name in a spec (sut.engine).
@@ -117,13 +119,24 @@ var deniedGroups = map[string]string{
 }
 
 // DSN is a connection string for user on database at host (a name or
-// address, or a unix socket directory when it starts with "/") and port.
-// The password is in the string: never log it.
-func (Engine) DSN(host string, port int, database, user, password string) string {
+// address, or a unix socket directory when it starts with "/") and port,
+// with tls's sslmode and files (sslmode disable for the zero value: a
+// server tenantbench started). The password is in the string: never log
+// it.
+func (Engine) DSN(host string, port int, tls srv.TLS, database, user, password string) string {
 	q := url.Values{}
 	q.Set("host", host)
 	q.Set("port", fmt.Sprint(port))
-	q.Set("sslmode", "disable")
+	mode := tls.Mode
+	if mode == "" {
+		mode = "disable"
+	}
+	q.Set("sslmode", mode)
+	for key, v := range map[string]string{"sslrootcert": tls.RootCert, "sslcert": tls.Cert, "sslkey": tls.Key} {
+		if v != "" {
+			q.Set(key, v)
+		}
+	}
 	// pgx reads the query with url.PathUnescape, which keeps a "+": a
 	// space must be written %20 (a socket directory may hold one).
 	raw := strings.ReplaceAll(q.Encode(), "+", "%20")

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	srv "github.com/tenantbench/tenantbench/internal/engine/server"
 )
 
 func TestSettingRule(t *testing.T) {
@@ -37,7 +39,7 @@ func TestSettingRule(t *testing.T) {
 }
 
 func TestDSN(t *testing.T) {
-	dsn := Engine{}.DSN("/tmp/s p", 5433, "t01", "t01", "p@ss:/w'd")
+	dsn := Engine{}.DSN("/tmp/s p", 5433, srv.TLS{}, "t01", "t01", "p@ss:/w'd")
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)

@@ -189,12 +189,26 @@ type StandbyLag struct {
 }
 
 // AdminLogin is where and as whom an admin connection string connects
-// (engine.Borrowable reads the user's).
+// (engine.Borrowable reads the user's), and how it secures the
+// connection: every connection tenantbench derives for that server (its
+// tenants', the monitor's) keeps the same TLS.
 type AdminLogin struct {
 	Host     string
 	Port     int
 	User     string
 	Password string
+	TLS      TLS
+}
+
+// TLS is how a client secures its connection to a server, in libpq's
+// words: sslmode, and the files sslrootcert (the CAs the server's
+// certificate must chain to), sslcert and sslkey (the client's own). The
+// zero value connects without TLS, as to a server tenantbench started
+// (over loopback or its socket); a server the user runs keeps what the
+// user's admin connection string (or PGSSLMODE and the like) says, and
+// libpq's default, prefer, when it says nothing.
+type TLS struct {
+	Mode, RootCert, Cert, Key string
 }
 
 // NameCache is a Stats session that names sessions' roles and databases

@@ -83,7 +83,7 @@ func login(eng engine.Engine, b engine.Borrowable, name string, s provider.Serve
 		return nil, fmt.Errorf("%s: %w", s.DSNEnv, err)
 	}
 	inst := &provider.Instance{Name: name, Engine: eng, Host: l.Host, Port: l.Port, User: l.User, Password: l.Password,
-		Exited: make(chan struct{})}
+		TLS: l.TLS, Exited: make(chan struct{})}
 	if strings.HasPrefix(l.Host, "/") {
 		inst.SocketDir = l.Host
 	}
@@ -101,7 +101,8 @@ func check(ctx context.Context, b engine.Borrowable, inst *provider.Instance, s 
 	}
 	conn, err := inst.Engine.Connect(ctx, inst.AdminDSN(a.MaintenanceDatabase()))
 	if err != nil {
-		return "", fmt.Errorf("cannot connect to server %s (%s port %d as %s): %w", s.Name, inst.Host, inst.Port, inst.User, err)
+		return "", fmt.Errorf("cannot connect to server %s (%s port %d as %s, sslmode %s, from %s): %w",
+			s.Name, inst.Host, inst.Port, inst.User, inst.TLS.Mode, s.DSNEnv, err)
 	}
 	defer conn.Close(context.Background())
 	missing, err := b.MissingPrivileges(ctx, conn)

@@ -164,7 +164,7 @@ func TestCheckServer(t *testing.T) {
 		t.Errorf("superuser with a password file: %q", msg)
 	}
 	t.Setenv(sv.DSNEnv, "host=127.0.0.1 port=1 user=x sslmode=disable")
-	if msg := CheckServer(ctx, nil, sv); !strings.Contains(msg, "cannot connect to server main (127.0.0.1 port 1 as x)") {
+	if msg := CheckServer(ctx, nil, sv); !strings.Contains(msg, "cannot connect to server main (127.0.0.1 port 1 as x, sslmode disable, from TB_EXT_CHECK)") {
 		t.Errorf("unreachable: %q", msg)
 	}
 }
