@@ -22,7 +22,7 @@ func TestIdleTenantsMemory(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	start := time.Now().Add(-3 * time.Second)
-	c := newCollector(start, 0, names, []string{"a", "b", "c", "d"}, tenants, nil, 0, "", nil, 5*time.Second)
+	c := newCollector(start, 0, names, []string{"a", "b", "c", "d"}, tenants, nil, 0, "", nil, 5*time.Second, nil)
 	recs := make([]*Recorder, tenants)
 	for i := range recs {
 		recs[i] = c.Recorder(i)
