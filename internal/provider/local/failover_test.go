@@ -17,8 +17,8 @@ import (
 // and accepts writes, the other follows it (a row written after the
 // promotion reaches it) through a slot of its own there, a client of the
 // pooler commits again on the promoted server, the dead primary's Stop
-// stops neither, and the promoted one's Stop leaves no process, cgroup or
-// slot of any of the three.
+// stops neither, and down (StopRecord) of the two leaves no process,
+// cgroup or directory of any of the three, nor the pooler.
 func TestFailOver(t *testing.T) {
 	p := newProvider(t, Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -145,8 +145,12 @@ func TestFailOver(t *testing.T) {
 	if pooled && !alive(poolerPid) {
 		t.Fatal("stopping the dead primary stopped the pooler that moved")
 	}
-	if err := p.Stop(ctx, promoted); err != nil {
-		t.Fatal(err)
+	// down's way, from the ledger's records alone: the promoted
+	// server's names the pooler now.
+	for _, i := range []*provider.Instance{promoted, other} {
+		if err := StopRecord(ctx, i.Record()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, i := range all {
 		checkGone(t, i, groups[i])
