@@ -122,13 +122,14 @@ func Check(events []Event, phase time.Duration, servers []Server, run string) []
 			key, k := rk.replicaIndex(ev.Params)
 			switch {
 			case n == 0:
-				bad(ev.Path+".kind", ev.Kind.Name(), fmt.Sprintf("needs replicas of server %s, which has none in %s: set sut.replicas to 1 or more", srv, run))
+				// No run named: every run with sut.replicas 0 says the same.
+				bad(ev.Path+".kind", ev.Kind.Name(), fmt.Sprintf("needs replicas of server %s, which has none where sut.replicas is 0: set it to 1 or more", srv))
 			case k > n:
-				bad(ev.Path+".params."+key, fmt.Sprint(k), fmt.Sprintf("must be 1 to %d: server %s has %d replicas in %s", n, srv, n, run))
+				bad(ev.Path+".params."+key, fmt.Sprint(k), fmt.Sprintf("must be 1 to %d: server %s has %d replicas where sut.replicas is %d", n, srv, n, n))
 			case rk.usesUp():
 				promotions[srv] += len(occ)
 				if promotions[srv] > n {
-					bad(ev.Path, "", fmt.Sprintf("fails server %s over %d times in %s, which gives it %d replicas: each fail-over promotes one", srv, promotions[srv], run, n))
+					bad(ev.Path, "", fmt.Sprintf("fails server %s over %d times where sut.replicas is %d: each fail-over promotes one", srv, promotions[srv], n))
 				}
 			}
 		}

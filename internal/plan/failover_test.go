@@ -30,9 +30,9 @@ interference:
 	}
 	text := strings.Join(got, "\n")
 	for _, want := range []string{
-		"interference[0].kind (line 5) fail-primary: needs replicas of server shared, which has none in run 001",
-		"interference[1].params.replica (line 6) 3: must be 1 to 2: server shared has 2 replicas in run 002",
-		"interference[2] (line 7) : fails server shared over 4 times in run 002",
+		"interference[0].kind (line 5) fail-primary: needs replicas of server shared, which has none where sut.replicas is 0",
+		"interference[1].params.replica (line 6) 3: must be 1 to 2: server shared has 2 replicas where sut.replicas is 2",
+		"interference[2] (line 7) : fails server shared over 4 times where sut.replicas is 2",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in:\n%s", want, text)
