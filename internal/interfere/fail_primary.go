@@ -17,6 +17,9 @@ import (
 // re-pointed, or through their endpoint, which the run moves (Env.Moved).
 type failPrimary struct{}
 
+// logWait bounds the wait for the promoted server's ready line.
+const logWait = 2 * time.Second
+
 func init() { register(failPrimary{}) }
 
 func (failPrimary) Name() string   { return "fail-primary" }
@@ -51,7 +54,16 @@ func (failPrimary) Inject(ctx context.Context, o *Occurrence) (Observed, error) 
 	}
 	ob.Promoted = promoted.Name
 	ob.Note = "promoted " + promoted.Name
-	if acc := promotionAccount(promoted.LogFile, marks[promoted], &ob); acc != "" {
+	// The postmaster logs its ready line a moment after the server
+	// takes writes (when its startup process has exited).
+	acc := ""
+	for deadline := time.Now().Add(logWait); ; {
+		acc = promotionAccount(promoted.LogFile, marks[promoted], &ob)
+		if ob.Promotion > 0 || time.Now().After(deadline) || !sleep(ctx, 20*time.Millisecond) {
+			break
+		}
+	}
+	if acc != "" {
 		ob.Note += "; " + acc
 	}
 	if n := len(provider.ReplicasOf(promoted)); n > 0 {

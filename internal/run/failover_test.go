@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -162,5 +163,53 @@ interference:
 				t.Errorf("cgroup %s%s is left", root, groups[i])
 			}
 		}
+	}
+}
+
+// TestFailOverPooledRun fails over a server with a pgbouncer in front of
+// it: the tenants' clients keep the pooler's endpoint, which the provider
+// re-points at the promoted replica, and commit again there; the results
+// list the pooler under the promoted server.
+func TestFailOverPooledRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL servers")
+	}
+	if _, err := exec.LookPath("pgbouncer"); err != nil {
+		t.Skip(err)
+	}
+	ex := newExecution(t, `name: t
+sut: {replicas: 1, pooler: {kind: pgbouncer, mode: transaction, pool_size: 2}}
+tenancy: {model: database, tenants: 2}
+workload: {name: tpcb, scale: 1, clients: 2, duration: 8s}
+interference:
+  - {kind: fail-primary, at: 3s, target: t02}
+`)
+	ex.steps(t, "provision", "setup", "ingest", "post-ingest", "workload")
+	if err := ex.healthAfterWorkload(); err != nil {
+		t.Errorf("a fail-over asked for failed the run: %v", err)
+	}
+	obs := ex.observations(time.Now(), nil)
+	sum := results.Summarize(obs)
+	if len(sum.Events) != 1 {
+		t.Fatalf("events %+v", sum.Events)
+	}
+	ev := sum.Events[0]
+	t.Logf("%s at %.2f s: resumed %v F %v promoted %q in %v ms; %s %s", ev.Kind, ev.AtS, show(ev.ResumedS), show(ev.FS),
+		ev.Promoted, show(ev.PromotionMS), ev.Observed, ev.Error)
+	if ev.Error != "" || ev.Promoted != "shared-r1" || ev.FS == nil {
+		t.Fatalf("fail-primary: error %q, promoted %q, F %v", ev.Error, ev.Promoted, show(ev.FS))
+	}
+	for _, tn := range ev.Tenants {
+		s := perTenant(obs.Workload.Series, tn)
+		if sumOf(s[int(*ev.ResumedS)+1:]) == 0 {
+			t.Errorf("tenant %s committed nothing after the fail-over: %v", tn, s)
+		}
+	}
+	promoted := ex.instances[1]
+	if ex.pools[promoted.Name] == nil || ex.pools["shared"] != nil || promoted.Pool == nil {
+		t.Errorf("pools %v: want the pooler under %s", ex.pools, promoted.Name)
+	}
+	if c := connectTenant(t, ex.placements[0]); c.Ping(context.Background()) != nil {
+		t.Error("the tenant's placement does not reach the promoted server")
 	}
 }

@@ -165,3 +165,42 @@ func connectErr(ctx context.Context, dsn string) (*pgx.Conn, error) {
 	defer cancel()
 	return pgx.Connect(ctx, dsn)
 }
+
+// TestFailOverCancelled cancels a fail-over as soon as the replica is
+// promoted (a Ctrl-C while the other is being pointed at it): the error
+// says so, and stopping the three servers as a run's teardown does, all
+// at once, leaves no process or cgroup of any.
+func TestFailOverCancelled(t *testing.T) {
+	p := newProvider(t, Options{})
+	prim := start(t, p, provider.InstanceSpec{Name: "foc", WorkDir: testDir(t)})
+	rep, _ := provider.As[provider.Replicated](prim)
+	rs, err := rep.StartReplicas(context.Background(), 2, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := append([]*provider.Instance{prim}, rs...)
+	groups := map[*provider.Instance]*cgroup.Group{}
+	for _, i := range all {
+		if path := Of(i).CgroupPath; path != "" {
+			groups[i] = p.cgroups.Open(path)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	fo, _ := provider.As[provider.FailOver](prim)
+	promoted, _, err := fo.FailOver(ctx, 2, func(*provider.Instance) { cancel() })
+	if err == nil || promoted != rs[1] {
+		t.Errorf("a fail-over cancelled after the promotion: promoted %v, error %v", promoted, err)
+	}
+	errs := make(chan error, len(all))
+	for _, i := range all {
+		go func() { errs <- p.Stop(context.Background(), i) }()
+	}
+	for range all {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	for _, i := range all {
+		checkGone(t, i, groups[i])
+	}
+}
