@@ -71,6 +71,7 @@ func (w *worker) closedLoop(stopped *atomic.Bool, stop <-chan struct{}, start, e
 		if fin != nil && fin.Done() {
 			return // the client's work is done (a TPC-H stream)
 		}
+		w.redialDue(t1)
 		if pause := think + thinkAfter; pause > 0 && !w.sleep.until(time.Now().Add(pause), stop) {
 			return
 		}

@@ -301,6 +301,23 @@ type worker struct {
 	think     time.Duration
 	sleep     sleeper
 	backoff   time.Duration // before the next reconnect
+	// redialAt is when a client that lacks some of its replicas
+	// (workload.Missed) reconnects to reach them again; zero for one
+	// with all.
+	redialAt time.Time
+}
+
+// redialEvery is how long a client reads without a replica it could not
+// reach (one restarting: fail-replica) before it reconnects to try it
+// again: each try is a reconnection, counted when it misses.
+const redialEvery = 250 * time.Millisecond
+
+// redialDue drops a client that lacks a replica once redialEvery has
+// passed since it connected; its next connection tries them all.
+func (w *worker) redialDue(now time.Time) {
+	if w.client != nil && !w.redialAt.IsZero() && !now.Before(w.redialAt) {
+		w.drop()
+	}
 }
 
 func (w *worker) connect(ctx context.Context) error {
@@ -313,6 +330,12 @@ func (w *worker) connect(ctx context.Context) error {
 	})
 	if err != nil {
 		return err
+	}
+	w.redialAt = time.Time{}
+	if err := workload.Missed(conn); err != nil {
+		now := time.Now()
+		w.rec.Fail(connectTxn, now, "connection", err)
+		w.redialAt = now.Add(redialEvery)
 	}
 	w.mu.Lock()
 	w.conn, w.client, w.sock = conn, client, conn.Socket()

@@ -117,5 +117,6 @@ func (w *worker) openLoop(a *arrivals, stopped *atomic.Bool, stop <-chan struct{
 		} else if !w.failed(err, typ, t1, end, stopped) {
 			return
 		}
+		w.redialDue(t1)
 	}
 }

@@ -297,6 +297,28 @@ type Replicator interface {
 	Streaming() string
 }
 
+// Promoter is a Replicator whose standbys can take the place of a dead
+// primary (the fail-primary fault): one is promoted, the others are
+// pointed at it. The plan asks for it before it accepts a fail-over.
+type Promoter interface {
+	// Received is a query, on a standby, of how far the WAL it has
+	// received reaches, as a number: the standby that received the most
+	// is promoted, so that the others can follow it.
+	Received() string
+	// Promote is a query that asks a standby to end its recovery and
+	// become a primary, without waiting; Promoted a query that says
+	// "true" once it accepts writes.
+	Promote() string
+	Promoted() string
+	// CreateSlot creates the replication slot named $1 on a primary,
+	// its WAL kept from now on.
+	CreateSlot() string
+	// Follow is the statements that point a running standby at the
+	// primary of s (its socket, port, superuser and password) through
+	// the slot s.Slot, and make it take them at once.
+	Follow(s server.Standby) []string
+}
+
 // Registry is the set of known engines, by name. An explicit value, not a
 // package global: callers build it with Builtin.
 type Registry map[string]Engine

@@ -11,11 +11,12 @@ import (
 	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
-// Server is one server of a run as the plan resolved it: its name and
-// the tenants it serves.
+// Server is one server of a run as the plan resolved it: its name, the
+// tenants it serves, and how many replicas it will have (sut.replicas).
 type Server struct {
-	Name    string
-	Tenants []string
+	Name     string
+	Tenants  []string
+	Replicas int
 }
 
 // Occurrence is one time an event happens.
@@ -61,6 +62,7 @@ func Check(events []Event, phase time.Duration, servers []Server, run string) []
 		path     string
 	}
 	frozen := map[string][]span{}
+	promotions := map[string]int{} // fail-overs so far, by server
 	for i := range events {
 		ev := &events[i]
 		if ev.At >= phase {
@@ -115,6 +117,22 @@ func Check(events []Event, phase time.Duration, servers []Server, run string) []
 			bad(ev.Path+".target", ev.Target, "is no server or tenant of "+run+": "+targetWords(servers)+
 				spec.Suggest(ev.Target, targetNames(servers)))
 		}
+		if rk, isR := ev.Kind.(replicaKind); isR && ok && !ev.Off() {
+			n := replicasOf(srv, servers)
+			key, k := rk.replicaIndex(ev.Params)
+			switch {
+			case n == 0:
+				// No run named: every run with sut.replicas 0 says the same.
+				bad(ev.Path+".kind", ev.Kind.Name(), fmt.Sprintf("needs replicas of server %s, which has none where sut.replicas is 0: set it to 1 or more", srv))
+			case k > n:
+				bad(ev.Path+".params."+key, fmt.Sprint(k), fmt.Sprintf("must be 1 to %d: server %s has %d replicas where sut.replicas is %d", n, srv, n, n))
+			case rk.usesUp():
+				promotions[srv] += len(occ)
+				if promotions[srv] > n {
+					bad(ev.Path, "", fmt.Sprintf("fails server %s over %d times where sut.replicas is %d: each fail-over promotes one", srv, promotions[srv], n))
+				}
+			}
+		}
 		if _, excl := ev.Kind.(exclusive); excl && ok && ev.Duration > 0 {
 			for _, at := range occ {
 				s := span{at, at + ev.Duration, ev.Path}
@@ -157,6 +175,16 @@ func dedupe(ps []spec.Problem) []spec.Problem {
 		}
 	}
 	return out
+}
+
+// replicasOf is how many replicas the server named name has.
+func replicasOf(name string, servers []Server) int {
+	for _, s := range servers {
+		if s.Name == name {
+			return s.Replicas
+		}
+	}
+	return 0
 }
 
 // resolveServer is the server a target names: a server by name, else the

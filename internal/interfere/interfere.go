@@ -64,6 +64,11 @@ type Observed struct {
 	// Requested and Achieved are a noise's load, in its own unit
 	// (percent of the target's CPUs); 0 when not applicable.
 	Requested, Achieved float64
+	// Promoted is the replica a fail-over promoted, "" for none;
+	// Promotion how long its promotion took by its log (from the promote
+	// request to accepting connections), 0 when not known.
+	Promoted  string
+	Promotion time.Duration
 }
 
 var kinds = map[string]Kind{}

@@ -28,12 +28,19 @@ func (p faultParams) recovery() metrics.Recovery { return p.Recovery }
 // seconds, 1s to 10m) and fraction (above 0, at most 1).
 func parseFault(d *spec.Decoder, n *yaml.Node, path string) Params {
 	p := faultParams{Recovery: metrics.DefaultRecovery}
+	d.Mapping(n, path, faultFields(d, &p))
+	return p
+}
+
+// faultFields read a fault's window and fraction into p, for a kind
+// whose params add keys of their own.
+func faultFields(d *spec.Decoder, p *faultParams) []spec.Field {
 	window := spec.Where(spec.ReadDuration, func(v spec.Duration) bool {
 		return v.D() >= time.Second && v.D() <= 10*time.Minute && v.D()%time.Second == 0
 	}, "must be whole seconds from 1s to 10m: the seconds before the fault whose mean throughput R aims at")
 	fraction := spec.Where(spec.ReadFloat, func(f float64) bool { return f > 0 && f <= 1 },
 		"must be above 0 and at most 1: the share of the throughput before the fault that counts as recovered")
-	d.Mapping(n, path, []spec.Field{
+	return []spec.Field{
 		{Key: "window", Read: func(n *yaml.Node, p2 string) {
 			var v spec.Duration
 			if spec.Scalar(d, n, p2, window, &v) {
@@ -41,6 +48,5 @@ func parseFault(d *spec.Decoder, n *yaml.Node, path string) Params {
 			}
 		}},
 		{Key: "fraction", Read: func(n *yaml.Node, p2 string) { spec.Scalar(d, n, p2, fraction, &p.Recovery.Fraction) }},
-	})
-	return p
+	}
 }

@@ -32,6 +32,34 @@ type Env struct {
 	// Driver is the driver's own cgroup while the workload runs, nil
 	// when no event targets it.
 	Driver *cgroup.Group
+	// Moved is told that a fail-over put to in the place of from, as
+	// soon as to accepts writes: the run moves from's tenants (their
+	// endpoint) to it. nil: nobody is told.
+	Moved func(from, to *provider.Instance)
+
+	mu sync.Mutex // Servers, which a fail-over changes
+}
+
+// moved puts to in the place of from: a later event naming from's
+// server or tenants acts on to. Then it tells the run.
+func (env *Env) moved(from, to *provider.Instance) {
+	env.mu.Lock()
+	for name, s := range env.Servers {
+		if s == from {
+			env.Servers[name] = to
+		}
+	}
+	env.mu.Unlock()
+	if env.Moved != nil {
+		env.Moved(from, to)
+	}
+}
+
+// server is the running server named name, nil for none.
+func (env *Env) server(name string) *provider.Instance {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	return env.Servers[name]
 }
 
 // Tenant is one tenant of a run: its name, its role on its server, and
@@ -173,7 +201,7 @@ func (o *Occurrence) resolve() error {
 		return nil
 	}
 	server := ""
-	if _, ok := env.Servers[t.Name]; ok {
+	if env.server(t.Name) != nil {
 		server = t.Name
 	}
 	tenant := -1
@@ -185,7 +213,7 @@ func (o *Occurrence) resolve() error {
 			}
 		}
 	}
-	t.Server = env.Servers[server]
+	t.Server = env.server(server)
 	if t.Server == nil {
 		return fmt.Errorf("target %s is no server or tenant of the run", t.Name)
 	}

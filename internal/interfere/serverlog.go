@@ -26,6 +26,9 @@ const (
 	logShutDown = "database system is shut down"
 	logRedoDone = "redo done at"
 	logReady    = "database system is ready to accept connections"
+	logReadyRO  = "database system is ready to accept read-only connections" // a standby's
+	logPromote  = "received promote request"
+	logTimeline = "selected new timeline ID"
 	logStamp    = "2006-01-02 15:04:05.000 MST"
 )
 
@@ -67,7 +70,7 @@ func serverAccount(path string, mark int64, ob *Observed) string {
 			} else {
 				redo = "redo done"
 			}
-		case strings.Contains(line, logReady) && ready.IsZero():
+		case (strings.Contains(line, logReady) || strings.Contains(line, logReadyRO)) && ready.IsZero():
 			ready = stamp()
 		}
 	}
@@ -83,4 +86,66 @@ func serverAccount(path string, mark int64, ob *Observed) string {
 		parts = append(parts, fmt.Sprintf("log: ready %s", ready.Format("15:04:05.000")))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// promotionAccount reads a promoted standby's log after mark for the
+// promote request, the new timeline and the ready line that follow it:
+// ob.Ready becomes the server's own time of accepting writes and
+// ob.Promotion the time from the request to it. It returns a note for
+// events.csv.
+func promotionAccount(path string, mark int64, ob *Observed) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if _, err := f.Seek(mark, io.SeekStart); err != nil {
+		return ""
+	}
+	var req, timeline, ready time.Time
+	tl := ""
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.Contains(line, logPromote) && req.IsZero():
+			req = logTime(line)
+		case strings.Contains(line, logTimeline) && timeline.IsZero() && !req.IsZero():
+			timeline = logTime(line)
+			if i := strings.Index(line, logTimeline); i >= 0 {
+				tl = strings.TrimSpace(strings.TrimPrefix(line[i+len(logTimeline):], ":"))
+			}
+		case strings.Contains(line, logReady) && ready.IsZero() && !req.IsZero():
+			ready = logTime(line)
+		}
+	}
+	var parts []string
+	if !req.IsZero() {
+		parts = append(parts, "log: promote requested "+req.Format("15:04:05.000"))
+	}
+	if !timeline.IsZero() {
+		parts = append(parts, fmt.Sprintf("timeline %s %s", tl, timeline.Format("15:04:05.000")))
+	}
+	if !ready.IsZero() {
+		ob.Ready = ready
+		parts = append(parts, "ready "+ready.Format("15:04:05.000"))
+		if !req.IsZero() {
+			ob.Promotion = ready.Sub(req)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// logTime is the time stamp a log line begins with, in UTC; zero when
+// it has none.
+func logTime(line string) time.Time {
+	if len(line) < len(logStamp) {
+		return time.Time{}
+	}
+	t, err := time.Parse(logStamp, line[:len(logStamp)])
+	if err != nil || t.Location().String() != "UTC" {
+		return time.Time{}
+	}
+	return t
 }

@@ -404,7 +404,11 @@ func checkInterference(p *Plan) []spec.Problem {
 		}
 		var servers []interfere.Server
 		for _, in := range r.Instances {
-			servers = append(servers, interfere.Server{Name: in.Name, Tenants: in.Tenants})
+			sv := interfere.Server{Name: in.Name, Tenants: in.Tenants}
+			if len(in.Tenants) > 0 { // a template no tenant uses gets none
+				sv.Replicas = r.Replicas
+			}
+			servers = append(servers, sv)
 		}
 		phase := time.Duration((r.WarmupS + r.DurationS) * float64(time.Second))
 		for _, pr := range interfere.Check(events, phase, servers, fmt.Sprintf("run %s (model %s, %d tenants)", r.ID, r.Model, r.Tenants)) {

@@ -81,6 +81,17 @@ func (k PgBouncer) Start(ctx context.Context, o Options) (*Process, error) {
 	}
 	p := &Process{Pid: cmd.Process.Pid, LogFile: logFile, exited: make(chan struct{}),
 		stats: &statsConn{host: o.listen(), port: o.Port, password: statsPassword}}
+	p.retarget = func(host string, port int) error {
+		o := o
+		o.ServerHost, o.ServerPort = host, port
+		if _, err := writeFile(o, "pgbouncer.ini", k.config(o, authFile)); err != nil {
+			return err
+		}
+		// SIGHUP: pgbouncer reloads its configuration; a changed
+		// wildcard database re-registers the databases made from it and
+		// drops their server connections.
+		return syscall.Kill(p.Pid, syscall.SIGHUP)
+	}
 	go func() {
 		_ = cmd.Wait()
 		close(p.exited)

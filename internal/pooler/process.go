@@ -58,6 +58,20 @@ type Process struct {
 	LogFile string
 	exited  chan struct{}
 	stats   *statsConn // the admin console (Stats)
+	// retarget rewrites the configuration for another server and
+	// reloads it (Retarget); nil for a kind that cannot.
+	retarget func(host string, port int) error
+}
+
+// Retarget sends the pooler's new server connections to the server at
+// host (a unix socket directory, or an address) and port from now on:
+// after a fail-over, the promoted server. Its clients keep their
+// connections to it.
+func (p *Process) Retarget(host string, port int) error {
+	if p.retarget == nil {
+		return errors.New("this pooler cannot change its server while it runs")
+	}
+	return p.retarget(host, port)
 }
 
 // Exited is closed when the pooler's process has ended.

@@ -223,6 +223,8 @@ const (
 	// (ResourceSampler), which noise aimed at the server joins or runs
 	// beside.
 	InCgroup
+	// CanFailOver: the instances are FailOvers (fail-primary).
+	CanFailOver
 )
 
 // String says what c is, for a problem at plan.
@@ -234,6 +236,8 @@ func (c Capability) String() string {
 		return "freeze a server"
 	case InCgroup:
 		return "run noise beside or inside a server's cgroup"
+	case CanFailOver:
+		return "kill a server and promote one of its replicas in its place"
 	}
 	return fmt.Sprintf("capability %d", int(c))
 }
@@ -253,13 +257,26 @@ type Replicated interface {
 	Replicas() []*Instance
 }
 
-// Fail-over (a fault that kills the primary and promotes a replica) is not
-// here yet. It needs of this API: a Promote on a Standby (pg_promote, then
-// the standby is a primary: PrimaryOf nil, a Replicated of its own, its
-// slot dropped), a Repoint on the other standbys (primary_conninfo and
-// primary_slot_name to the new primary, a slot each there), the run's
-// placements moved to the promoted instance (the tenants' endpoint), and
-// the dead primary's Stop no longer stopping the standbys that moved.
+// FailOver is a server with standbys one of which can take its place
+// when it dies: the fail-primary fault (Zhang et al. 2025, section II-E,
+// an RW node's failure). One call, not a Promote and a Repoint for the
+// caller to order: the steps must follow each other, and what moves with
+// them (the slots, the pooler, which server stops which at teardown) is
+// the provider's.
+type FailOver interface {
+	// FailOver kills the server at once (SIGKILL of every process),
+	// promotes its standby number promote (1-based; 0: the one that
+	// received the most WAL, which the others can then follow), puts the
+	// pooler in front of the server in front of the promoted one, and
+	// calls moved with it as soon as it accepts writes (the run moves
+	// the tenants' endpoint there). It then points the other standbys
+	// at it, a replication slot each there, and returns once they stream
+	// from it: the promoted instance is a primary whose Replicas they
+	// are, and the dead server's Stop stops none of them. down is when
+	// no process of the killed server was left. On error after the
+	// kill, promoted is what was promoted, nil if none was.
+	FailOver(ctx context.Context, promote int, moved func(promoted *Instance)) (promoted *Instance, down time.Time, err error)
+}
 
 // Standby is a hot standby of another instance (Replicated.StartReplicas).
 type Standby interface {

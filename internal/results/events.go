@@ -41,6 +41,12 @@ type Event struct {
 	Achieved  *float64 `json:"achieved,omitempty"`
 	Observed  string   `json:"observed,omitempty"`
 	Error     string   `json:"error,omitempty"`
+	// Promoted is the replica a fail-over (fail-primary) promoted, ""
+	// for none; PromotionMS how long its promotion took by its own log,
+	// from the promote request to accepting connections (nil when not
+	// known): the server's share of F.
+	Promoted    string   `json:"promoted,omitempty"`
+	PromotionMS *float64 `json:"promotion_ms,omitempty"`
 }
 
 // failover fills in each fault's t_r, F and R from the workload's
@@ -101,7 +107,7 @@ func perSecond(series []SecondRow, tenants []string) []float64 {
 
 // EventsHeader is the header of runs/<id>/events.csv.
 var EventsHeader = []string{"at_s", "end_s", "kind", "target", "params", "tenants", "down_s", "ready_s",
-	"resumed_s", "recovered_s", "f_s", "r_s", "requested", "achieved", "observed", "error"}
+	"resumed_s", "recovered_s", "f_s", "r_s", "requested", "achieved", "observed", "error", "promoted", "promotion_ms"}
 
 // WriteEvents writes runs/<id>/events.csv.
 func (d *Dir) WriteEvents(id string, events []Event) error {
@@ -109,7 +115,7 @@ func (d *Dir) WriteEvents(id string, events []Event) error {
 	for _, e := range events {
 		rows = append(rows, []string{ftoa(e.AtS), ftoa(e.EndS), e.Kind, e.Target, e.Params, strings.Join(e.Tenants, ";"),
 			optional(e.DownS), optional(e.ReadyS), optional(e.ResumedS), optional(e.RecoveredS), optional(e.FS), optional(e.RS),
-			optional(e.Requested), optional(e.Achieved), e.Observed, e.Error})
+			optional(e.Requested), optional(e.Achieved), e.Observed, e.Error, e.Promoted, optional(e.PromotionMS)})
 	}
 	return d.writeCSV(filepath.Join("runs", id, "events.csv"), EventsHeader, rows)
 }

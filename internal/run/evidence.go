@@ -61,7 +61,7 @@ func (e *execution) exitedErrors() []error {
 // exited says that inst exited during the run, naming the copy of its
 // log, once per instance; nil when it is still up or was named already.
 func (e *execution) exited(inst *provider.Instance) error {
-	if e.exitNamed[inst.Name] {
+	if e.exitNamed[inst.Name] || e.failedOver(inst) {
 		return nil
 	}
 	select {

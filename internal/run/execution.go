@@ -91,6 +91,11 @@ type execution struct {
 	elasticErr   error
 	// lags are what a lag workload measured (replicas.go), nil for none.
 	lags []workload.LagHistogram
+	// placeMu guards placements[i].Instance and pools while the workload
+	// runs: a fail-over moves tenants to the promoted server
+	// (failover.go); replaced names the servers it killed, by design.
+	placeMu  sync.RWMutex
+	replaced map[string]string
 }
 
 func (e *execution) label() string {

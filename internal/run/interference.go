@@ -42,7 +42,7 @@ func (e *execution) startsWith(ctx context.Context, phase time.Duration) func(ti
 			return
 		}
 		env := &interfere.Env{Servers: map[string]*provider.Instance{}, WorkDir: e.workDir, Ledger: e.opts.Ledger,
-			Log: e.logf, Commits: w, Driver: in.driver}
+			Log: e.logf, Commits: w, Driver: in.driver, Moved: e.moved}
 		for _, inst := range e.instances {
 			env.Servers[inst.Name] = inst
 		}
@@ -105,6 +105,11 @@ func eventOf(r interfere.Record, start time.Time) results.Event {
 	ev := results.Event{AtS: r.Start.Sub(start).Seconds(), EndS: r.End.Sub(start).Seconds(), Kind: r.Kind,
 		Target: r.Target, Params: r.Params, Fault: r.Fault, Tenants: r.Tenants, DownS: sec(r.Observed.Down),
 		ReadyS: sec(r.Observed.Ready), ResumedS: sec(r.Resumed), Observed: r.Observed.Note, Recovery: r.Recovery}
+	ev.Promoted = r.Observed.Promoted
+	if d := r.Observed.Promotion; d > 0 {
+		ms := float64(d) / float64(time.Millisecond)
+		ev.PromotionMS = &ms
+	}
 	if r.Observed.Requested > 0 {
 		req, ach := r.Observed.Requested, r.Observed.Achieved
 		ev.Requested, ev.Achieved = &req, &ach

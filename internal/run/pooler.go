@@ -66,12 +66,14 @@ func (e *execution) startPoolers(ctx context.Context) error {
 
 // workloadConnect is how placed tenant i's clients connect during the
 // workload phase: through the pooler in front of its server, if any.
+// Its server is the tenant's now: a fail-over moves it (failover.go), and
+// the clients' next connections go to the promoted server.
 func (e *execution) workloadConnect(i int) workload.Connect {
-	p := e.placements[i]
-	dsn := p.WorkloadDSN(e.run.Transport)
-	eng := p.Instance.Engine
 	return func(ctx context.Context) (workload.Conn, error) {
-		return eng.ClientConn(ctx, dsn, nil)
+		e.placeMu.RLock()
+		p := e.placements[i]
+		e.placeMu.RUnlock()
+		return p.Instance.Engine.ClientConn(ctx, p.WorkloadDSN(e.run.Transport), nil)
 	}
 }
 

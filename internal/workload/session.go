@@ -61,8 +61,11 @@ func (s pgxSession) Socket() net.Conn { return s.PgConn().Conn() }
 // OpenReplicated is Open with a connection to each of replicas too,
 // given to the client in ClientInfo.Replicas: the session closes them
 // with the client's own, and reports closed when any of them is (a
-// replica gone is a lost connection, as the primary). Without replicas
-// it is Open.
+// replica gone is a lost connection, as the primary). A replica that
+// cannot be reached (restarting: the fail-replica fault) is left out:
+// the client reads from the others, or from its own connection when none
+// answers, and the session says so (Missed), so that the driver opens it
+// again a moment later. Without replicas it is Open.
 func (c Connect) OpenReplicated(ctx context.Context, w Workload, replicas []Connect, info func() ClientInfo) (Client, Session, error) {
 	if len(replicas) == 0 {
 		return c.Open(ctx, w, info)
@@ -77,11 +80,18 @@ func (c Connect) OpenReplicated(ctx context.Context, w Workload, replicas []Conn
 			x.Close(context.Background())
 		}
 	}
+	var missed error
 	for _, rc := range replicas {
 		r, err := rc(ctx)
 		if err != nil {
-			closeAll()
-			return nil, nil, err
+			if ctx.Err() != nil {
+				closeAll()
+				return nil, nil, err
+			}
+			if missed == nil {
+				missed = err
+			}
+			continue
 		}
 		all = append(all, r)
 	}
@@ -96,7 +106,26 @@ func (c Connect) OpenReplicated(ctx context.Context, w Workload, replicas []Conn
 	for i, x := range all {
 		ss[i] = session(x)
 	}
+	if missed != nil {
+		return client, partialSession{ss, missed}, nil
+	}
 	return client, ss, nil
+}
+
+// partialSession is a client's connections without the replicas that
+// could not be reached, and why the first could not.
+type partialSession struct {
+	multiSession
+	missed error
+}
+
+// Missed is why a session lacks some of its client's replicas (one
+// could not be reached when it opened), nil for a session with all.
+func Missed(s Session) error {
+	if p, ok := s.(partialSession); ok {
+		return p.missed
+	}
+	return nil
 }
 
 // multiSession is a client's connections to the primary (first) and to

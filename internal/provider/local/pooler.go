@@ -24,6 +24,9 @@ type poolerState struct {
 	proc  *pooler.Process
 	group *cgroup.Group
 	port  int
+	// socketDir holds its socket: the server's it was started beside,
+	// which a fail-over does not move.
+	socketDir string
 }
 
 // StartPooler starts the pooler in front of the server (Pooler).
@@ -135,7 +138,7 @@ func (p *Provider) startPooler(ctx context.Context, srv *server, c pooler.Config
 		if o.Port, err = p.pickPort(); err != nil {
 			return nil, err
 		}
-		srv.pool.port = o.Port
+		srv.pool.port, srv.pool.socketDir = o.Port, o.SocketDir
 		proc, err := kind.Start(ctx, o)
 		if err == nil {
 			srv.pool.proc = proc
@@ -179,9 +182,9 @@ func (srv *server) stopPooler() error {
 	if g := srv.pool.group; g != nil {
 		errs = append(errs, g.Remove(killWait))
 	}
-	if srv.pool.port != 0 && srv.inst.SocketDir != "" {
+	if srv.pool.port != 0 && srv.pool.socketDir != "" {
 		// A killed pgbouncer leaves its socket behind.
-		_ = os.Remove(filepath.Join(srv.inst.SocketDir, fmt.Sprintf(".s.PGSQL.%d", srv.pool.port)))
+		_ = os.Remove(filepath.Join(srv.pool.socketDir, fmt.Sprintf(".s.PGSQL.%d", srv.pool.port)))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err

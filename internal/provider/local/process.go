@@ -52,9 +52,12 @@ type Process struct {
 	// (Provider.startReplicas, server.replicaInstances), nil until the
 	// server runs and for a standby; primary is the server a standby
 	// follows, nil for a primary.
+	// failOver is provider.FailOver's (Provider.failOver), nil but for
+	// a running primary. A fail-over changes all four, under mu.
 	startReplicas func(ctx context.Context, n int, sync bool) ([]*provider.Instance, error)
 	replicas      func() []*provider.Instance
 	primary       *provider.Instance
+	failOver      func(ctx context.Context, promote int, moved func(*provider.Instance)) (*provider.Instance, time.Time, error)
 }
 
 var (
@@ -69,6 +72,7 @@ var (
 	_ provider.Resizer         = (*Process)(nil)
 	_ provider.Replicated      = (*Process)(nil)
 	_ provider.Standby         = (*Process)(nil)
+	_ provider.FailOver        = (*Process)(nil)
 	_ provider.Cloner          = (*Provider)(nil)
 	_ provider.Remover         = (*Provider)(nil)
 )

@@ -121,7 +121,7 @@ func (p *Provider) startReplica(ctx context.Context, prim *server, rep engine.Re
 		Password: prim.inst.Password, // the copy's: it is the primary's data
 		LogFile:  filepath.Join(srv.instDir, prim.eng.LogName())}
 	newProcess(inst, filepath.Join(srv.instDir, "data"), s)
-	Of(inst).primary = prim.inst
+	Of(inst).primary = prim.inst // nobody else has inst yet
 	srv.inst = inst
 	srv.note()
 	if err := p.prepareStorage(srv); err != nil {
@@ -306,22 +306,32 @@ func maintenanceDB(inst *provider.Instance) string {
 
 // StartReplicas starts n hot standbys of the server (provider.Replicated).
 func (p *Process) StartReplicas(ctx context.Context, n int, sync bool) ([]*provider.Instance, error) {
-	if p.startReplicas == nil {
-		return nil, errors.New("the server is not running")
+	p.mu.RLock()
+	start := p.startReplicas
+	p.mu.RUnlock()
+	if start == nil {
+		return nil, errors.New("the server is not running, or is a standby")
 	}
-	return p.startReplicas(ctx, n, sync)
+	return start(ctx, n, sync)
 }
 
 // Replicas are the standbys started so far.
 func (p *Process) Replicas() []*provider.Instance {
-	if p.replicas == nil {
+	p.mu.RLock()
+	replicas := p.replicas
+	p.mu.RUnlock()
+	if replicas == nil {
 		return nil
 	}
-	return p.replicas()
+	return replicas()
 }
 
 // PrimaryOf is the server a standby follows, nil for a primary.
-func (p *Process) PrimaryOf() *provider.Instance { return p.primary }
+func (p *Process) PrimaryOf() *provider.Instance {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.primary
+}
 
 // replicaInstances are srv's standbys' instances.
 func (srv *server) replicaInstances() []*provider.Instance {

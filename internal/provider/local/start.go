@@ -134,10 +134,7 @@ func (p *Provider) run(ctx context.Context, srv *server, workDir string, s provi
 	}
 	Of(srv.inst).poolerStats = srv.poolerStats
 	if srv.primary == nil { // a standby has none of its own
-		Of(srv.inst).startReplicas = func(ctx context.Context, n int, sync bool) ([]*provider.Instance, error) {
-			return p.startReplicas(ctx, srv, n, sync)
-		}
-		Of(srv.inst).replicas = srv.replicaInstances
+		p.asPrimary(srv)
 	}
 	Of(srv.inst).startPooler = func(ctx context.Context, c pooler.Config, secrets []string) (*provider.Pool, error) {
 		return p.startPooler(ctx, srv, c, secrets)

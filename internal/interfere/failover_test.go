@@ -1,0 +1,47 @@
+package interfere
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPromotionAccount reads a promoted standby's log after the mark: the
+// promote request, the new timeline and the ready line after them give
+// the promotion's length and the server's own ready time; what came
+// before the mark (its start as a standby) does not count.
+func TestPromotionAccount(t *testing.T) {
+	before := "2026-11-24 23:30:00.000 UTC [40] LOG:  database system is ready to accept connections\n"
+	after := `2026-11-24 23:31:24.541 UTC [42] LOG:  received promote request
+2026-11-24 23:31:24.543 UTC [42] LOG:  redo done at 0/3000148 system usage: CPU: user: 0.00 s
+2026-11-24 23:31:24.572 UTC [42] LOG:  selected new timeline ID: 2
+2026-11-24 23:31:24.600 UTC [42] LOG:  archive recovery complete
+2026-11-24 23:31:24.884 UTC [40] LOG:  database system is ready to accept connections
+`
+	path := filepath.Join(t.TempDir(), "postgresql.log")
+	if err := os.WriteFile(path, []byte(before+after), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var ob Observed
+	note := promotionAccount(path, int64(len(before)), &ob)
+	if ob.Promotion != 343*time.Millisecond {
+		t.Errorf("promotion %v, want 343ms", ob.Promotion)
+	}
+	if want := time.Date(2026, 11, 24, 23, 31, 24, 884e6, time.UTC); !ob.Ready.Equal(want) {
+		t.Errorf("ready %v, want %v", ob.Ready, want)
+	}
+	if !strings.Contains(note, "promote requested 23:31:24.541") || !strings.Contains(note, "timeline 2 23:31:24.572") {
+		t.Errorf("note %q", note)
+	}
+	// Before its ready line is written: no promotion time yet.
+	ob = Observed{}
+	if err := os.WriteFile(path, []byte(before+strings.Join(strings.Split(after, "\n")[:3], "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	promotionAccount(path, int64(len(before)), &ob)
+	if ob.Promotion != 0 || !ob.Ready.IsZero() {
+		t.Errorf("without the ready line: promotion %v, ready %v", ob.Promotion, ob.Ready)
+	}
+}

@@ -1,0 +1,76 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tenantbench/tenantbench/internal/spec"
+)
+
+// TestFailOverProblems: the fail-over faults are refused at plan, each
+// on its line, without replicas (in the run of the matrix that has
+// none), with a replica index beyond those there are, more often than a
+// server has replicas to promote, on a provider that cannot fail its
+// servers over, and on an engine whose replicas cannot be promoted; a
+// valid pair is accepted.
+func TestFailOverProblems(t *testing.T) {
+	src := `name: t
+sut: {replicas: [0, 2]}
+workload: {name: tpcb, duration: 30s}
+interference:
+  - {kind: fail-primary, at: 5s, target: shared}
+  - {kind: fail-replica, at: 10s, target: t01, params: {replica: 3}}
+  - {kind: fail-primary, at: 15s, every: 5s, target: shared}
+`
+	_, problems := buildSrc(t, src, big)
+	var got []string
+	for _, p := range problems {
+		got = append(got, fmt.Sprintf("%s (line %d) %s: %s", p.Path, p.Line, p.Value, p.Allowed))
+	}
+	text := strings.Join(got, "\n")
+	for _, want := range []string{
+		"interference[0].kind (line 5) fail-primary: needs replicas of server shared, which has none where sut.replicas is 0",
+		"interference[1].params.replica (line 6) 3: must be 1 to 2: server shared has 2 replicas where sut.replicas is 2",
+		"interference[2] (line 7) : fails server shared over 4 times where sut.replicas is 2",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in:\n%s", want, text)
+		}
+	}
+
+	ok := `name: t
+sut: {replicas: 2}
+workload: {name: tpcb, duration: 30s}
+interference:
+  - {kind: fail-primary, at: 5s, target: shared, params: {promote: 2}}
+  - {kind: fail-replica, at: 10s, target: t01, params: {crash: true}}
+`
+	if _, problems := buildSrc(t, ok, big); len(problems) > 0 {
+		t.Errorf("a valid fail-over refused: %v", problems)
+	}
+
+	const ext = "name: t\nworkload: {name: tpcb, duration: 30s}\ntenancy: {model: database, tenants: 2}\n" +
+		"sut:\n  provider: external\n  servers: [{name: main, dsn_env: TB_PLAN_TEST_UNSET}]\n" +
+		"interference: [{kind: fail-primary, at: 5s, target: main}]\n"
+	_, problems = buildSrc(t, ext, big)
+	if !has(problems, "interference[0].kind", "kill a server and promote one of its replicas") {
+		t.Errorf("external's servers failed over: %v", problems)
+	}
+
+	const maria = "name: t\nsut: {engine: mariadb, replicas: 1}\nworkload: {name: tpcb, duration: 30s}\n" +
+		"interference: [{kind: fail-primary, at: 5s, target: shared}]\n"
+	_, problems = buildSrc(t, maria, big)
+	if !has(problems, "interference[0].kind", "engine mariadb cannot") {
+		t.Errorf("mariadb's replicas promoted: %v", problems)
+	}
+}
+
+func has(problems []spec.Problem, path, allowed string) bool {
+	for _, p := range problems {
+		if p.Path == path && strings.Contains(p.Allowed, allowed) {
+			return true
+		}
+	}
+	return false
+}
