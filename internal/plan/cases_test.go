@@ -27,7 +27,7 @@ func TestPerfectExample(t *testing.T) {
 		reads    bool
 		scores   string
 	}
-	wants := []want{{"sales", 0, false, "P T"}, {"sales", 0, false, "E1"}, {"sales", 1, true, "F R"}, {"lag", 1, true, "C"},
+	wants := []want{{"sales", 0, false, "P T"}, {"sales", 0, false, "E1"}, {"sales", 2, true, "F R"}, {"lag", 1, true, "C"},
 		{"sales", 0, false, "E2"}, {"sales", 1, true, "E2"}, {"sales", 2, true, "E2"}}
 	if len(p.Runs) != len(wants) {
 		t.Fatalf("%d runs, want %d", len(p.Runs), len(wants))
