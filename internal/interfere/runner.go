@@ -254,13 +254,24 @@ func (o *Occurrence) run(ctx context.Context) Record {
 		rec.Tenants = append(rec.Tenants, o.env.Tenants[i].Name)
 	}
 	c := o.env.Commits
+	inject := ctx
 	if rec.Fault && c != nil {
 		for _, i := range o.Target.Tenants {
 			c.Arm(i, rec.Start)
 		}
+		// Armed again the moment the server goes down, not once the
+		// fault returns: the commits in between (on a promoted server,
+		// or on the primary while a replica restarts) end the outage.
+		inject = provider.WithDown(ctx, func(down time.Time) {
+			if down.After(rec.Start) {
+				for _, i := range o.Target.Tenants {
+					c.Arm(i, down)
+				}
+			}
+		})
 	}
 	o.logf("%s %s at %.1f s", rec.Kind, rec.Target, o.At.Seconds())
-	rec.Observed, rec.Err = ev.Kind.Inject(ctx, o)
+	rec.Observed, rec.Err = ev.Kind.Inject(inject, o)
 	rec.End = time.Now()
 	if rec.Err != nil {
 		o.logf("%s %s: %v", rec.Kind, rec.Target, rec.Err)

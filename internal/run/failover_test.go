@@ -99,6 +99,14 @@ interference:
 	if fr := sum.Events[1]; fr.Kind != "fail-replica" || !strings.Contains(fr.Observed, "replica "+other.Name) {
 		t.Errorf("fail-replica failed %q, want the promoted server's one replica %s", fr.Observed, other.Name)
 	}
+	// While the replica restarts, the primary serves t01's writes: its
+	// service never stopped, so F ends with the first commit after the
+	// replica went down, long before the replica is back (the watch is
+	// armed as the server goes down, provider.NoteDown, not when the
+	// restart returns).
+	if fr := sum.Events[1]; fr.FS != nil && fr.DownS != nil && fr.ReadyS != nil && *fr.FS >= *fr.ReadyS-*fr.DownS {
+		t.Errorf("fail-replica: F %.3f s, not below the replica's restart (down %.3f s, ready %.3f s)", *fr.FS, *fr.DownS, *fr.ReadyS)
+	}
 	select {
 	case <-prim.Exited:
 	default:

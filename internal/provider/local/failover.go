@@ -154,6 +154,7 @@ func (p *Provider) kill(ctx context.Context, srv *server) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("instance %s: killing it: %w", srv.inst.Name, err)
 	}
 	down := time.Now()
+	provider.NoteDown(ctx, down)
 	removeSocket(srv.eng, srv.inst.SocketDir, srv.inst.Port)
 	return down, nil
 }

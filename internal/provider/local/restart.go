@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/tenantbench/tenantbench/internal/provider"
 )
 
 // restartInPlace is Process.Restart: it stops srv's server (a fast
@@ -34,6 +36,7 @@ func (p *Provider) restartInPlace(ctx context.Context, srv *server, crash bool) 
 		return time.Time{}, fmt.Errorf("instance %s: stopping for a restart: %w", srv.inst.Name, err)
 	}
 	down := time.Now()
+	provider.NoteDown(ctx, down)
 	// A killed server leaves its socket and lock file; the new one must
 	// bind the same path.
 	removeSocket(srv.eng, srv.inst.SocketDir, srv.inst.Port)
