@@ -65,7 +65,7 @@ func (f *fdWire) exchange(w *Wire, rows RowReader) error {
 		if err := f.rc.Read(f.step); err != nil {
 			return err
 		}
-		if f.err != errShortWrite {
+		if f.err != rawsock.ErrShortWrite {
 			return f.err
 		}
 		// The socket's send buffer was full (never, for requests this
@@ -77,21 +77,11 @@ func (f *fdWire) exchange(w *Wire, rows RowReader) error {
 	}
 }
 
-var errShortWrite = errors.New("short write")
-
 // run is the RawConn.Read callback; false asks to wait for readability.
 func (f *fdWire) run(fd uintptr) bool {
 	if f.sent < len(f.out) {
-		n, err := rawsock.Write(fd, f.out[f.sent:])
-		if n > 0 {
-			f.sent += n
-		}
-		switch {
-		case err != nil && err != syscall.EAGAIN && err != syscall.EINTR:
+		if err := rawsock.SendRest(fd, f.out, &f.sent); err != nil {
 			f.err = err
-			return true
-		case f.sent < len(f.out):
-			f.err = errShortWrite
 			return true
 		}
 		return false // the reply cannot be there yet: wait for it

@@ -1,7 +1,6 @@
 package mariadb
 
 import (
-	"errors"
 	"io"
 	"net"
 	"sync"
@@ -92,7 +91,7 @@ func (s *sendOnRead) Read(p []byte) (int, error) {
 		if err := s.rc.Read(s.step); err != nil {
 			return 0, err
 		}
-		if s.err != errShortWrite {
+		if s.err != rawsock.ErrShortWrite {
 			return s.n, s.err
 		}
 		// The socket's send buffer was full (never, for requests this
@@ -104,21 +103,11 @@ func (s *sendOnRead) Read(p []byte) (int, error) {
 	}
 }
 
-var errShortWrite = errors.New("short write")
-
 // run is the RawConn.Read callback; false asks to wait for readability.
 func (s *sendOnRead) run(fd uintptr) bool {
 	if s.sent < len(s.out) {
-		n, err := rawsock.Write(fd, s.out[s.sent:])
-		if n > 0 {
-			s.sent += n
-		}
-		switch {
-		case err != nil && err != syscall.EAGAIN && err != syscall.EINTR:
+		if err := rawsock.SendRest(fd, s.out, &s.sent); err != nil {
 			s.err = err
-			return true
-		case s.sent < len(s.out):
-			s.err = errShortWrite
 			return true
 		}
 		return false // the reply cannot be there yet: wait for it
