@@ -95,6 +95,7 @@ func TestMariaDBCut(t *testing.T) {
 		t.Skip(err)
 	}
 	t.Run("hangup", func(t *testing.T) {
+		skipIfHangupIgnored(t)
 		tmp := workRoot(t)
 		var cgroups []string
 		_, err, log, stderr := cutRunOf(t, tmp, longMariaDB, func(cmd *exec.Cmd, _ *os.File) {
