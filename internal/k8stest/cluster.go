@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -124,7 +125,7 @@ func (c *Cluster) up(ctx context.Context) error {
 	// a local address and the kubelet binds to it.
 	for _, a := range [][]string{
 		{"link", "add", bridge, "type", "bridge"},
-		{"addr", "add", NodeIP + "/25", "dev", bridge},
+		{"addr", "add", NodeIP + PodNet[strings.Index(PodNet, "/"):], "dev", bridge},
 		{"link", "set", bridge, "up"},
 	} {
 		if out, err := exec.Command("ip", a...).CombinedOutput(); err != nil {

@@ -9,11 +9,15 @@ import (
 // The cluster's addresses and ports. Addresses are only of 203.0.113.0/24
 // (a documentation range): the node's IP sits on the pod bridge, not on
 // the host's interface, so that nothing of the cluster is reachable from
-// outside the machine. Other tests own 198.51.100.0/24.
+// outside the machine. Other tests own 198.51.100.0/24. 203.0.113.64/26
+// stays free: on the project's machines the package registries (Maven
+// Central, the Go module proxy, Debian's mirror) answer at 203.0.113.80,
+// and a pod network over it cut them off while a cluster ran (a Maven
+// fetch test failed with "no route to host").
 const (
 	NodeName     = "tbk8s-node"
 	NodeIP       = "203.0.113.1"
-	PodNet       = "203.0.113.0/25"
+	PodNet       = "203.0.113.0/26"
 	ServiceNet   = "203.0.113.128/26"
 	apiServiceIP = "203.0.113.129" // the first of ServiceNet: the kubernetes Service
 	bridge       = "tbk8s0"

@@ -61,7 +61,9 @@ func (c *Cluster) cleanNetwork() error {
 		}
 	}
 	for _, dir := range []string{"-s", "-d"} {
-		_ = exec.Command("conntrack", "-D", dir, "203.0.113.0/24").Run()
+		for _, net := range []string{PodNet, ServiceNet} {
+			_ = exec.Command("conntrack", "-D", dir, net).Run()
+		}
 	}
 	return errors.Join(errs...)
 }
