@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"github.com/jackc/pgx/v5"
 	"os"
 	"os/exec"
 	"strconv"
@@ -47,9 +48,26 @@ interference:
 		dirs = append(dirs, local.Of(inst).DataDir)
 		groups = append(groups, local.Of(inst).CgroupPath)
 	}
+	replicaConns := ex.replicaConnects(0) // as the clients hold them
 	ex.steps(t, "workload")
 	if err := ex.healthAfterWorkload(); err != nil {
 		t.Errorf("a fail-over asked for failed the run: %v", err)
+	}
+	// Those connections, made after the fail-over, reach the promoted
+	// server's remaining replica, none the promoted server itself.
+	if len(replicaConns) != 2 {
+		t.Fatalf("%d replica connections, want 2", len(replicaConns))
+	}
+	for k, connect := range replicaConns {
+		c, err := connect(context.Background())
+		if err != nil {
+			t.Fatalf("replica connection %d after the fail-over: %v", k, err)
+		}
+		var standby bool
+		if err := c.(*pgx.Conn).QueryRow(context.Background(), "SELECT pg_is_in_recovery()").Scan(&standby); err != nil || !standby {
+			t.Errorf("replica connection %d after the fail-over reached a primary (in recovery %v, %v)", k, standby, err)
+		}
+		c.Close(context.Background())
 	}
 	ex.steps(t, "check")
 	obs := ex.observations(time.Now(), nil)

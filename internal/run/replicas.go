@@ -57,17 +57,26 @@ func (e *execution) startReplicas(ctx context.Context) error {
 // replicaConnects are how tenant i's clients connect to each replica of
 // its server, as the tenant, direct (a pooler stands in front of the
 // primary only); nil when the run's clients do not read the replicas.
+// Each looks its replica up when it connects: after a fail-over the
+// tenant's server is the promoted one, with one replica fewer, so the
+// k-th connection goes to its (k mod n)-th replica, or to the promoted
+// server itself when none is left, not to the old list, one of which is
+// now the primary.
 func (e *execution) replicaConnects(i int) []workload.Connect {
 	if !e.plan.ReadsReplicas(e.run) {
 		return nil
 	}
-	p := e.placements[i]
 	var out []workload.Connect
-	for _, r := range provider.ReplicasOf(p.Instance) {
-		dsn := r.DSN(e.run.Transport, p.Database, p.Role, p.Password)
-		eng := r.Engine
+	for k := range provider.ReplicasOf(e.placements[i].Instance) {
 		out = append(out, func(ctx context.Context) (workload.Conn, error) {
-			return eng.ClientConn(ctx, dsn, nil)
+			e.placeMu.RLock()
+			p := e.placements[i]
+			e.placeMu.RUnlock()
+			target := p.Instance
+			if rs := provider.ReplicasOf(p.Instance); len(rs) > 0 {
+				target = rs[k%len(rs)]
+			}
+			return target.Engine.ClientConn(ctx, target.DSN(e.run.Transport, p.Database, p.Role, p.Password), nil)
 		})
 	}
 	return out
