@@ -236,6 +236,9 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine, 
 	if a := s.AutoscaleOf(sr); a != s.SUT.Resources.Autoscale {
 		r.Autoscale = autoscaleOf(a)
 	}
+	if w := s.WorkloadOf(sr); w.Pattern != s.Workload.Pattern {
+		r.CasePattern = patternOf(w.Pattern)
+	}
 	if w := s.WorkloadOf(sr); w.Name != s.Workload.Name {
 		if built, err := regs.Workloads.Build(&w, sr.Scale); err == nil {
 			r.ReplicaUser = workload.UsesReplicas(built)
@@ -348,6 +351,11 @@ func streamsEnd(s *spec.Spec, sp *spec.Plan, regs Registries) (bool, error) {
 	return ok, nil
 }
 
+// patternOf is a pattern of the spec as the plan shows it.
+func patternOf(pt *spec.Pattern) *Pattern {
+	return &Pattern{Names: pt.Name, Tau: pt.Tau, SlotS: time.Duration(pt.Slot).Seconds()}
+}
+
 func loadOf(w *spec.Workload) Load {
 	l := Load{Description: w.Describe(), Unit: w.Unit(), Rates: w.RateTargets(), Varies: w.Schedule != nil || w.Pattern != nil}
 	if sc := w.Schedule; sc != nil {
@@ -363,7 +371,10 @@ func loadOf(w *spec.Workload) Load {
 		}
 	}
 	if pt := w.Pattern; pt != nil {
-		l.Pattern = &Pattern{Names: pt.Name, Tau: pt.Tau, SlotS: time.Duration(pt.Slot).Seconds()}
+		l.Pattern = patternOf(pt)
+	}
+	for _, c := range w.Cases {
+		l.Varies = l.Varies || c.Pattern != nil
 	}
 	return l
 }

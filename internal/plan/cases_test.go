@@ -41,6 +41,12 @@ func TestPerfectExample(t *testing.T) {
 		if (r.Case == "autoscale") != (p.AutoscaleOf(r) != nil) {
 			t.Errorf("run %s (%s): autoscale %+v", r.ID, r.Case, p.AutoscaleOf(r))
 		}
+		// The elasticity pattern under autoscale (E1), the
+		// multi-tenancy pattern for T; the other tests a constant load.
+		pat := map[string]string{"oltp": "high-contention", "autoscale": "single-peak"}[r.Case]
+		if pt := p.PatternOf(r); r.Pattern != pat || (pt != nil) != (pat != "") || (pt != nil && (pt.Names[0] != pat || pt.SlotS != 12)) {
+			t.Errorf("run %s (%s): pattern %q, %+v; want %q", r.ID, r.Case, r.Pattern, pt, pat)
+		}
 	}
 	if !p.Runs[3].ReplicaUser || p.Runs[2].ReplicaUser {
 		t.Errorf("only lag reads its replicas by design: %v, %v", p.Runs[3].ReplicaUser, p.Runs[2].ReplicaUser)
@@ -52,7 +58,8 @@ func TestPerfectExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), `"autoscale":{"min_cpus":0.25`) || !strings.Contains(string(b), `"scores":["E1"]`) {
+	if !strings.Contains(string(b), `"autoscale":{"min_cpus":0.25`) || !strings.Contains(string(b), `"scores":["E1"]`) ||
+		!strings.Contains(string(b), `"case_pattern":{"names":["single-peak"],"tau":4,"slot_s":12}`) {
 		t.Errorf("plan.json's autoscale run: %s", b)
 	}
 }

@@ -241,6 +241,18 @@ type Pattern struct {
 	SlotS float64  `json:"slot_s"`
 }
 
+// PatternOf is the pattern run r follows: its case's, or workload.pattern;
+// nil for none.
+func (p *Plan) PatternOf(r *Run) *Pattern {
+	switch {
+	case r.CasePattern != nil:
+		return r.CasePattern
+	case r.Pattern != "":
+		return p.Load.Pattern
+	}
+	return nil
+}
+
 // Run is one run of the plan, resolved.
 type Run struct {
 	spec.Run
@@ -288,6 +300,10 @@ type Run struct {
 	// measures for Zhang et al.'s Table IX, its case's scores; none:
 	// every score it has (results.PerfectOf).
 	Scores []string `json:"scores,omitempty"`
+	// CasePattern is the run's case's own pattern (its one name, tau and
+	// slot), nil when the run follows workload.pattern or none;
+	// Plan.PatternOf gives either.
+	CasePattern *Pattern `json:"case_pattern,omitempty"`
 }
 
 // AutoscaleOf is run r's autoscale policy: its own or the plan's; nil

@@ -234,8 +234,11 @@ func (p *Plan) writeTargets(w io.Writer) error {
 			b.WriteString("(targets of further runs left out)\n")
 			break
 		}
-		seen[key] = true
 		lp := p.Targets(r)
+		if !lp.Scheduled() {
+			continue // a case without a pattern, beside cases with one
+		}
+		seen[key] = true
 		head := fmt.Sprintf("%d tenants", r.Tenants)
 		if r.Tenants == 1 {
 			head = "1 tenant"

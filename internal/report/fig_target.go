@@ -131,7 +131,7 @@ func (e *experiment) targetFromFile(r *run) *loadTarget {
 	l := e.plan.Load
 	t := &loadTarget{end: pr.WarmupS + pr.DurationS, open: l.Rates,
 		source: "runs/<id>/" + results.TargetsFile, what: l.Schedule}
-	if p := l.Pattern; p != nil {
+	if p := e.plan.PatternOf(pr); p != nil {
 		t.pattern, t.tau = pr.Pattern, p.Tau
 		t.what = fmt.Sprintf("CloudyBench pattern %s (tau %s, slots of %s)", pr.Pattern, fmtTau(p.Tau),
 			time.Duration(p.SlotS*float64(time.Second)))
@@ -182,9 +182,11 @@ func (e *experiment) targetFromSlots(r *run) *loadTarget {
 	}
 	// Slots are in tenant then slot order; every tenant has the same.
 	t := &loadTarget{open: open, source: "runs/<id>/" + slotsFile + " (the mean of each slot)", what: "schedule"}
-	if e.plan != nil && e.plan.Load.Pattern != nil {
-		t.pattern, t.tau = e.patternOf(r), e.plan.Load.Pattern.Tau
-		t.what = "CloudyBench pattern " + t.pattern
+	if pr := e.planRun(id); pr != nil {
+		if p := e.plan.PatternOf(pr); p != nil {
+			t.pattern, t.tau = pr.Pattern, p.Tau
+			t.what = "CloudyBench pattern " + t.pattern
+		}
 	}
 	for _, k := range order {
 		s := bySlot[k]

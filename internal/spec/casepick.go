@@ -10,10 +10,11 @@ import (
 // Cases that pick more than numbers. Zhang et al.'s (2025) seven tests
 // (section II-G, Table IX) differ in their workload (lag for C), their
 // replicas (0..λ for E2, one to fail over or to lag behind), their faults
-// (F and R) and their resources (autoscale for E1); one experiment holds
-// them when each is a case with its own workload, replicas,
-// interference and autoscale, and says which of the seven scores its
-// runs measure (scores). What the keys name is checked where it is
+// (F and R), their resources (autoscale for E1) and their load (an
+// elasticity pattern for E1, a multi-tenancy pattern for T; sections II-C
+// and II-D); one experiment holds them when each is a case with its own
+// workload, replicas, interference, autoscale and pattern, and says which
+// of the seven scores its runs measure (scores). What the keys name is checked where it is
 // owned: the workload and its options by the workload registry, the
 // interference by package interfere, both at plan; here the shapes.
 
@@ -45,12 +46,25 @@ func (s *Spec) caseOf(r *Run) *Case {
 	return nil
 }
 
+// patterned is w as a case with a pattern of its own sees it: the case's
+// pattern in place of the spec's pattern or schedule.
+func (c *Case) patterned(w Workload) Workload {
+	if c.Pattern != nil {
+		w.Pattern, w.Schedule = c.Pattern, nil
+	}
+	return w
+}
+
 // WorkloadOf is the workload run r builds: workload.name, or its case's,
-// with the run's options (its case's merged in, or its own workload's).
+// with the run's options (its case's merged in, or its own workload's)
+// and its case's pattern.
 func (s *Spec) WorkloadOf(r *Run) Workload {
 	w := s.Workload
-	if c := s.caseOf(r); c != nil && c.OwnWorkload(&s.Workload) {
-		w.Name = c.Workload
+	if c := s.caseOf(r); c != nil {
+		if c.OwnWorkload(&s.Workload) {
+			w.Name = c.Workload
+		}
+		w = c.patterned(w)
 	}
 	if r.Options != nil {
 		w.Options = *r.Options
@@ -109,6 +123,9 @@ func (v *validator) casePicks(s *Spec) {
 				v.add(d.path, "", "a case's interference takes one value of each param; make another case for another value")
 			}
 		}
+		if c.Pattern != nil {
+			v.casePattern(s, c, join(p, "pattern"))
+		}
 		if c.Autoscale != nil {
 			if s.SUT.Resources.Schedule != nil {
 				v.add(join(p, "autoscale"), "", "must not be given with sut.resources.schedule: give a schedule of limits or an autoscale policy")
@@ -127,4 +144,18 @@ func (v *validator) casePicks(s *Spec) {
 			seen[sc] = true
 		}
 	}
+}
+
+// casePattern checks a case's pattern: one name, and the checks of
+// workload.pattern at the case's path, as the case's runs see the spec.
+func (v *validator) casePattern(s *Spec, c *Case, path string) {
+	if len(c.Pattern.Name) > 1 {
+		v.add(join(path, "name"), fmt.Sprint(c.Pattern.Name), "a case's pattern takes one name; make another case for another pattern")
+		return
+	}
+	w := c.patterned(s.Workload)
+	if c.Clients != nil && w.target().Clients {
+		v.add(join(path, "tau"), "", "the pattern sets the case's clients (its values are clients, from tau): remove the case's clients")
+	}
+	v.patternAt(s, &w, path, "set its slot, or workload.warmup and workload.duration, so that they are")
 }

@@ -3,6 +3,7 @@ package spec
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 const picksSpec = `name: picks
@@ -122,6 +123,82 @@ func TestCasePicksProblems(t *testing.T) {
 		_, problems := Parse([]byte(src))
 		if text := joinProblems(problems); !strings.Contains(text, c.want) {
 			t.Errorf("%s%s: no %q in:\n%s", c.more, c.cases, c.want, text)
+		}
+	}
+}
+
+const casePatternSpec = `name: patterns
+tenancy: {model: database, tenants: 3}
+workload:
+  name: sales
+  clients: 4
+  warmup: 6s
+  duration: 30s
+  cases:
+    - {name: oltp, pattern: {name: high-contention, tau: 8, slot: 12s}}
+    - {name: elastic, pattern: {name: single-peak, tau: 4, slot: 12s}}
+    - {name: plain}
+`
+
+// TestCasePattern: a case's pattern gives its runs' load (Zhang et al.
+// 2025, sections II-C and II-D), slot by slot and tenant by tenant, and
+// their connections; a case without one keeps the spec's constant load.
+func TestCasePattern(t *testing.T) {
+	s := mustParse(t, casePatternSpec)
+	p, problems := Expand(s)
+	if len(problems) > 0 {
+		t.Fatal(joinProblems(problems))
+	}
+	byCase := map[string]Run{}
+	for _, r := range p.Runs {
+		byCase[r.Case] = r
+	}
+	// At each slot's middle, tenant by tenant: high-contention with tau 8
+	// gives the shares 10, 30 and 60 % of tau, the largest 20 % more
+	// (0.8, 2.4 and 6.4 clients, rounded); single-peak gives (0, tau, 0).
+	for c, want := range map[string][][]float64{
+		"oltp":    {{1, 1, 1}, {2, 2, 2}, {6, 6, 6}},
+		"elastic": {{0, 4, 0}, {0, 4, 0}, {0, 4, 0}},
+		"plain":   {{4, 4, 4}, {4, 4, 4}, {4, 4, 4}},
+	} {
+		r := byCase[c]
+		lp := s.LoadPlan(&r)
+		for i, tn := range lp.Tenants {
+			for j, v := range want[i] {
+				if got := tn.Profile.At(time.Duration(12*j+6) * time.Second); got != v {
+					t.Errorf("case %s, tenant %d, slot %d: %g clients, want %g", c, i, j, got, v)
+				}
+			}
+		}
+		if (c == "plain") == (r.Pattern != "") || (c == "plain") == lp.Tenants[0].Varies {
+			t.Errorf("case %s: pattern %q, varies %v", c, r.Pattern, lp.Tenants[0].Varies)
+		}
+	}
+	if r := byCase["oltp"]; r.Pattern != "high-contention" || r.Clients != 6 {
+		t.Errorf("oltp: pattern %q, %d connections (want the pattern's peak, 6)", r.Pattern, r.Clients)
+	}
+	if r := byCase["plain"]; r.Clients != 4 {
+		t.Errorf("plain: %d connections, want workload.clients' 4", r.Clients)
+	}
+}
+
+// TestCasePatternProblems: a case's pattern is checked as workload.pattern
+// is, at the case's path, and takes one name.
+func TestCasePatternProblems(t *testing.T) {
+	for _, c := range []struct{ cases, want string }{
+		{"[{name: a, pattern: {name: [single-peak, zero-valley], tau: 4, slot: 12s}}]",
+			"workload.cases[0].pattern.name (line 7): [single-peak zero-valley]: a case's pattern takes one name"},
+		{"[{name: a, clients: 2, pattern: {name: single-peak, tau: 4, slot: 12s}}]",
+			"workload.cases[0].pattern.tau (line 7): the pattern sets the case's clients"},
+		{"[{name: a, pattern: {name: single-peak, slot: 12s}}]", "workload.cases[0].pattern.tau: required"},
+		{"[{name: a, pattern: {name: single-peek, tau: 4, slot: 12s}}]", "workload.cases[0].pattern.name (line 7): single-peek: must be one of"},
+		{"[{name: a, pattern: {name: single-peak, tau: 4, slot: 7s}}]",
+			"workload.cases[0].pattern (line 7): the schedule lasts 21s (single-peak for 3 tenants: 3 slots of 7s) but the workload phase lasts 36s"},
+	} {
+		src := "name: t\ntenancy: {tenants: 3}\nworkload:\n  name: sales\n  warmup: 6s\n  duration: 30s\n  cases: " + c.cases + "\n"
+		_, problems := Parse([]byte(src))
+		if text := joinProblems(problems); !strings.Contains(text, c.want) {
+			t.Errorf("%s: no %q in:\n%s", c.cases, c.want, text)
 		}
 	}
 }

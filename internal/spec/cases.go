@@ -43,6 +43,10 @@ type Case struct {
 	Interference yaml.Node `yaml:"interference,omitempty"`
 	// Autoscale replaces sut.resources.autoscale; nil keeps the spec's.
 	Autoscale *Autoscale `yaml:"autoscale,omitempty"`
+	// Pattern replaces workload.pattern and workload.schedule for the
+	// case's runs: one pattern, with its own parameters; nil keeps the
+	// spec's.
+	Pattern *Pattern `yaml:"pattern,omitempty"`
 	// Scores are the PERFECT scores (metrics.PerfectScores) the case's
 	// runs measure for Zhang et al.'s Table IX; none: every score a run
 	// has (results.PerfectOf).
@@ -53,7 +57,7 @@ type Case struct {
 func (d *Decoder) cases(n *yaml.Node, path string, dst *[]Case) {
 	out := []Case{}
 	d.Seq(n, path, "cases ({name: small, settings: {...}, scale: 5, clients: 5, options: {...}, workload: lag, "+
-		"replicas: [0, 1], interference: [...], autoscale: {...}, scores: [P]})", func(e *yaml.Node, p string) {
+		"replicas: [0, 1], interference: [...], autoscale: {...}, pattern: {...}, scores: [P]})", func(e *yaml.Node, p string) {
 		var c Case
 		d.Mapping(e, p, []Field{
 			{"name", func(n *yaml.Node, p string) { Scalar(d, n, p, ReadText, &c.Name) }},
@@ -93,6 +97,7 @@ func (d *Decoder) cases(n *yaml.Node, path string, dst *[]Case) {
 			{"replicas", func(n *yaml.Node, p string) { values(d, n, p, ReadInt, replicasRule, (*[]int)(&c.Replicas)) }},
 			{"interference", func(n *yaml.Node, p string) { d.options(n, p, &c.Interference) }},
 			{"autoscale", func(n *yaml.Node, p string) { d.autoscale(n, p, &c.Autoscale) }},
+			{"pattern", func(n *yaml.Node, p string) { d.pattern(n, p, &c.Pattern) }},
 			{"scores", func(n *yaml.Node, p string) { values(d, n, p, ReadText, nil, &c.Scores) }},
 		})
 
@@ -117,9 +122,10 @@ func (c Case) MarshalYAML() (any, error) {
 		Replicas     Ints       `yaml:"replicas,omitempty"`
 		Interference yaml.Node  `yaml:"interference,omitempty"`
 		Autoscale    *Autoscale `yaml:"autoscale,omitempty"`
+		Pattern      *Pattern   `yaml:"pattern,omitempty"`
 		Scores       []string   `yaml:"scores,omitempty"`
 	}{Name: c.Name, Scale: c.Scale, Clients: c.Clients, Options: withSections(c.Options, c.EngineOptions), Workload: c.Workload,
-		Replicas: c.Replicas, Interference: c.Interference, Autoscale: c.Autoscale, Scores: c.Scores}
+		Replicas: c.Replicas, Interference: c.Interference, Autoscale: c.Autoscale, Pattern: c.Pattern, Scores: c.Scores}
 	if len(c.EngineSettings) > 0 {
 		out.Settings = c.EngineSettings
 	} else if len(c.Settings) > 0 {

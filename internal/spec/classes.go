@@ -329,7 +329,7 @@ func (s *Spec) Members(r *Run) []Member {
 			m.Rate = *c.Rate
 		}
 		if c.Clients != nil || c.Rate != nil {
-			cr := Run{Tenants: r.Tenants, Rate: m.Rate, Pattern: r.Pattern}
+			cr := Run{Tenants: r.Tenants, Rate: m.Rate, Pattern: r.Pattern, Case: r.Case}
 			clients := r.Clients
 			if c.Clients != nil {
 				clients = *c.Clients

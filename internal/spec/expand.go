@@ -61,7 +61,7 @@ func ExpandValid(s *Spec) *Plan {
 	type point struct {
 		tenants, clients int
 		rate             float64
-		pattern          string
+		pattern, kase    string // kase: a case with a pattern of its own
 	}
 	conns := map[point]int{} // the same for every model, scale, setting, engine, repetition
 	for _, c := range s.Workload.cases() {
@@ -71,14 +71,18 @@ func ExpandValid(s *Spec) *Plan {
 		if c.ownInterference() {
 			cdims = nil
 		}
+		cw, kase := c.patterned(s.Workload), ""
+		if c.Pattern != nil {
+			kase = c.Name
+		}
 		for _, e := range s.SUT.Engine {
-			for _, r := range s.expandEngine(e, cdims, replicas) {
+			for _, r := range s.expandEngine(e, &cw, cdims, replicas) {
 				c.apply(&s.Workload, &r)
 				// The asked provisioning; the plan settles what the model allows.
 				r.Provision = s.Workload.Provision
 				r.Round = r.Repetition
 				r.Seed = RunSeed(s.Seed, &r)
-				k := point{r.Tenants, r.Clients, r.Rate, r.Pattern}
+				k := point{r.Tenants, r.Clients, r.Rate, r.Pattern, kase}
 				if n, ok := conns[k]; ok {
 					r.Clients = n
 				} else {
@@ -110,9 +114,10 @@ func (s *Spec) listKeys(engine string) []string {
 // expandEngine is the runs of one case on engine before the case is
 // applied: the cross product of the dimensions after the engine, in
 // blocked order, an odometer over them (counts[i] is how many values
-// dimension i has, at[i] which one the current run takes).
-func (s *Spec) expandEngine(engine string, dims []paramDim, replicas Ints) []Run {
-	rates, patterns := s.Workload.rates(), s.Workload.patterns()
+// dimension i has, at[i] which one the current run takes). w is the
+// workload as the case sees it (its pattern).
+func (s *Spec) expandEngine(engine string, w *Workload, dims []paramDim, replicas Ints) []Run {
+	rates, patterns := w.rates(), w.patterns()
 	st, policies, places := s.SUT.Storage, s.SUT.Resources.CPUPolicy, s.SUT.Placements()
 	settings, listKeys := s.SUT.SettingsOf(engine), s.listKeys(engine)
 	counts := []int{len(s.Tenancy.Model), len(s.Tenancy.Tenants), len(s.Workload.Scale), len(s.Workload.Clients),

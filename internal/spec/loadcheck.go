@@ -146,9 +146,14 @@ func (v *validator) target(w *Workload, path string, x float64) {
 
 // length checks that a finite schedule lasts as long as the phase.
 func (v *validator) length(w *Workload, path string, d time.Duration, how string) {
+	v.lengthFix(w, path, d, how, "leave workload.duration out to take it from the schedule")
+}
+
+// lengthFix is length with fix saying how to make them equal.
+func (v *validator) lengthFix(w *Workload, path string, d time.Duration, how, fix string) {
 	if d != w.phase() {
 		v.add(path, "", fmt.Sprintf("the schedule lasts %s (%s) but the workload phase lasts %s (warmup %s + duration %s): "+
-			"they must be equal; leave workload.duration out to take it from the schedule", Duration(d), how, Duration(w.phase()), w.Warmup, w.Duration))
+			"they must be equal; %s", Duration(d), how, Duration(w.phase()), w.Warmup, w.Duration, fix))
 	}
 }
 
@@ -267,14 +272,20 @@ func (v *validator) schedule(s *Spec) {
 }
 
 func (v *validator) pattern(s *Spec) {
-	w := &s.Workload
+	v.patternAt(s, &s.Workload, "workload.pattern", "leave workload.duration out to take it from the schedule")
+}
+
+// patternAt checks w.Pattern, written at path (workload.pattern, or a
+// case's pattern), for every tenant count of the spec; fix says how to
+// make its length the phase's.
+func (v *validator) patternAt(s *Spec, w *Workload, path, fix string) {
 	p := w.Pattern
-	oneOf(v, "workload.pattern.name", p.Name, patternRule)
+	oneOf(v, path+".name", p.Name, patternRule)
 	if !(p.Tau > 0) || math.IsInf(p.Tau, 0) {
-		v.add("workload.pattern.tau", shownFloat(p.Tau), "required: a number greater than 0, "+w.target().Tau)
+		v.add(path+".tau", shownFloat(p.Tau), "required: a number greater than 0, "+w.target().Tau)
 		return
 	}
-	slotOK := v.wholeSeconds("workload.pattern.slot", p.Slot, time.Second)
+	slotOK := v.wholeSeconds(path+".slot", p.Slot, time.Second)
 	uses := map[string]bool{}
 	for _, name := range p.Name {
 		switch name {
@@ -286,7 +297,7 @@ func (v *validator) pattern(s *Spec) {
 	}
 	for key, given := range map[string]bool{"shares": p.Shares != nil, "levels": p.Levels != nil, "tenants": p.Tenants != nil} {
 		if given && !uses[key] {
-			v.add("workload.pattern."+key, "", "is not used by the pattern "+strings.Join(p.Name, ", "))
+			v.add(path+"."+key, "", "is not used by the pattern "+strings.Join(p.Name, ", "))
 		}
 	}
 	seen := map[string]bool{}
@@ -302,20 +313,20 @@ func (v *validator) pattern(s *Spec) {
 			vals, err := load.Values(lp, w.target().Clients)
 			if err != nil {
 				var pe *load.PatternError
-				path, msg, value := "workload.pattern", err.Error(), ""
+				at, msg, value := path, err.Error(), ""
 				if errors.As(err, &pe) {
 					value = pe.Value
-					path, msg = "workload.pattern", pe.Msg
+					msg = pe.Msg
 					if pe.Field != "" {
-						path += "." + pe.Field
+						at += "." + pe.Field
 					}
 				}
 				if len(p.Name) > 1 {
 					msg = fmt.Sprintf("%s (pattern %s, %d tenants)", msg, name, m)
 				}
-				if !seen[path+msg] {
-					seen[path+msg] = true
-					v.add(path, value, msg)
+				if !seen[at+msg] {
+					seen[at+msg] = true
+					v.add(at, value, msg)
 				}
 				continue
 			}
@@ -332,7 +343,7 @@ func (v *validator) pattern(s *Spec) {
 				}
 				if !seen[msg] {
 					seen[msg] = true
-					v.add("workload.pattern.tau", fmt.Sprint(p.Tau), msg)
+					v.add(path+".tau", fmt.Sprint(p.Tau), msg)
 				}
 				continue
 			}
@@ -340,7 +351,7 @@ func (v *validator) pattern(s *Spec) {
 				msg := fmt.Sprintf("pattern %s peaks at %g clients for %d tenants: at most %d", name, peak, m, MaxClients)
 				if !seen[msg] {
 					seen[msg] = true
-					v.add("workload.pattern.tau", fmt.Sprint(p.Tau), msg)
+					v.add(path+".tau", fmt.Sprint(p.Tau), msg)
 				}
 				continue
 			}
@@ -348,7 +359,7 @@ func (v *validator) pattern(s *Spec) {
 				how := fmt.Sprintf("%d slots of %s", n, p.Slot)
 				if !seen[how] {
 					seen[how] = true
-					v.length(w, "workload.pattern", time.Duration(n)*p.Slot.D(), fmt.Sprintf("%s for %d tenants: %s", name, m, how))
+					v.lengthFix(w, path, time.Duration(n)*p.Slot.D(), fmt.Sprintf("%s for %d tenants: %s", name, m, how), fix)
 				}
 			}
 		}

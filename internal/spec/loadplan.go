@@ -17,7 +17,8 @@ func (s *Spec) LoadPlan(r *Run) *load.Plan { return s.loadPlan(r, r.Tenants) }
 
 // loadPlan is LoadPlan for the first n tenants of r.
 func (s *Spec) loadPlan(r *Run, n int) *load.Plan {
-	w := &s.Workload
+	rw := s.WorkloadOf(r) // its case's pattern
+	w := &rw
 	phase := w.phase()
 	sh := w.Shape()
 	// r.Clients is what resolveLoad made of it: the connections a tenant
@@ -118,7 +119,8 @@ func (s *Spec) conns(r *Run, clientsValue int) int {
 // peak is the most any tenant's target of run r reaches, from the
 // schedule's or pattern's values; base where they give none.
 func (s *Spec) peak(r *Run, base float64) float64 {
-	w := &s.Workload
+	rw := s.WorkloadOf(r) // its case's pattern
+	w := &rw
 	most := 0.0
 	switch {
 	case w.Pattern != nil:
@@ -167,9 +169,10 @@ func (s *Spec) peak(r *Run, base float64) float64 {
 }
 
 // rates are the values of the rate dimension: workload.load.rate for an
-// open load without schedule, else one placeholder.
+// open load without pattern, else one placeholder (Validate refuses a
+// rate beside a schedule's values; a case's pattern replaces the rate).
 func (w *Workload) rates() []float64 {
-	if !w.target().Clients && len(w.Load.Rate) > 0 {
+	if !w.target().Clients && len(w.Load.Rate) > 0 && w.Pattern == nil {
 		return w.Load.Rate
 	}
 	return []float64{0}

@@ -52,6 +52,9 @@ func (p *Plan) WriteTable(w io.Writer) error {
 		}
 	}
 	rates, patterns := len(s.Workload.rates()) > 1, len(s.Workload.patterns()) > 1
+	for _, c := range s.Workload.Cases {
+		patterns = patterns || c.Pattern != nil // the runs' patterns differ by case
+	}
 	// How tenants get their data, when some run clones it.
 	cloned := false
 	for _, r := range p.Runs {
