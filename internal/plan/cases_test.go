@@ -103,3 +103,20 @@ func TestCaseWorkloadProblems(t *testing.T) {
 		t.Errorf("tpcb's select-only on replicas: %v", problems)
 	}
 }
+
+// TestCasePatternConnections: a case's pattern sets its runs'
+// connections, which max_connections must hold: the check names the case
+// and the pattern's peak, not workload.clients.
+func TestCasePatternConnections(t *testing.T) {
+	src := "name: t\nsut: {settings: {max_connections: 20}}\ntenancy: {model: database, tenants: 3}\n" +
+		"workload:\n  name: tpcb\n  clients: 2\n  warmup: 6s\n  duration: 30s\n  cases:\n    - {name: plain}\n" +
+		"    - {name: peak, pattern: {name: single-peak, tau: 9, slot: 12s}}\n"
+	_, problems := buildSrc(t, src, big)
+	text := fmt.Sprint(problems)
+	if !strings.Contains(text, "sut.settings.max_connections") || !strings.Contains(text, "case peak, model database with 3 tenants x 9 clients") {
+		t.Errorf("want max_connections refused for case peak's 9 clients a tenant, got:\n%s", text)
+	}
+	if p := mustBuild(t, strings.Replace(src, "tau: 9", "tau: 3", 1)); p.Runs[1].Clients != 3 || p.Runs[0].Clients != 2 {
+		t.Errorf("connections %d and %d, want 2 (workload.clients) and 3 (the pattern's peak)", p.Runs[0].Clients, p.Runs[1].Clients)
+	}
+}

@@ -248,7 +248,7 @@ func checkConnections(s *spec.Spec, regs Registries, name string, eng engine.Eng
 				for _, cl := range clients {
 					// With a schedule, a pattern or an open load, the run's
 					// connections per tenant come from the load.
-					for _, conns := range s.Conns(t, cl) {
+					for _, conns := range s.Conns(&c, t, cl) {
 						if n := neededConnections(m, eng, s.Tenancy.Guards, t, conns, s.Tenancy.Isolation == spec.IsolationAudit); n > need {
 							need, at = n, fmt.Sprintf("model %s with %d tenants x %d clients", model, t, conns)
 						}

@@ -24,13 +24,13 @@ func (pl Placer) Place(p Problem) Problem {
 // points every run of the plan comes from.
 func (s *Spec) CaseList() []Case { return s.Workload.cases() }
 
-// Conns is the connections each tenant opens in the runs of t tenants and
-// c clients (workload.clients' value), one per value of the rate and
-// pattern dimensions: the most clients of a closed load, the pool of an
-// open one.
-func (s *Spec) Conns(t, c int) []int {
+// Conns is the connections each tenant opens in case c's runs of t
+// tenants and cl clients (workload.clients' value), one per value of the
+// rate and pattern dimensions: the most clients of a closed load, the
+// pool of an open one.
+func (s *Spec) Conns(c *Case, t, cl int) []int {
 	var out []int
-	for _, r := range s.loadRuns(t, c) {
+	for _, r := range s.loadRuns(c, t, cl) {
 		out = append(out, r.Clients)
 	}
 	return out

@@ -190,13 +190,14 @@ func (w *Workload) patterns() []string {
 // workload.clients, to the connections each tenant opens.
 func (s *Spec) resolveLoad(r *Run) { r.Clients = s.conns(r, r.Clients) }
 
-// loadRuns are the runs of t tenants and c clients over the rate and
-// pattern dimensions, with their load resolved.
-func (s *Spec) loadRuns(t, c int) []Run {
+// loadRuns are case c's runs of t tenants and cl clients over the rate
+// and pattern dimensions (the case's pattern's), with their load resolved.
+func (s *Spec) loadRuns(c *Case, t, cl int) []Run {
 	var out []Run
-	for _, rate := range s.Workload.rates() {
-		for _, p := range s.Workload.patterns() {
-			r := Run{Tenants: t, Clients: c, Rate: rate, Pattern: p}
+	w := c.patterned(s.Workload)
+	for _, rate := range w.rates() {
+		for _, p := range w.patterns() {
+			r := Run{Tenants: t, Clients: cl, Rate: rate, Pattern: p, Case: c.Name}
 			s.resolveLoad(&r)
 			out = append(out, r)
 		}
