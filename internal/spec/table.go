@@ -117,7 +117,11 @@ func (p *Plan) WriteTable(w io.Writer) error {
 			row = append(row, r.Provision)
 		}
 		if rates {
-			row = append(row, strconv.FormatFloat(r.Rate, 'g', -1, 64))
+			rate := strconv.FormatFloat(r.Rate, 'g', -1, 64)
+			if r.Pattern != "" {
+				rate = "" // the pattern gives the rates
+			}
+			row = append(row, rate)
 		}
 		if patterns {
 			row = append(row, r.Pattern)
