@@ -45,3 +45,33 @@ func TestPromotionAccount(t *testing.T) {
 		t.Errorf("without the ready line: promotion %v, ready %v", ob.Promotion, ob.Ready)
 	}
 }
+
+// TestServerAccount reads a restarted server's log after the mark: its
+// shutdown, redo and ready lines make the note, and the ready line the
+// server's own ready time; the ready line before the mark does not count.
+// A log that cannot be read there gives no note.
+func TestServerAccount(t *testing.T) {
+	before := "2026-11-24 23:30:00.000 UTC [40] LOG:  database system is ready to accept connections\n"
+	after := `2026-11-24 23:31:00.100 UTC [40] LOG:  database system is shut down
+2026-11-24 23:31:01.200 UTC [51] LOG:  redo done at 0/3000148 system usage: CPU: user: 0.01 s
+2026-11-24 23:31:01.350 UTC [50] LOG:  database system is ready to accept connections
+`
+	path := filepath.Join(t.TempDir(), "postgresql.log")
+	if err := os.WriteFile(path, []byte(before+after), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var ob Observed
+	note := serverAccount(path, int64(len(before)), &ob)
+	if want := time.Date(2026, 11, 24, 23, 31, 1, 350e6, time.UTC); !ob.Ready.Equal(want) {
+		t.Errorf("ready %v, want %v", ob.Ready, want)
+	}
+	for _, w := range []string{"shut down 23:31:00.100", "system usage: CPU: user: 0.01 s", "ready 23:31:01.350"} {
+		if !strings.Contains(note, w) {
+			t.Errorf("note %q lacks %q", note, w)
+		}
+	}
+	ob = Observed{}
+	if note := serverAccount(filepath.Join(t.TempDir(), "absent.log"), 0, &ob); note != "" || !ob.Ready.IsZero() {
+		t.Errorf("absent log: note %q, ready %v", note, ob.Ready)
+	}
+}
