@@ -87,6 +87,11 @@ func checkUnnamed(s *spec.Spec, p *spec.Pooler, path string, regs Registries, k 
 			names[c.Workload] = spec.Join(spec.Index("tenancy.classes", i), "workload")
 		}
 	}
+	for i := range s.Workload.Cases {
+		if c := &s.Workload.Cases[i]; c.OwnWorkload(&s.Workload) {
+			names[c.Workload] = spec.Join(spec.Index("workload.cases", i), "workload")
+		}
+	}
 	var can []string
 	for _, name := range regs.Workloads.Names() {
 		if w, err := regs.Workloads.Build(&spec.Workload{Name: name}, 1); err == nil && workload.RunsUnnamed(w) {

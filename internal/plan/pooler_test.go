@@ -39,6 +39,17 @@ func TestPoolerProblems(t *testing.T) {
 			t.Errorf("%q: no %q in:\n%s", c.src, c.want, text)
 		}
 	}
+	// A case's own workload is checked as workload.name is: lag keeps
+	// named statements, which only pgbouncer 1.21 and later keep in
+	// transaction mode.
+	v := pgbouncerVersion(t)
+	if !(pooler.PgBouncer{}).NamedStatements(v, "transaction") {
+		_, problems := buildLag(t, "name: t\nsut: {replicas: 1, pooler: {kind: pgbouncer, mode: transaction, pool_size: 3}}\n"+
+			"workload:\n  name: sales\n  cases: [{name: c, workload: lag}]\n", big)
+		if text := fmt.Sprint(problems); !strings.Contains(text, "workload.cases[0].workload") || !strings.Contains(text, "prepares named statements") {
+			t.Errorf("a case running lag behind pgbouncer %s in transaction mode plans:\n%s", v, text)
+		}
+	}
 	// Every workload runs through a transaction-mode pgbouncer of any
 	// version (unnamed statements where it cannot keep named ones),
 	// tpcc in each interaction, and session state is refused in
