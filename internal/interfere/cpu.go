@@ -15,7 +15,7 @@ import (
 // cpu is a CPU hog beside the target (EDB 2026: stress at 0/30/40 %
 // next to PostgreSQL): stress-ng workers loading a percent of the
 // target's CPUs (its limit, or the host's CPUs).
-type cpu struct{}
+type cpu struct{ noise }
 
 func init() { register(cpu{}) }
 
@@ -34,10 +34,6 @@ func (p cpuParams) off() bool { return p.Load == 0 }
 
 func (cpu) Name() string   { return "cpu" }
 func (cpu) Keys() []string { return []string{"load", "share"} }
-func (cpu) Lasts() bool    { return true }
-func (cpu) Fault() bool    { return false }
-func (cpu) Host() bool     { return true }
-func (cpu) stress()        {}
 
 func (cpu) Parse(d *spec.Decoder, n *yaml.Node, path string) Params {
 	p := cpuParams{}

@@ -15,7 +15,7 @@ import (
 // every process) and one of its replicas promoted in its place, the
 // others following it; the tenants' clients find it through the pooler,
 // re-pointed, or through their endpoint, which the run moves (Env.Moved).
-type failPrimary struct{}
+type failPrimary struct{ fault }
 
 // logWait bounds the wait for the promoted server's ready line.
 const logWait = 2 * time.Second
@@ -28,9 +28,6 @@ func (failPrimary) Parse(d *spec.Decoder, n *yaml.Node, path string) Params {
 	return parseReplicaParams(d, n, path, "promote",
 		"the replica to promote, in the order they were made (default: the one that received the most WAL)", false)
 }
-func (failPrimary) Lasts() bool { return false }
-func (failPrimary) Fault() bool { return true }
-func (failPrimary) Host() bool  { return false }
 
 func (failPrimary) Inject(ctx context.Context, o *Occurrence) (Observed, error) {
 	inst := o.Target.Server

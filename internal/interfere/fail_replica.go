@@ -15,7 +15,7 @@ import (
 // restarted in place (a fast shutdown, or with crash every process
 // killed), its readers moving on to the other nodes meanwhile and back
 // once it is up.
-type failReplica struct{}
+type failReplica struct{ fault }
 
 func init() { register(failReplica{}) }
 
@@ -24,9 +24,6 @@ func (failReplica) Keys() []string { return []string{"window", "fraction", "repl
 func (failReplica) Parse(d *spec.Decoder, n *yaml.Node, path string) Params {
 	return parseReplicaParams(d, n, path, "replica", "the replica to fail, in the order they were made (default 1)", true)
 }
-func (failReplica) Lasts() bool { return false }
-func (failReplica) Fault() bool { return true }
-func (failReplica) Host() bool  { return false }
 
 func (failReplica) Inject(ctx context.Context, o *Occurrence) (Observed, error) {
 	inst := o.Target.Server

@@ -5,27 +5,24 @@ import (
 	"fmt"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/tenantbench/tenantbench/internal/provider"
-	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
 // freeze stops every process of the server (SIGSTOP) for the event's
 // duration, then resumes them (SIGCONT): a stalled host, whose clients'
 // connections stay open and wait.
-type freeze struct{}
+type freeze struct {
+	fault
+	recoveryOnly
+}
 
 func init() { register(freeze{}) }
 
-func (freeze) Name() string   { return "freeze" }
-func (freeze) Keys() []string { return []string{"window", "fraction"} }
-func (freeze) Parse(d *spec.Decoder, n *yaml.Node, path string) Params {
-	return parseFault(d, n, path)
-}
+func (freeze) Name() string { return "freeze" }
+
+// Lasts: unlike the other faults, a freeze holds the server for the
+// event's duration.
 func (freeze) Lasts() bool { return true }
-func (freeze) Fault() bool { return true }
-func (freeze) Host() bool  { return false }
 func (freeze) exclusive()  {}
 
 // Inject thaws the server also when the phase ends during the freeze:

@@ -12,7 +12,7 @@ import (
 // io writes synchronously (stress-ng --hdd with O_SYNC) on the
 // filesystem of the run's data directories: a neighbour competing for the
 // disk the servers' WAL and checkpoints need.
-type ioNoise struct{}
+type ioNoise struct{ noise }
 
 func init() { register(ioNoise{}) }
 
@@ -28,10 +28,6 @@ func (p ioParams) String() string {
 
 func (ioNoise) Name() string   { return "io" }
 func (ioNoise) Keys() []string { return []string{"workers", "bytes", "share"} }
-func (ioNoise) Lasts() bool    { return true }
-func (ioNoise) Fault() bool    { return false }
-func (ioNoise) Host() bool     { return true }
-func (ioNoise) stress()        {}
 
 func (ioNoise) Parse(d *spec.Decoder, n *yaml.Node, path string) Params {
 	p := ioParams{Workers: 1, Bytes: 64 << 20}

@@ -6,27 +6,20 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"gopkg.in/yaml.v3"
-
-	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
 // killBackends ends the sessions of the target's tenants
 // (pg_terminate_backend), as an operator or a pooler recycling them
 // would: the server stays up, the clients reconnect.
-type killBackends struct{}
+type killBackends struct {
+	fault
+	recoveryOnly
+}
 
 func init() { register(killBackends{}) }
 
-func (killBackends) Name() string   { return "kill-backends" }
-func (killBackends) Keys() []string { return []string{"window", "fraction"} }
-func (killBackends) Parse(d *spec.Decoder, n *yaml.Node, path string) Params {
-	return parseFault(d, n, path)
-}
-func (killBackends) Lasts() bool { return false }
-func (killBackends) Fault() bool { return true }
-func (killBackends) Host() bool  { return false }
-func (killBackends) sessions()   {}
+func (killBackends) Name() string { return "kill-backends" }
+func (killBackends) sessions()    {}
 
 // terminateSQL ends the sessions of the given roles (PostgreSQL's SQL:
 // the local provider's servers).

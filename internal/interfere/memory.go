@@ -12,7 +12,7 @@ import (
 // memory allocates bytes and keeps touching them (stress-ng --vm): a
 // neighbour that takes the page cache's room, or, shared, the target's
 // memory limit.
-type memory struct{}
+type memory struct{ noise }
 
 func init() { register(memory{}) }
 
@@ -27,10 +27,6 @@ func (p memoryParams) String() string {
 
 func (memory) Name() string   { return "memory" }
 func (memory) Keys() []string { return []string{"bytes", "share"} }
-func (memory) Lasts() bool    { return true }
-func (memory) Fault() bool    { return false }
-func (memory) Host() bool     { return true }
-func (memory) stress()        {}
 
 func (memory) Parse(d *spec.Decoder, n *yaml.Node, path string) Params {
 	p := memoryParams{}

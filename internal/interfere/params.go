@@ -24,6 +24,26 @@ type recovered interface{ recovery() metrics.Recovery }
 
 func (p faultParams) recovery() metrics.Recovery { return p.Recovery }
 
+// fault is embedded by the kinds that interrupt the service of a
+// server's tenants, so that F and R are measured after each occurrence:
+// each targets a server (never the host) and happens at an instant. A
+// fault that lasts (freeze) says so with a Lasts of its own.
+type fault struct{}
+
+func (fault) Fault() bool { return true }
+func (fault) Host() bool  { return false }
+func (fault) Lasts() bool { return false }
+
+// recoveryOnly is embedded by a fault whose params are R's window and
+// fraction and nothing else; a fault with keys of its own (fail-primary,
+// fail-replica) writes its Keys and Parse instead.
+type recoveryOnly struct{}
+
+func (recoveryOnly) Keys() []string { return []string{"window", "fraction"} }
+func (recoveryOnly) Parse(d *spec.Decoder, n *yaml.Node, path string) Params {
+	return parseFault(d, n, path)
+}
+
 // parseFault reads a fault's params: window (a duration of whole
 // seconds, 1s to 10m) and fraction (above 0, at most 1).
 func parseFault(d *spec.Decoder, n *yaml.Node, path string) Params {

@@ -5,27 +5,20 @@ import (
 	"fmt"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/tenantbench/tenantbench/internal/provider"
-	"github.com/tenantbench/tenantbench/internal/spec"
 )
 
 // restart is the restart model of Zhang et al. 2025, section II-E: the
 // server is shut down (fast: open transactions are rolled back, then a
 // checkpoint) and started again on its data, where its clients find it.
-type restart struct{}
+type restart struct {
+	fault
+	recoveryOnly
+}
 
 func init() { register(restart{}) }
 
-func (restart) Name() string   { return "restart" }
-func (restart) Keys() []string { return []string{"window", "fraction"} }
-func (restart) Parse(d *spec.Decoder, n *yaml.Node, path string) Params {
-	return parseFault(d, n, path)
-}
-func (restart) Lasts() bool { return false }
-func (restart) Fault() bool { return true }
-func (restart) Host() bool  { return false }
+func (restart) Name() string { return "restart" }
 
 func (restart) Inject(ctx context.Context, o *Occurrence) (Observed, error) {
 	return restartServer(ctx, o, false)

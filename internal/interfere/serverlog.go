@@ -37,33 +37,18 @@ const (
 // own clock, not when the restart call returned). It returns a note for
 // events.csv.
 func serverAccount(path string, mark int64, ob *Observed) string {
-	f, err := os.Open(path)
-	if err != nil {
+	sc, done := logAfter(path, mark)
+	if sc == nil {
 		return ""
 	}
-	defer f.Close()
-	if _, err := f.Seek(mark, io.SeekStart); err != nil {
-		return ""
-	}
+	defer done()
 	var down, ready time.Time
 	redo := ""
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		stamp := func() time.Time {
-			if len(line) < len(logStamp) {
-				return time.Time{}
-			}
-			t, err := time.Parse(logStamp, line[:len(logStamp)])
-			if err != nil || t.Location().String() != "UTC" {
-				return time.Time{}
-			}
-			return t
-		}
 		switch {
 		case strings.Contains(line, logShutDown) && down.IsZero():
-			down = stamp()
+			down = logTime(line)
 		case strings.Contains(line, logRedoDone):
 			if i := strings.Index(line, "system usage:"); i >= 0 {
 				redo = strings.TrimSpace(line[i:])
@@ -71,7 +56,7 @@ func serverAccount(path string, mark int64, ob *Observed) string {
 				redo = "redo done"
 			}
 		case (strings.Contains(line, logReady) || strings.Contains(line, logReadyRO)) && ready.IsZero():
-			ready = stamp()
+			ready = logTime(line)
 		}
 	}
 	var parts []string
@@ -94,18 +79,13 @@ func serverAccount(path string, mark int64, ob *Observed) string {
 // ob.Promotion the time from the request to it. It returns a note for
 // events.csv.
 func promotionAccount(path string, mark int64, ob *Observed) string {
-	f, err := os.Open(path)
-	if err != nil {
+	sc, done := logAfter(path, mark)
+	if sc == nil {
 		return ""
 	}
-	defer f.Close()
-	if _, err := f.Seek(mark, io.SeekStart); err != nil {
-		return ""
-	}
+	defer done()
 	var req, timeline, ready time.Time
 	tl := ""
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
@@ -135,6 +115,27 @@ func promotionAccount(path string, mark int64, ob *Observed) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// logAfter opens the server log at path and scans it from mark, the
+// size it had before the fault: only the fault's account is read. It
+// returns nil when the log cannot be read there (another provider's
+// server, a log rotated away): no account, not an error. done closes
+// the file.
+func logAfter(path string, mark int64) (sc *bufio.Scanner, done func()) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil
+	}
+	if _, err := f.Seek(mark, io.SeekStart); err != nil {
+		f.Close()
+		return nil, nil
+	}
+	sc = bufio.NewScanner(f)
+	// A line longer than the default 64 KiB (a long statement logged
+	// beside the lines wanted) would end the scan early.
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	return sc, func() { f.Close() }
 }
 
 // logTime is the time stamp a log line begins with, in UTC; zero when

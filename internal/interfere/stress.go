@@ -25,6 +25,16 @@ const stressNG = "stress-ng"
 // stressKind marks the noise kinds: they need stress-ng.
 type stressKind interface{ stress() }
 
+// noise is embedded by the noise kinds: stress-ng beside the target
+// (or on the host) for the event's duration, which slows its tenants
+// without interrupting them, so no F or R is measured after it.
+type noise struct{}
+
+func (noise) Lasts() bool { return true }
+func (noise) Fault() bool { return false }
+func (noise) Host() bool  { return true }
+func (noise) stress()     {}
+
 // shareable is a noise's placement: in a cgroup of its own beside the
 // target (default), or inside the target's cgroup (share: true), where it
 // competes within the target's limits.

@@ -66,6 +66,7 @@ func resolve(s *spec.Spec, pl spec.Placer, problems []spec.Problem, regs Registr
 				more = append(more, checkPoolSize(p)...)
 				more = append(more, checkVolumes(p, p.dataBytes, m)...)
 				more = append(more, checkSessionState(p, regs)...)
+				more = append(more, checkReplicaNames(p, regs)...)
 			}
 		}
 	}

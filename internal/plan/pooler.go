@@ -74,11 +74,7 @@ func checkPooler(s *spec.Spec, p *spec.Pooler, path string, regs Registries, eng
 // workload of the spec whose clients cannot run theirs unnamed
 // (workload.RunsUnnamed).
 func checkUnnamed(s *spec.Spec, p *spec.Pooler, path string, regs Registries, k pooler.Kind) []spec.Problem {
-	bin, err := k.Find()
-	if err != nil {
-		return []spec.Problem{{Path: spec.Join(path, "pooler.kind"), Value: p.Kind, Allowed: err.Error()}}
-	}
-	version, err := k.Version(bin)
+	version, err := installed(k)
 	if err != nil {
 		return []spec.Problem{{Path: spec.Join(path, "pooler.kind"), Value: p.Kind, Allowed: err.Error()}}
 	}
@@ -89,6 +85,11 @@ func checkUnnamed(s *spec.Spec, p *spec.Pooler, path string, regs Registries, k 
 	for i, c := range s.Tenancy.Classes {
 		if c.Workload != "" {
 			names[c.Workload] = spec.Join(spec.Index("tenancy.classes", i), "workload")
+		}
+	}
+	for i := range s.Workload.Cases {
+		if c := &s.Workload.Cases[i]; c.OwnWorkload(&s.Workload) {
+			names[c.Workload] = spec.Join(spec.Index("workload.cases", i), "workload")
 		}
 	}
 	var can []string
@@ -110,6 +111,16 @@ func checkUnnamed(s *spec.Spec, p *spec.Pooler, path string, regs Registries, k 
 			p.Kind, version, p.Mode, spec.Join(path, "pooler.mode"), strings.Join(can, ", "))})
 	}
 	return out
+}
+
+// installed is the version of pooler k's program on this machine, which
+// says whether it keeps named statements (pooler.Kind.NamedStatements).
+func installed(k pooler.Kind) (string, error) {
+	bin, err := k.Find()
+	if err != nil {
+		return "", err
+	}
+	return k.Version(bin)
 }
 
 // poolerOf is a checked pooler as plan.json records it, nil for none.
@@ -221,4 +232,89 @@ func checkSessionState(p *Plan, regs Registries) []spec.Problem {
 		}
 	}
 	return out
+}
+
+// checkReplicaNames refuses workload.reads: replicas behind a pooler
+// that cannot keep named statements in its mode (pooler.Kind.
+// NamedStatements with the installed version: pgbouncer before 1.21 in
+// transaction mode) for a run with replicas and a tenant whose workload
+// reads there with named statements (workload.NamedReplicaReads): its
+// clients would fail as they connect. The problem is at workload.reads
+// and names the pooler's mode at its placement's path, and the tenant's
+// workload where a class or case writes it. (A workload that reads the
+// replicas by design, workload.ReplicaUser, must run its statements
+// unnamed behind such a pooler in the first place: checkUnnamed.)
+func checkReplicaNames(p *Plan, regs Registries) []spec.Problem {
+	if p.Spec == nil || p.Reads != spec.ReadsReplicas {
+		return nil
+	}
+	versions := map[string]string{}
+	var out []spec.Problem
+	seen := map[string]bool{}
+	for ri := range p.Runs {
+		r := &p.Runs[ri]
+		c := r.Pooler
+		if c == nil || r.Replicas == 0 {
+			continue
+		}
+		k, ok := pooler.Lookup(c.Kind)
+		if !ok {
+			continue // checkPooler names it
+		}
+		version, ok := versions[c.Kind]
+		if !ok {
+			var err error
+			if version, err = installed(k); err != nil {
+				continue // checkUnnamed names it
+			}
+			versions[c.Kind] = version
+		}
+		if k.NamedStatements(version, c.Mode) {
+			continue
+		}
+		mode := spec.Join(p.placementPath(r.Placement), "pooler.mode")
+		for i, tw := range p.TenantWorkloads(r) {
+			w, err := regs.Workloads.Build(tw.Spec, tw.Scale)
+			if err != nil {
+				continue // the workload's own check names it
+			}
+			why := workload.ReplicaReadsNamed(w)
+			if why == "" {
+				continue
+			}
+			name := tw.Spec.Name
+			if at := p.tenantWorkloadPath(r, i); at != "workload.name" {
+				name += " (" + at + ")"
+			}
+			if seen[name+"\x00"+mode] {
+				continue
+			}
+			seen[name+"\x00"+mode] = true
+			out = append(out, spec.Problem{Path: "workload.reads", Value: p.Reads, Allowed: fmt.Sprintf(
+				"workload %s cannot read the replicas behind %s %s in %s mode (%s), which keeps no named statement: %s; use workload.reads %s, %s session, or no pooler",
+				name, c.Kind, version, c.Mode, mode, why, spec.ReadsPrimary, mode)})
+		}
+	}
+	return out
+}
+
+// tenantWorkloadPath is where tenant i of run r has its workload written:
+// its class's own workload, else its case's, else workload.name. (A
+// problem about it is written at workload.reads, whose line the user
+// reads; this says which workload, when the spec has several.)
+func (p *Plan) tenantWorkloadPath(r *Run, i int) string {
+	s := p.Spec
+	if i < len(r.TenantList) && r.TenantList[i].Class != "" {
+		for ci, cl := range s.Tenancy.Classes {
+			if cl.Name == r.TenantList[i].Class && cl.Workload != "" {
+				return spec.Join(spec.Index("tenancy.classes", ci), "workload")
+			}
+		}
+	}
+	for ci := range s.Workload.Cases {
+		if c := &s.Workload.Cases[ci]; c.Name == r.Case && c.OwnWorkload(&s.Workload) {
+			return spec.Join(spec.Index("workload.cases", ci), "workload")
+		}
+	}
+	return "workload.name"
 }

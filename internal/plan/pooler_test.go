@@ -39,6 +39,17 @@ func TestPoolerProblems(t *testing.T) {
 			t.Errorf("%q: no %q in:\n%s", c.src, c.want, text)
 		}
 	}
+	// A case's own workload is checked as workload.name is: lag keeps
+	// named statements, which only pgbouncer 1.21 and later keep in
+	// transaction mode.
+	v := pgbouncerVersion(t)
+	if !(pooler.PgBouncer{}).NamedStatements(v, "transaction") {
+		_, problems := buildLag(t, "name: t\nsut: {replicas: 1, pooler: {kind: pgbouncer, mode: transaction, pool_size: 3}}\n"+
+			"workload:\n  name: sales\n  cases: [{name: c, workload: lag}]\n", big)
+		if text := fmt.Sprint(problems); !strings.Contains(text, "workload.cases[0].workload") || !strings.Contains(text, "prepares named statements") {
+			t.Errorf("a case running lag behind pgbouncer %s in transaction mode plans:\n%s", v, text)
+		}
+	}
 	// Every workload runs through a transaction-mode pgbouncer of any
 	// version (unnamed statements where it cannot keep named ones),
 	// tpcc in each interaction, and session state is refused in
@@ -85,4 +96,62 @@ func pgbouncerVersion(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// TestReplicaReadsBehindPooler: tpcc's reads on replicas need named
+// statements (workload.NamedReplicaReads), so a pooler that cannot keep
+// them in its mode (pooler.Kind.NamedStatements, asked with the
+// installed version) is refused at plan, at workload.reads, naming the
+// pooler's mode at its placement's path; in session mode, or for a
+// workload whose replica reads need no names (tpcb), it plans. A tpcc
+// class or case is named where it is written.
+func TestReplicaReadsBehindPooler(t *testing.T) {
+	v := pgbouncerVersion(t)
+	keeps := pooler.PgBouncer{}.NamedStatements(v, "transaction")
+	problems := func(src string) string {
+		t.Helper()
+		_, ps := buildLag(t, src, big)
+		var got []string
+		for _, p := range ps {
+			got = append(got, fmt.Sprintf("%s (line %d) %s: %s", p.Path, p.Line, p.Value, p.Allowed))
+		}
+		return strings.Join(got, "\n")
+	}
+	for _, c := range []struct{ src, want string }{
+		{"name: t\nsut: {replicas: 1, pooler: {kind: pgbouncer, mode: transaction, pool_size: 3}}\nworkload: {name: tpcc, reads: replicas}\n",
+			"workload.reads (line 3) replicas: workload tpcc cannot read the replicas behind pgbouncer " + v +
+				" in transaction mode (sut.pooler.mode), which keeps no named statement: a read-only transaction moves to a replica's session by the names of its prepared statements"},
+		{"name: t\nsut:\n  replicas: [0, 2]\n  placement:\n    - {name: near}\n    - {name: far, pooler: {kind: pgbouncer, mode: transaction, pool_size: 3}}\n" +
+			"workload: {name: tpcc, reads: replicas, options: {interaction: procedures}}\n",
+			"workload.reads (line 7) replicas: workload tpcc cannot read the replicas behind pgbouncer " + v +
+				" in transaction mode (sut.placement[1].pooler.mode), which keeps no named statement"},
+		{"name: t\nsut: {replicas: 1, pooler: {kind: pgbouncer, mode: transaction, pool_size: 3}}\n" +
+			"workload: {name: tpcb, reads: replicas, options: {scripts: {select-only: 1, tpcb-like: 1}}}\n" +
+			"tenancy:\n  tenants: 2\n  classes: [{name: a, count: 1}, {name: b, count: 1, workload: tpcc}]\n",
+			"workload.reads (line 3) replicas: workload tpcc (tenancy.classes[1].workload) cannot read the replicas behind pgbouncer " + v},
+		{"name: t\nsut: {replicas: 1, pooler: {kind: pgbouncer, mode: transaction, pool_size: 3}}\n" +
+			"workload: {name: sales, reads: replicas, cases: [{name: c, workload: tpcc}]}\n",
+			"workload.reads (line 3) replicas: workload tpcc (workload.cases[0].workload) cannot read the replicas behind pgbouncer " + v},
+	} {
+		got := problems(c.src)
+		switch {
+		case !keeps && !strings.Contains(got, c.want):
+			t.Errorf("%q: no %q in:\n%s", c.src, c.want, got)
+		case !keeps && !strings.Contains(got, "; use workload.reads primary, sut"):
+			t.Errorf("%q: no remedy in:\n%s", c.src, got)
+		case keeps && got != "":
+			t.Errorf("%q: pgbouncer %s keeps named statements in transaction mode, yet:\n%s", c.src, v, got)
+		}
+	}
+	for _, src := range []string{
+		"name: t\nsut: {replicas: 1, pooler: {kind: pgbouncer, mode: session, pool_size: 3}}\nworkload: {name: tpcc, reads: replicas}\n",
+		"name: t\nsut: {replicas: 1, pooler: {kind: pgbouncer, mode: transaction, pool_size: 3}}\n" +
+			"workload: {name: tpcb, reads: replicas, options: {scripts: {select-only: 1, tpcb-like: 1}}}\n",
+		"name: t\nsut: {replicas: 1, pooler: {kind: pgbouncer, mode: transaction, pool_size: 3}}\nworkload: {name: tpcc}\n",
+		"name: t\nsut: {replicas: 0, pooler: {kind: pgbouncer, mode: transaction, pool_size: 3}}\nworkload: {name: tpcc, cases: [{name: c, replicas: [1]}], reads: primary}\n",
+	} {
+		if got := problems(src); got != "" {
+			t.Errorf("%q:\n%s", src, got)
+		}
+	}
 }

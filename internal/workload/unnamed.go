@@ -77,3 +77,24 @@ type SessionBound interface {
 	// value that needs the session, and why; "" when none does.
 	SessionState() (option, value, why string)
 }
+
+// NamedReplicaReads is implemented by workloads whose reads on replicas
+// need named statements on the primary: their clients move a read-only
+// transaction to a replica's session by the names its statements were
+// prepared under, which an unnamed statement (described on one
+// connection, sent with its text) cannot follow. Behind a pooler that
+// cannot keep named statements the plan refuses such reads on replicas.
+type NamedReplicaReads interface {
+	// ReplicaReadsNamed says why the reads on replicas need named
+	// statements; "" when they do not.
+	ReplicaReadsNamed() (why string)
+}
+
+// ReplicaReadsNamed is why w's reads on replicas need named statements
+// on the primary, "" when they do not.
+func ReplicaReadsNamed(w Workload) string {
+	if n, ok := w.(NamedReplicaReads); ok {
+		return n.ReplicaReadsNamed()
+	}
+	return ""
+}

@@ -137,13 +137,8 @@ func (p *Provider) failOver(ctx context.Context, prim *server, promote int, move
 func (p *Provider) kill(ctx context.Context, srv *server) (time.Time, error) {
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
-	if srv.stopped {
-		return time.Time{}, fmt.Errorf("instance %s is stopped", srv.inst.Name)
-	}
-	select {
-	case <-srv.life:
-		return time.Time{}, fmt.Errorf("instance %s has exited", srv.inst.Name)
-	default:
+	if err := srv.running(); err != nil {
+		return time.Time{}, err
 	}
 	// No more fail-overs of a dead server.
 	proc := Of(srv.inst)

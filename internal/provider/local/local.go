@@ -210,3 +210,19 @@ type server struct {
 	mu      sync.Mutex // serializes Stop
 	stopped bool
 }
+
+// running says why srv cannot be restarted or killed now: Stop has
+// stopped it, or its process has exited (a crash, a kill) and nothing
+// started it again. Called with srv.mu held, which Stop takes too, so
+// the answer holds until the caller lets go.
+func (srv *server) running() error {
+	if srv.stopped {
+		return fmt.Errorf("instance %s is stopped", srv.inst.Name)
+	}
+	select {
+	case <-srv.life:
+		return fmt.Errorf("instance %s has exited", srv.inst.Name)
+	default:
+	}
+	return nil
+}

@@ -319,6 +319,13 @@ func TestKilledPostmasterClosesExited(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Exited still open 10 s after SIGKILL of the postmaster")
 	}
+	// A dead server is not brought back by a restart fault: it stays a
+	// failure for the run to see.
+	if r, ok := provider.As[provider.Restarter](inst); !ok {
+		t.Error("a local instance cannot be restarted")
+	} else if _, err := r.Restart(context.Background(), false); err == nil || !strings.Contains(err.Error(), "has exited") {
+		t.Errorf("restart of a dead server: %v, want it refused as exited", err)
+	}
 	if err := p.Stop(context.Background(), inst); err != nil {
 		t.Fatalf("Stop after the server died: %v", err)
 	}

@@ -18,13 +18,8 @@ import (
 func (p *Provider) restartInPlace(ctx context.Context, srv *server, crash bool) (time.Time, error) {
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
-	if srv.stopped {
-		return time.Time{}, fmt.Errorf("instance %s is stopped", srv.inst.Name)
-	}
-	select {
-	case <-srv.life:
-		return time.Time{}, fmt.Errorf("instance %s has exited", srv.inst.Name)
-	default:
+	if err := srv.running(); err != nil {
+		return time.Time{}, err
 	}
 	srv.restarting.Store(true)
 	defer srv.restarting.Store(false)

@@ -83,6 +83,9 @@ func TestRestartInPlace(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Error("Exited still open after Stop")
 	}
+	if _, err := r.Restart(ctx, false); err == nil || !strings.Contains(err.Error(), "is stopped") {
+		t.Errorf("restart after Stop: %v, want it refused as stopped", err)
+	}
 	checkGone(t, inst, group)
 }
 

@@ -40,6 +40,18 @@ func (w *Workload) ReadOnly(txn string) bool {
 // readOnly is ReadOnly by transaction type.
 func readOnly(typ int) bool { return typ == OrderStatus || typ == StockLevel }
 
+// replicaNames is why a terminal's reads on replicas need the primary's
+// statements named: a read-only transaction runs on a replica's session
+// by the names its statements were prepared under there and on the
+// primary, and an unnamed statement is registered with one wire only
+// (stmt.wired), so it cannot move between sessions.
+const replicaNames = "a read-only transaction moves to a replica's session by the names of its prepared statements"
+
+// ReplicaReadsNamed: a terminal's statements move to its replica
+// sessions by name (workload.NamedReplicaReads), whatever the
+// interaction.
+func (w *Workload) ReplicaReadsNamed() string { return replicaNames }
+
 // addReplicas opens a session on each of conns (the terminal's
 // replicas, none when its reads stay on the primary), in the primary's
 // interaction, the rotation starting at the terminal's index so that a
@@ -53,10 +65,9 @@ func (c *Client) addReplicas(ctx context.Context, conns []workload.Conn, index i
 		return nil
 	}
 	if unnamed {
-		// An unnamed statement (behind a pooler that keeps no named
-		// one) is registered with one wire only (stmt.wired): it
-		// cannot move between sessions.
-		return fmt.Errorf("tpcc: reads on replicas behind a pooler that keeps no named statement are not supported")
+		// The plan refuses this (ReplicaReadsNamed); a plan made
+		// before it did, or another caller, still finds out here.
+		return fmt.Errorf("tpcc: reads on replicas are not supported behind a pooler that keeps no named statement: %s", replicaNames)
 	}
 	if level == IsolationSerializable {
 		level = IsolationRepeatableRead

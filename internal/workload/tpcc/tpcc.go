@@ -211,4 +211,6 @@ func (w *Workload) SessionState() (option, value, why string) {
 var (
 	_ workload.UnnamedRunner = (*Workload)(nil)
 	_ workload.SessionBound  = (*Workload)(nil)
+
+	_ workload.NamedReplicaReads = (*Workload)(nil)
 )
