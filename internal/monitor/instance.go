@@ -38,6 +38,9 @@ type sampler struct {
 	page int64
 	pss  time.Duration // smaps_rollup every pss; 0: never
 	r    reader
+	// sched: this kernel has /proc/<pid>/schedstat, which tells a
+	// process that has not run since the last round (sampler.quiet).
+	sched bool
 
 	mu         sync.Mutex
 	conn       server.Stats
@@ -118,6 +121,7 @@ func newSampler(inst *provider.Instance, origin time.Time, pss time.Duration) *s
 		cg:     openCgroup(cgPath, cgMode),
 		page:   int64(os.Getpagesize()),
 		pss:    pss,
+		sched:  haveSchedstat(),
 		shmem:  -1,
 		procs:  map[int]*proc{},
 		tasks:  map[int]*proc{},
@@ -302,11 +306,21 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 			p = &proc{cat: noTenant}
 			s.procs[pid] = p
 		}
-		b, err := s.r.readProc(pid, "stat")
-		if err == nil && !parseStat(b, &st) {
-			err = errUnparsable
-		}
+		quiet, ran, known, err := s.quiet(p, pid)
 		if err != nil {
+			if !gone(err) {
+				s.errs.add(t, "%v", procErr("schedstat", err))
+			}
+			continue // exited since it was listed
+		}
+		if quiet {
+			// Nothing it counts moved since it was last read: its
+			// stat, status and io are what they were.
+			st = p.last
+		} else if b, err := s.r.readProc(pid, "stat"); err != nil || !parseStat(b, &st) {
+			if err == nil {
+				err = errUnparsable
+			}
 			if !gone(err) {
 				s.errs.add(t, "%v", procErr("stat", err))
 			}
@@ -339,27 +353,12 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 		c.procCPUUser += st.utime + uint64(max(st.cutime, 0))
 		c.procCPUSys += st.stime + uint64(max(st.cstime, 0))
 		rss += st.rss * s.page
-		if b, err := s.r.readProc(pid, "status"); err != nil {
-			if !gone(err) {
-				s.errs.add(t, "%v", procErr("status", err))
-			}
-		} else if v, i, ok := ctxSwitches(b); ok {
-			p.vol, p.invol = v, i
-		} else {
-			s.errs.add(t, "%v", procErr("status", errUnparsable))
+		if !quiet {
+			s.readCounters(p, pid, t, &st, ran, known)
 		}
 		vol += p.vol
 		invol += p.invol
 		if !s.cg.hasIO() {
-			if b, err := s.r.readProc(pid, "io"); err != nil {
-				if !gone(err) {
-					s.errs.add(t, "%v", procErr("io", err))
-				}
-			} else if r, w, ok := ioBytes(b); ok {
-				p.readB, p.writeB = r, w
-			} else {
-				s.errs.add(t, "%v", procErr("io", errUnparsable))
-			}
 			readB += p.readB
 			writeB += p.writeB
 		}
