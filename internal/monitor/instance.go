@@ -56,6 +56,10 @@ type sampler struct {
 	tids     []int
 	round    uint32
 	lastPSS  time.Time
+	// pssCost is the monitor's PSS budget (pssbudget.go), nil for none;
+	// pssClock times this sampler's PSS reads.
+	pssCost  *pssBudget
+	pssClock pssClock
 
 	// queries counts the activity reads that succeeded (see
 	// needActivity).
@@ -286,9 +290,12 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 	}
 	s.round++
 	first := s.round == 1
-	doPSS := s.pss > 0 && (first || now.Sub(s.lastPSS) >= s.pss-s.pss/20)
+	every := s.pssCost.every(s.pss)
+	doPSS := s.pss > 0 && (first || now.Sub(s.lastPSS) >= every-every/20)
 	if doPSS {
 		s.lastPSS = now
+		s.pssClock.start()
+		defer s.pssClock.stop()
 	}
 	smp := ResourceSample{T: t, MemCurrent: -1, MemPeak: -1, MemAnon: -1, MemFile: -1, MemShmem: -1, PSS: -1,
 		IOReadOps: -1, IOWriteOps: -1}
@@ -363,7 +370,10 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 			writeB += p.writeB
 		}
 		if doPSS {
-			if b, err := s.r.readProc(pid, "smaps_rollup"); err != nil {
+			t0 := s.pssClock.now()
+			b, err := s.r.readProc(pid, "smaps_rollup")
+			s.pssClock.add(t0)
+			if err != nil {
 				if !gone(err) {
 					s.errs.add(t, "%v", procErr("smaps_rollup", err))
 				}
@@ -407,6 +417,9 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 	c.invol = int64(s.retiredInvol + invol)
 	c.procReadB, c.procWriteB = s.retiredRead+readB, s.retiredWrite+writeB
 	smp.RSS, smp.PSS, smp.BackgroundAnon = rss, pss, bgAnon
+	if doPSS {
+		s.pssClock.publish(s.pssCost)
+	}
 	if !doPSS || bgAnonMissing {
 		smp.BackgroundAnon = -1
 	}

@@ -103,6 +103,9 @@ type Monitor struct {
 	wg   sync.WaitGroup
 	// waitMarks holds each sampler's histogram at each mark.
 	waitMarks [][]waitMark
+	// pss is the CPU of the servers' latest PSS rounds, which spaces
+	// them (pssbudget.go).
+	pss pssBudget
 }
 
 const (
@@ -155,6 +158,7 @@ func (m *Monitor) Start(ctx context.Context) (err error) {
 	for _, inst := range m.cfg.Instances {
 		s := newSampler(inst, m.cfg.Origin, max(m.cfg.PSSInterval, 0))
 		s.observe = m.cfg.Observe
+		s.pssCost = &m.pss
 		s.blocks.scope = tenancy.BlocksOf(m.cfg.Model)
 		m.samplers = append(m.samplers, s)
 		// Placements first: they may choose the database the session
