@@ -48,7 +48,9 @@ type Config struct {
 	// PSSInterval between reads of every process's smaps_rollup (PSS).
 	// The kernel walks the page tables of the process for it: about 2 ms
 	// per 100 MB resident, shared_buffers included, so it is read less
-	// often than the rest. Default 10 s, negative: never.
+	// often than the rest; less often still while the servers' PSS reads
+	// would take more than 0.5 % of one CPU (pssbudget.go). Default 10 s,
+	// negative: never.
 	PSSInterval time.Duration
 	// Model is the tenancy model of the placements: where it keeps a
 	// tenant's objects (tenancy.BlocksOf) is where the DBMS counts the
