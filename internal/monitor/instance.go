@@ -115,7 +115,7 @@ func newSampler(inst *provider.Instance, origin time.Time, pss time.Duration) *s
 	if u, ok := provider.As[provider.UsageSampler](inst); ok && root == 0 && cgPath == "" {
 		us = u
 	}
-	return &sampler{
+	s := &sampler{
 		usage:  us,
 		inst:   inst,
 		origin: origin,
@@ -135,6 +135,8 @@ func newSampler(inst *provider.Instance, origin time.Time, pss time.Duration) *s
 		catUser: make([]uint64, firstTenant),
 		catSys:  make([]uint64, firstTenant),
 	}
+	s.r.keep = true
+	return s
 }
 
 // connect opens the engine's statistics session the sampler reads the
@@ -335,8 +337,10 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 		}
 		if p.start != st.starttime {
 			if p.start != 0 { // the pid was reused by a new process
+				fd := p.schedFD // the new process's, opened by quiet
+				p.schedFD = 0
 				s.retire(p)
-				*p = proc{cat: noTenant}
+				*p = proc{cat: noTenant, schedFD: fd}
 			}
 			p.start = st.starttime
 			p.asked = s.queries
@@ -571,6 +575,7 @@ func (s *sampler) attribute(p *proc, utime, stime uint64) {
 
 // retire keeps the counters of a process that exited in the sums.
 func (s *sampler) retire(p *proc) {
+	closeFD(&p.schedFD)
 	if p.start == 0 {
 		return
 	}

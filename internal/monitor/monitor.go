@@ -154,7 +154,9 @@ func (m *Monitor) Start(ctx context.Context) (err error) {
 		if err != nil {
 			for _, s := range m.samplers {
 				s.close()
+				s.closeFiles()
 			}
+			m.host.r.closeKept()
 		}
 	}()
 	for _, inst := range m.cfg.Instances {
@@ -355,7 +357,9 @@ func (m *Monitor) Stop() (*Samples, error) {
 	_ = m.mark(ctx, "stop", now) // its errors are in the samplers' logs
 	for _, s := range m.samplers {
 		s.close()
+		s.closeFiles()
 	}
+	m.host.r.closeKept()
 	out := m.samples()
 	if len(out.Errors) > 0 {
 		return out, fmt.Errorf("monitor: %d problems while sampling, first: %s", len(out.Errors), out.Errors[0])

@@ -64,6 +64,8 @@ type proc struct {
 	last     procStat
 	ran      uint64
 	ranKnown bool
+	// schedFD is its schedstat kept open (reader.readProcKept).
+	schedFD int32
 }
 
 // classOf maps pg_stat_activity.backend_type to a class.

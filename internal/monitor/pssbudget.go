@@ -37,7 +37,7 @@ func (b *pssBudget) every(configured time.Duration) time.Duration {
 // pssClock measures the CPU a sampler's PSS reads take: the thread's, as
 // the kernel's page table walk is charged to the reading thread.
 type pssClock struct {
-	ru   unix.Rusage // reused: a round allocates nothing
+	ts   unix.Timespec // reused: a round allocates nothing
 	took time.Duration
 	last int64 // this sampler's part of the budget
 }
@@ -47,11 +47,14 @@ type pssClock struct {
 func (c *pssClock) start() { runtime.LockOSThread(); c.took = 0 }
 func (c *pssClock) stop()  { runtime.UnlockOSThread() }
 
+// now is the thread's CPU time: CLOCK_THREAD_CPUTIME_ID brings the
+// kernel's count up to date, where getrusage(RUSAGE_THREAD) lags by up to
+// a tick, longer than a read.
 func (c *pssClock) now() time.Duration {
-	if unix.Getrusage(unix.RUSAGE_THREAD, &c.ru) != nil {
+	if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &c.ts) != nil {
 		return 0
 	}
-	return time.Duration(c.ru.Utime.Nano() + c.ru.Stime.Nano())
+	return time.Duration(c.ts.Nano())
 }
 
 // add counts the CPU since t0 (a now) as PSS reads'.

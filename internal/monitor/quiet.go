@@ -32,7 +32,7 @@ func (s *sampler) quiet(p *proc, pid int) (quiet bool, ran uint64, known bool, e
 	if !s.sched || s.threaded {
 		return false, 0, false, nil
 	}
-	b, err := s.r.readProc(pid, "schedstat")
+	b, err := s.r.readProcKept(pid, "schedstat", &p.schedFD)
 	if err != nil {
 		return false, 0, false, err
 	}
@@ -75,4 +75,13 @@ func (s *sampler) readCounters(p *proc, pid int, t time.Duration, st *procStat, 
 		}
 	}
 	p.last, p.ran, p.ranKnown = *st, ran, known && whole
+}
+
+// closeFiles closes the files the sampler keeps open: its processes' and
+// its cgroup's.
+func (s *sampler) closeFiles() {
+	for _, p := range s.procs {
+		closeFD(&p.schedFD)
+	}
+	s.r.closeKept()
 }
