@@ -597,7 +597,7 @@ func procErr(file string, err error) error {
 
 // pidsOf reads a cgroup.procs file.
 func (r *reader) pidsOf(path string, out []int) ([]int, error) {
-	b, err := r.read(path)
+	b, err := r.readOnce(path)
 	if err != nil {
 		return out, err
 	}

@@ -56,6 +56,15 @@ func (r *reader) read(path string) ([]byte, error) {
 	return b, nil
 }
 
+// readOnce reads the file with an open, a read and a close, whatever
+// keep says: a cgroup v1 cgroup.procs read again from its start through
+// the same open file lists the processes of its first read (the kernel
+// keeps the list it made for the open file).
+func (r *reader) readOnce(path string) ([]byte, error) {
+	r.path = append(append(r.path[:0], path...), 0)
+	return r.readPath()
+}
+
 // readProcKept reads /proc/<pid>/<file> through *fd, the file kept open
 // for the process (its fd + 1; 0: none yet), opening it when it is not.
 func (r *reader) readProcKept(pid int, file string, fd *int32) ([]byte, error) {
