@@ -306,6 +306,9 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 	var rss, pss, bgAnon int64
 	bgAnonMissing := false // a kernel before 5.10 has no Pss_Anon
 	var st procStat
+	// moved: a process other than the monitor's backend ran since the
+	// last round, or exited; else no tenant's blocks can have moved.
+	moved := false
 	if doPSS {
 		s.catAnon = append(s.catAnon[:0], make([]int64, len(s.catUser))...)
 	}
@@ -357,6 +360,9 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 			s.sampleThreads(pid, first, t, &smp)
 		} else {
 			s.classify(p, pid)
+			if !quiet && p.class != classMonitor {
+				moved = true
+			}
 			s.attribute(p, st.utime, st.stime)
 		}
 		// With the children each process reaped (the postmaster reaps
@@ -415,6 +421,7 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 		if p.round != s.round {
 			s.retire(p)
 			delete(s.procs, pid)
+			moved = true // it may have counted something as it exited
 		}
 	}
 	c.vol = int64(s.retiredVol + vol)
@@ -459,7 +466,7 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 		s.base = c
 	}
 	s.fill(&smp, &c)
-	s.readBlocks(ctx, t, &smp)
+	s.readBlocks(ctx, t, &smp, moved || s.threaded || first)
 	s.series = append(s.series, smp)
 	if s.observe != nil {
 		s.observe(s.latest(&smp))
