@@ -65,8 +65,10 @@ type sampler struct {
 	// needActivity).
 	queries uint32
 	// waitRows are the sessions the last wait sample read; waitSkip the
-	// wait ticks left to skip (waitTick).
+	// wait ticks left to skip (waitTick); waitValid: the last wait
+	// sample was read whole (stillSinceWait).
 	waitRows, waitSkip int
+	waitValid          bool
 
 	// slab holds the tenant CPU figures of the samples to come: one
 	// allocation for many rounds.
@@ -235,6 +237,7 @@ func (s *sampler) setPlacements(ps []tenancy.Placement) {
 	defer s.mu.Unlock()
 	s.tenants.set(s.inst.Name, ps)
 	s.setBlocks(ps)
+	s.waitValid = false // the last wait sample's sessions were counted under the old tenants
 	// The tenants were placed since the names were read: a copied
 	// server's tenant was renamed in place, keeping its role's and
 	// database's ids, which a cache would still name as the template's.

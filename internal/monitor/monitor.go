@@ -265,8 +265,16 @@ func (s *sampler) waitTick(ctx context.Context, interval time.Duration) {
 		s.waitSkip--
 		return
 	}
-	if err := s.activity(ctx, true); err != nil && ctx.Err() == nil {
-		s.errs.add(time.Since(s.origin), "pg_stat_activity: %v", err)
+	if s.stillSinceWait() {
+		// No session ran since the last sample: each is where it was.
+		s.waits.repeat()
+	} else if err := s.activity(ctx, true); err != nil {
+		if ctx.Err() == nil {
+			s.errs.add(time.Since(s.origin), "pg_stat_activity: %v", err)
+		}
+		s.waitValid = false
+	} else {
+		s.waitValid = true
 	}
 	s.waitSkip = waitEvery(s.waitRows, interval) - 1
 }

@@ -66,6 +66,11 @@ type proc struct {
 	ranKnown bool
 	// schedFD is its schedstat kept open (reader.readProcKept).
 	schedFD int32
+	// waitRan is its run time when the last wait sample was taken
+	// (waitKnown: read then), waitNow at this wait tick
+	// (sampler.stillSinceWait; waitRead: it could be read).
+	waitRan, waitNow    uint64
+	waitKnown, waitRead bool
 }
 
 // classOf maps pg_stat_activity.backend_type to a class.

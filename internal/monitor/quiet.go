@@ -85,3 +85,38 @@ func (s *sampler) closeFiles() {
 	}
 	s.r.closeKept()
 }
+
+// stillSinceWait says whether no process of the server but the monitor's
+// backend ran since the last wait sample was read: then every session's
+// state and wait event are what that sample read (a backend sets its own,
+// as it runs), and the tick counts them again without a query. A process
+// forked since is the postmaster's doing, which ran; one that exited
+// cannot be read. It reads each process's schedstat and, when some ran,
+// keeps what it read as the baseline of the sample about to be taken.
+func (s *sampler) stillSinceWait() bool {
+	if !s.sched || s.threaded || len(s.procs) == 0 {
+		return false
+	}
+	still := s.waitValid
+	for pid, p := range s.procs {
+		if p.class == classMonitor {
+			continue
+		}
+		b, err := s.r.readProcKept(pid, "schedstat", &p.schedFD)
+		ran, ok := uint64(0), false
+		if err == nil {
+			ran, ok = schedRuntime(b)
+		}
+		if !ok || !p.waitKnown || ran != p.waitRan {
+			still = false
+		}
+		p.waitNow, p.waitRead = ran, ok
+	}
+	if still {
+		return true
+	}
+	for _, p := range s.procs {
+		p.waitRan, p.waitKnown = p.waitNow, p.waitRead && p.class != classMonitor
+	}
+	return false
+}
