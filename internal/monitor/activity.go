@@ -82,6 +82,9 @@ func (m *tenantMap) category(c class, user, db []byte) int {
 // session to the wait histogram. A known process's class and category are
 // not computed again: only its state and wait event are new.
 func (s *sampler) activity(ctx context.Context, countWaits bool) error {
+	if countWaits {
+		s.waits.begin()
+	}
 	counted := false
 	rows := 0
 	defer func() { s.waitRows = rows }()
@@ -155,6 +158,21 @@ type waitHist struct {
 	keys   []waitKey
 	counts []int64
 	buf    []byte
+	// last holds the key of every session the last tick counted, by
+	// index, so that a tick nothing can have changed counts them again
+	// (repeat).
+	last []int
+}
+
+// begin starts a tick's counts.
+func (h *waitHist) begin() { h.last = h.last[:0] }
+
+// repeat counts the last tick's sessions again, as a tick of its own.
+func (h *waitHist) repeat() {
+	for _, i := range h.last {
+		h.counts[i]++
+	}
+	h.ticks++
 }
 
 type waitKey struct {
@@ -179,6 +197,7 @@ func (h *waitHist) add(cat int, state, wtype, wname []byte) {
 	h.buf = b
 	if i, ok := h.index[string(b)]; ok {
 		h.counts[i]++
+		h.last = append(h.last, i)
 		return
 	}
 	if h.index == nil {
@@ -188,6 +207,7 @@ func (h *waitHist) add(cat int, state, wtype, wname []byte) {
 	h.index[k] = len(h.keys)
 	sep := 2 + len(state)
 	h.keys = append(h.keys, waitKey{cat: cat, state: k[2:sep], event: k[sep+1:]})
+	h.last = append(h.last, len(h.counts))
 	h.counts = append(h.counts, 1)
 }
 

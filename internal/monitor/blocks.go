@@ -32,6 +32,8 @@ type blockState struct {
 	// tenant whose database or schema the DBMS had no row for).
 	read, hit []int64
 	slab      []int64
+	// valid: read and hit are the last query's, under the present keys.
+	valid bool
 }
 
 // setBlocks keys the tenants placed on instance by their database or
@@ -42,6 +44,7 @@ func (s *sampler) setBlocks(ps []tenancy.Placement) {
 		return
 	}
 	b.keys = map[string]int{}
+	b.valid = false
 	seen := map[string]int{}
 	for _, p := range ps {
 		if p.Instance == nil || p.Instance.Name != s.inst.Name {
@@ -78,8 +81,12 @@ func (s *sampler) setBlocks(ps []tenancy.Placement) {
 }
 
 // readBlocks reads every tenant's blocks into smp (one query), when the
-// model counts them and the engine can read them.
-func (s *sampler) readBlocks(ctx context.Context, t time.Duration, smp *ResourceSample) {
+// model counts them and the engine can read them. When no process but
+// the monitor's own backend ran since the last round (moved false), no
+// session counted a block (a backend writes its counts itself, when it
+// runs), and the last query's counts are the round's: an idle server
+// is not asked.
+func (s *sampler) readBlocks(ctx context.Context, t time.Duration, smp *ResourceSample, moved bool) {
 	b := &s.blocks
 	if len(b.keys) == 0 || s.conn == nil || s.lost {
 		return
@@ -89,6 +96,11 @@ func (s *sampler) readBlocks(ctx context.Context, t time.Duration, smp *Resource
 		return
 	}
 	n := len(s.tenants.names)
+	if !moved && b.valid && len(b.read) == n {
+		b.keep(smp, n)
+		return
+	}
+	b.valid = false
 	b.read, b.hit = fillNeg(b.read, n), fillNeg(b.hit, n)
 	if b.scope == tenancy.BlocksBySchema {
 		// A schema without tables has no row: nothing of it was read.
@@ -117,6 +129,12 @@ func (s *sampler) readBlocks(ctx context.Context, t time.Duration, smp *Resource
 		}
 		return
 	}
+	b.valid = true
+	b.keep(smp, n)
+}
+
+// keep copies the counts of the last query into smp.
+func (b *blockState) keep(smp *ResourceSample, n int) {
 	if len(b.slab) < 2*n {
 		b.slab = make([]int64, 2*n*64)
 	}

@@ -24,6 +24,7 @@ type hostSampler struct {
 
 func newHostSampler(origin time.Time) (*hostSampler, error) {
 	h := &hostSampler{origin: origin, page: int64(os.Getpagesize())}
+	h.r.keep = true
 	if _, err := h.r.read("/proc/self/stat"); err != nil {
 		return nil, err
 	}

@@ -38,6 +38,9 @@ type sampler struct {
 	page int64
 	pss  time.Duration // smaps_rollup every pss; 0: never
 	r    reader
+	// sched: this kernel has /proc/<pid>/schedstat, which tells a
+	// process that has not run since the last round (sampler.quiet).
+	sched bool
 
 	mu         sync.Mutex
 	conn       server.Stats
@@ -53,13 +56,19 @@ type sampler struct {
 	tids     []int
 	round    uint32
 	lastPSS  time.Time
+	// pssCost is the monitor's PSS budget (pssbudget.go), nil for none;
+	// pssClock times this sampler's PSS reads.
+	pssCost  *pssBudget
+	pssClock pssClock
 
 	// queries counts the activity reads that succeeded (see
 	// needActivity).
 	queries uint32
 	// waitRows are the sessions the last wait sample read; waitSkip the
-	// wait ticks left to skip (waitTick).
+	// wait ticks left to skip (waitTick); waitValid: the last wait
+	// sample was read whole (stillSinceWait).
 	waitRows, waitSkip int
+	waitValid          bool
 
 	// slab holds the tenant CPU figures of the samples to come: one
 	// allocation for many rounds.
@@ -108,7 +117,7 @@ func newSampler(inst *provider.Instance, origin time.Time, pss time.Duration) *s
 	if u, ok := provider.As[provider.UsageSampler](inst); ok && root == 0 && cgPath == "" {
 		us = u
 	}
-	return &sampler{
+	s := &sampler{
 		usage:  us,
 		inst:   inst,
 		origin: origin,
@@ -118,6 +127,7 @@ func newSampler(inst *provider.Instance, origin time.Time, pss time.Duration) *s
 		cg:     openCgroup(cgPath, cgMode),
 		page:   int64(os.Getpagesize()),
 		pss:    pss,
+		sched:  haveSchedstat(),
 		shmem:  -1,
 		procs:  map[int]*proc{},
 		tasks:  map[int]*proc{},
@@ -127,6 +137,8 @@ func newSampler(inst *provider.Instance, origin time.Time, pss time.Duration) *s
 		catUser: make([]uint64, firstTenant),
 		catSys:  make([]uint64, firstTenant),
 	}
+	s.r.keep = true
+	return s
 }
 
 // connect opens the engine's statistics session the sampler reads the
@@ -225,6 +237,7 @@ func (s *sampler) setPlacements(ps []tenancy.Placement) {
 	defer s.mu.Unlock()
 	s.tenants.set(s.inst.Name, ps)
 	s.setBlocks(ps)
+	s.waitValid = false // the last wait sample's sessions were counted under the old tenants
 	// The tenants were placed since the names were read: a copied
 	// server's tenant was renamed in place, keeping its role's and
 	// database's ids, which a cache would still name as the template's.
@@ -282,9 +295,12 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 	}
 	s.round++
 	first := s.round == 1
-	doPSS := s.pss > 0 && (first || now.Sub(s.lastPSS) >= s.pss-s.pss/20)
+	every := s.pssCost.every(s.pss)
+	doPSS := s.pss > 0 && (first || now.Sub(s.lastPSS) >= every-every/20)
 	if doPSS {
 		s.lastPSS = now
+		s.pssClock.start()
+		defer s.pssClock.stop()
 	}
 	smp := ResourceSample{T: t, MemCurrent: -1, MemPeak: -1, MemAnon: -1, MemFile: -1, MemShmem: -1, PSS: -1,
 		IOReadOps: -1, IOWriteOps: -1}
@@ -293,6 +309,9 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 	var rss, pss, bgAnon int64
 	bgAnonMissing := false // a kernel before 5.10 has no Pss_Anon
 	var st procStat
+	// moved: a process other than the monitor's backend ran since the
+	// last round, or exited; else no tenant's blocks can have moved.
+	moved := false
 	if doPSS {
 		s.catAnon = append(s.catAnon[:0], make([]int64, len(s.catUser))...)
 	}
@@ -302,11 +321,21 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 			p = &proc{cat: noTenant}
 			s.procs[pid] = p
 		}
-		b, err := s.r.readProc(pid, "stat")
-		if err == nil && !parseStat(b, &st) {
-			err = errUnparsable
-		}
+		quiet, ran, known, err := s.quiet(p, pid)
 		if err != nil {
+			if !gone(err) {
+				s.errs.add(t, "%v", procErr("schedstat", err))
+			}
+			continue // exited since it was listed
+		}
+		if quiet {
+			// Nothing it counts moved since it was last read: its
+			// stat, status and io are what they were.
+			st = p.last
+		} else if b, err := s.r.readProc(pid, "stat"); err != nil || !parseStat(b, &st) {
+			if err == nil {
+				err = errUnparsable
+			}
 			if !gone(err) {
 				s.errs.add(t, "%v", procErr("stat", err))
 			}
@@ -314,8 +343,10 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 		}
 		if p.start != st.starttime {
 			if p.start != 0 { // the pid was reused by a new process
+				fd := p.schedFD // the new process's, opened by quiet
+				p.schedFD = 0
 				s.retire(p)
-				*p = proc{cat: noTenant}
+				*p = proc{cat: noTenant, schedFD: fd}
 			}
 			p.start = st.starttime
 			p.asked = s.queries
@@ -332,6 +363,9 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 			s.sampleThreads(pid, first, t, &smp)
 		} else {
 			s.classify(p, pid)
+			if !quiet && p.class != classMonitor {
+				moved = true
+			}
 			s.attribute(p, st.utime, st.stime)
 		}
 		// With the children each process reaped (the postmaster reaps
@@ -339,32 +373,20 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 		c.procCPUUser += st.utime + uint64(max(st.cutime, 0))
 		c.procCPUSys += st.stime + uint64(max(st.cstime, 0))
 		rss += st.rss * s.page
-		if b, err := s.r.readProc(pid, "status"); err != nil {
-			if !gone(err) {
-				s.errs.add(t, "%v", procErr("status", err))
-			}
-		} else if v, i, ok := ctxSwitches(b); ok {
-			p.vol, p.invol = v, i
-		} else {
-			s.errs.add(t, "%v", procErr("status", errUnparsable))
+		if !quiet {
+			s.readCounters(p, pid, t, &st, ran, known)
 		}
 		vol += p.vol
 		invol += p.invol
 		if !s.cg.hasIO() {
-			if b, err := s.r.readProc(pid, "io"); err != nil {
-				if !gone(err) {
-					s.errs.add(t, "%v", procErr("io", err))
-				}
-			} else if r, w, ok := ioBytes(b); ok {
-				p.readB, p.writeB = r, w
-			} else {
-				s.errs.add(t, "%v", procErr("io", errUnparsable))
-			}
 			readB += p.readB
 			writeB += p.writeB
 		}
 		if doPSS {
-			if b, err := s.r.readProc(pid, "smaps_rollup"); err != nil {
+			t0 := s.pssClock.now()
+			b, err := s.r.readProc(pid, "smaps_rollup")
+			s.pssClock.add(t0)
+			if err != nil {
 				if !gone(err) {
 					s.errs.add(t, "%v", procErr("smaps_rollup", err))
 				}
@@ -402,12 +424,16 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 		if p.round != s.round {
 			s.retire(p)
 			delete(s.procs, pid)
+			moved = true // it may have counted something as it exited
 		}
 	}
 	c.vol = int64(s.retiredVol + vol)
 	c.invol = int64(s.retiredInvol + invol)
 	c.procReadB, c.procWriteB = s.retiredRead+readB, s.retiredWrite+writeB
 	smp.RSS, smp.PSS, smp.BackgroundAnon = rss, pss, bgAnon
+	if doPSS {
+		s.pssClock.publish(s.pssCost)
+	}
 	if !doPSS || bgAnonMissing {
 		smp.BackgroundAnon = -1
 	}
@@ -443,7 +469,7 @@ func (s *sampler) sample(ctx context.Context, now time.Time) {
 		s.base = c
 	}
 	s.fill(&smp, &c)
-	s.readBlocks(ctx, t, &smp)
+	s.readBlocks(ctx, t, &smp, moved || s.threaded || first)
 	s.series = append(s.series, smp)
 	if s.observe != nil {
 		s.observe(s.latest(&smp))
@@ -559,6 +585,7 @@ func (s *sampler) attribute(p *proc, utime, stime uint64) {
 
 // retire keeps the counters of a process that exited in the sums.
 func (s *sampler) retire(p *proc) {
+	closeFD(&p.schedFD)
 	if p.start == 0 {
 		return
 	}
@@ -580,7 +607,7 @@ func procErr(file string, err error) error {
 
 // pidsOf reads a cgroup.procs file.
 func (r *reader) pidsOf(path string, out []int) ([]int, error) {
-	b, err := r.read(path)
+	b, err := r.readOnce(path)
 	if err != nil {
 		return out, err
 	}

@@ -48,7 +48,9 @@ type Config struct {
 	// PSSInterval between reads of every process's smaps_rollup (PSS).
 	// The kernel walks the page tables of the process for it: about 2 ms
 	// per 100 MB resident, shared_buffers included, so it is read less
-	// often than the rest. Default 10 s, negative: never.
+	// often than the rest; less often still while the servers' PSS reads
+	// would take more than 0.5 % of one CPU (pssbudget.go). Default 10 s,
+	// negative: never.
 	PSSInterval time.Duration
 	// Model is the tenancy model of the placements: where it keeps a
 	// tenant's objects (tenancy.BlocksOf) is where the DBMS counts the
@@ -103,6 +105,9 @@ type Monitor struct {
 	wg   sync.WaitGroup
 	// waitMarks holds each sampler's histogram at each mark.
 	waitMarks [][]waitMark
+	// pss is the CPU of the servers' latest PSS rounds, which spaces
+	// them (pssbudget.go).
+	pss pssBudget
 }
 
 const (
@@ -149,12 +154,15 @@ func (m *Monitor) Start(ctx context.Context) (err error) {
 		if err != nil {
 			for _, s := range m.samplers {
 				s.close()
+				s.closeFiles()
 			}
+			m.host.r.closeKept()
 		}
 	}()
 	for _, inst := range m.cfg.Instances {
 		s := newSampler(inst, m.cfg.Origin, max(m.cfg.PSSInterval, 0))
 		s.observe = m.cfg.Observe
+		s.pssCost = &m.pss
 		s.blocks.scope = tenancy.BlocksOf(m.cfg.Model)
 		m.samplers = append(m.samplers, s)
 		// Placements first: they may choose the database the session
@@ -257,8 +265,16 @@ func (s *sampler) waitTick(ctx context.Context, interval time.Duration) {
 		s.waitSkip--
 		return
 	}
-	if err := s.activity(ctx, true); err != nil && ctx.Err() == nil {
-		s.errs.add(time.Since(s.origin), "pg_stat_activity: %v", err)
+	if s.stillSinceWait() {
+		// No session ran since the last sample: each is where it was.
+		s.waits.repeat()
+	} else if err := s.activity(ctx, true); err != nil {
+		if ctx.Err() == nil {
+			s.errs.add(time.Since(s.origin), "pg_stat_activity: %v", err)
+		}
+		s.waitValid = false
+	} else {
+		s.waitValid = true
 	}
 	s.waitSkip = waitEvery(s.waitRows, interval) - 1
 }
@@ -349,7 +365,9 @@ func (m *Monitor) Stop() (*Samples, error) {
 	_ = m.mark(ctx, "stop", now) // its errors are in the samplers' logs
 	for _, s := range m.samplers {
 		s.close()
+		s.closeFiles()
 	}
+	m.host.r.closeKept()
 	out := m.samples()
 	if len(out.Errors) > 0 {
 		return out, fmt.Errorf("monitor: %d problems while sampling, first: %s", len(out.Errors), out.Errors[0])

@@ -15,6 +15,7 @@ type procStat struct {
 	cutime, cstime int64 // CPU of the children the process waited for
 	starttime      uint64
 	rss            int64
+	threads        int64 // num_threads: schedstat speaks of one thread only
 }
 
 // parseStat parses /proc/<pid>/stat. The command name, field 2, is in
@@ -59,7 +60,7 @@ func parseStat(b []byte, st *procStat) bool {
 			default:
 				st.starttime = v
 			}
-		case 16, 17, 24:
+		case 16, 17, 20, 24:
 			v, ok := parseInt(f)
 			if !ok {
 				return false
@@ -69,12 +70,23 @@ func parseStat(b []byte, st *procStat) bool {
 				st.cutime = v
 			case 17:
 				st.cstime = v
+			case 20:
+				st.threads = v
 			default:
 				st.rss = v
 			}
 		}
 	}
 	return true
+}
+
+// schedRuntime parses the first field of /proc/<pid>/schedstat: the
+// nanoseconds the process's (main) thread has run on a CPU. Unlike the
+// ticks of stat it moves whenever the thread ran at all, however briefly;
+// it is kept whether or not the kernel collects scheduler statistics.
+func schedRuntime(b []byte) (uint64, bool) {
+	v, ok := leadingUint(b)
+	return v, ok && len(b) > 0 && b[0] != ' '
 }
 
 // eachColonKV calls fn for every "key: number [unit]" line

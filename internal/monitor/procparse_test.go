@@ -17,14 +17,14 @@ import (
 func TestParseStat(t *testing.T) {
 	// A command name with blanks and parentheses; the fields after it
 	// from proc(5): ppid 4, utime 14, stime 15, cutime 16, cstime 17,
-	// starttime 22, rss 24.
+	// num_threads 20, starttime 22, rss 24.
 	line := "4242 (postgres: a (b) c) S 17 4242 4242 0 -1 4194560 100 0 0 0 " +
 		"1234 567 -8 9 20 0 1 0 98765 123456789 321 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n"
 	var st procStat
 	if !parseStat([]byte(line), &st) {
 		t.Fatal("not parsed")
 	}
-	want := procStat{ppid: 17, utime: 1234, stime: 567, cutime: -8, cstime: 9, starttime: 98765, rss: 321}
+	want := procStat{ppid: 17, utime: 1234, stime: 567, cutime: -8, cstime: 9, starttime: 98765, rss: 321, threads: 1}
 	if st != want {
 		t.Errorf("got %+v, want %+v", st, want)
 	}

@@ -58,6 +58,19 @@ type proc struct {
 	asked uint32
 	// listed is the query that last listed a thread's session (threads.go).
 	listed uint32
+	// last is its stat at the last round that read it, and ran its
+	// schedstat run time then (ranKnown: read): a round that finds the
+	// run time unchanged reads nothing else of it (sampler.quiet).
+	last     procStat
+	ran      uint64
+	ranKnown bool
+	// schedFD is its schedstat kept open (reader.readProcKept).
+	schedFD int32
+	// waitRan is its run time when the last wait sample was taken
+	// (waitKnown: read then), waitNow at this wait tick
+	// (sampler.stillSinceWait; waitRead: it could be read).
+	waitRan, waitNow    uint64
+	waitKnown, waitRead bool
 }
 
 // classOf maps pg_stat_activity.backend_type to a class.

@@ -1,0 +1,109 @@
+package monitor
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tenantbench/tenantbench/internal/engine/server"
+	"github.com/tenantbench/tenantbench/internal/pgtest"
+	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/tenancy"
+)
+
+// countedActivity counts the pg_stat_activity reads of a real statistics
+// session.
+type countedActivity struct {
+	server.Stats
+	n int
+}
+
+func (c *countedActivity) Activity(ctx context.Context, fn func(a *server.Activity)) error {
+	c.n++
+	return c.Stats.Activity(ctx, fn)
+}
+
+// TestWaitRepeat: a wait tick after which no session ran counts every
+// session where the last sample found it, without a query, as a tick of
+// its own; one while a session runs reads pg_stat_activity and finds it.
+func TestWaitRepeat(t *testing.T) {
+	if !haveSchedstat() {
+		t.Skip("no /proc/<pid>/schedstat on this kernel")
+	}
+	inst := pgtest.Start(t, pgtest.Settings(map[string]string{"bgwriter_delay": "10s", "wal_writer_delay": "10s", "autovacuum": "off"}))
+	ctx := context.Background()
+	ps, err := tenancy.Database{}.Place(ctx, []*provider.Instance{inst}, []string{"t01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := pgx.Connect(ctx, ps[0].DSN("unix"))
+	if err != nil {
+		t.Fatal("connect as the tenant failed")
+	}
+	defer c.Close(ctx)
+	m := New(Config{Instances: []*provider.Instance{inst}, Placements: ps, Interval: time.Hour, WaitInterval: time.Hour, PSSInterval: -1})
+	if err := m.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Stop()
+	s := m.samplers[0]
+	ca := &countedActivity{Stats: s.conn}
+	s.conn = ca
+	defer func() { s.conn = ca.Stats }()
+	s.sample(ctx, time.Now())
+	tenantIdle := func() int64 {
+		for i, k := range s.waits.keys {
+			if k.cat == firstTenant && k.state == "idle" {
+				return s.waits.counts[i]
+			}
+		}
+		return 0
+	}
+	ticks0, idle0 := s.waits.ticks, tenantIdle()
+	queries0 := ca.n
+	for range 10 {
+		s.waitTick(ctx, time.Hour)
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := s.waits.ticks - ticks0; got != 10 {
+		t.Errorf("%d ticks counted of 10", got)
+	}
+	if got := tenantIdle() - idle0; got != 10 {
+		t.Errorf("the idle session counted %d times in 10 ticks", got)
+	}
+	if q := ca.n - queries0; q == 10 {
+		t.Errorf("every tick read pg_stat_activity, though nothing ran")
+	} else {
+		t.Logf("%d queries in 10 ticks", q)
+	}
+
+	// A session that runs is read, not repeated.
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Exec(ctx, "SELECT pg_sleep(1)")
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	q := ca.n
+	s.waitTick(ctx, time.Hour)
+	if ca.n != q+1 {
+		t.Errorf("the tick after a session started its query did not read pg_stat_activity")
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	sleeping := int64(0)
+	for i, k := range s.waits.keys {
+		if k.cat == firstTenant && k.state == "active" && k.event == "Timeout:PgSleep" {
+			sleeping = s.waits.counts[i]
+		}
+	}
+	if sleeping != 1 {
+		t.Errorf("the session in pg_sleep counted %d times, want 1; keys %v", sleeping, s.waits.keys)
+	}
+	if errs := s.errs.list(""); len(errs) > 0 {
+		t.Errorf("sampling errors: %v", errs)
+	}
+}
