@@ -3,6 +3,8 @@ package tpcc
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -100,6 +102,7 @@ func TestMariaDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("load of 1 warehouse (%d rows): %v", w.Rows(), time.Since(start).Round(time.Millisecond))
+	checkMariaIndexes(t, ctx, conn)
 	if v, err := w.Check(ctx, conn); err != nil || len(v) > 0 {
 		t.Fatalf("after the load: %v %v", v, err)
 	}
@@ -281,4 +284,33 @@ func TestMariaDB(t *testing.T) {
 			t.Errorf("CheckEngine = %q %q %q", key, value, allowed)
 		}
 	})
+}
+
+// checkMariaIndexes: after post-ingest every table has the keys and
+// indexes of createIndexes, column for column (setup declares the
+// primary keys, post-ingest adds the secondary indexes).
+func checkMariaIndexes(t *testing.T, ctx context.Context, conn workload.Conn) {
+	t.Helper()
+	mc, _ := mariadb.Of(conn)
+	got, err := mc.QueryStrings(ctx, `select concat(table_name, ' ', index_name, ' ', group_concat(column_name order by seq_in_index))
+		from information_schema.statistics where table_schema = database() group by table_name, index_name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, s := range createIndexes {
+		var table, name string
+		if _, err := fmt.Sscanf(s, "alter table %s add primary key", &table); err == nil {
+			name = "PRIMARY"
+		} else if _, err := fmt.Sscanf(s, "create index %s on %s", &name, &table); err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		cols := strings.ReplaceAll(s[strings.Index(s, "(")+1:len(s)-1], " ", "")
+		want = append(want, table+" "+name+" "+cols)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("indexes after post-ingest:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
