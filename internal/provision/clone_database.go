@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
@@ -45,10 +46,12 @@ func (cloneDatabase) Setup(ctx context.Context, r *Run) error {
 	inst := r.Instances[0]
 	r.templateWorkloads = map[int]workload.Workload{}
 	g, gctx := errgroup.WithContext(ctx)
-	// Each role is an admin session of its own: as many at once as the
-	// clones below, not 1,000 sessions for 1,000 tenants in a server
-	// sized for their clients.
+	// As many roles are made at once as clones below, each through one of
+	// as many admin sessions, kept for the phase: not 1,000 sessions for
+	// 1,000 tenants in a server sized for their clients.
 	g.SetLimit(cloneLimit(r))
+	cs := newCloners(dc, inst, cloneLimit(r))
+	defer cs.close()
 	// One template after the other: placing one locks the server down,
 	// which concurrent placings would race on.
 	g.Go(func() error {
@@ -59,8 +62,12 @@ func (cloneDatabase) Setup(ctx context.Context, r *Run) error {
 		}
 		return nil
 	})
-	return r.setupCopies(g, start, ps, func(k int) (tenancy.Placement, error) {
-		return dc.AddRole(gctx, inst, tenants[k], k)
+	return r.setupCopies(g, start, ps, func(k int) (p tenancy.Placement, err error) {
+		err = cs.with(gctx, func(c *tenancy.Cloner) error {
+			p, err = c.AddRole(gctx, tenants[k], k)
+			return err
+		})
+		return p, err
 	})
 }
 
@@ -103,6 +110,8 @@ func (cloneDatabase) Ingest(ctx context.Context, r *Run) error {
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cloneLimit(r))
+	cs := newCloners(dc, r.Instances[0], cloneLimit(r))
+	defer cs.close()
 	for k := 1; k < len(r.Placements); k++ {
 		t := r.templateOf(k)
 		if t == k {
@@ -110,7 +119,9 @@ func (cloneDatabase) Ingest(ctx context.Context, r *Run) error {
 		}
 		g.Go(func() error {
 			start := time.Now()
-			err := dc.CloneDatabase(gctx, r.Placements[t], r.Placements[k])
+			err := cs.with(gctx, func(c *tenancy.Cloner) error {
+				return c.CloneDatabase(gctx, r.Placements[t], r.Placements[k])
+			})
 			r.Record(r.Placements[k].Tenant, "ingest", start, time.Now(), err)
 			return err
 		})
@@ -131,4 +142,56 @@ func cloneLimit(r *Run) int { return max(1, min(r.totalConns()/2, 2*AtOnce())) }
 func (cloneDatabase) PostIngest(_ context.Context, r *Run) error {
 	r.copiesPostIngested()
 	return nil
+}
+
+// cloners are the admin sessions (tenancy.Cloner) of a phase's calls that
+// run at once: a call takes a free one, or opens one, and gives it back,
+// so that no more are open than calls run at once, and each is reused
+// for a tenant after the other. A session whose call failed is closed,
+// not reused.
+type cloners struct {
+	dc   tenancy.DatabaseCloner
+	inst *provider.Instance
+	free chan *tenancy.Cloner
+}
+
+// newCloners keeps up to n free sessions: n is the phase's limit on its
+// calls at once.
+func newCloners(dc tenancy.DatabaseCloner, inst *provider.Instance, n int) *cloners {
+	return &cloners{dc: dc, inst: inst, free: make(chan *tenancy.Cloner, n)}
+}
+
+// with runs f on a session.
+func (cs *cloners) with(ctx context.Context, f func(*tenancy.Cloner) error) error {
+	var c *tenancy.Cloner
+	select {
+	case c = <-cs.free:
+	default:
+		var err error
+		if c, err = cs.dc.OpenCloner(ctx, cs.inst); err != nil {
+			return err
+		}
+	}
+	if err := f(c); err != nil {
+		c.Close()
+		return err
+	}
+	select {
+	case cs.free <- c:
+	default: // more calls at once than n: not kept
+		c.Close()
+	}
+	return nil
+}
+
+// close ends the free sessions; call it when no call runs any more.
+func (cs *cloners) close() {
+	for {
+		select {
+		case c := <-cs.free:
+			c.Close()
+		default:
+			return
+		}
+	}
 }

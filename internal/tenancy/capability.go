@@ -18,10 +18,10 @@ import (
 // DatabaseCloner is a model whose tenants each own a database on one
 // shared server, so that a tenant's database can be a copy of another's
 // (CREATE DATABASE ... TEMPLATE): the tenant gets its role first
-// (AddRole), its database later (CloneDatabase).
+// (Cloner.AddRole), its database later (Cloner.CloneDatabase), through
+// admin sessions that OpenCloner opens and a provisioning reuses.
 type DatabaseCloner interface {
-	AddRole(ctx context.Context, inst *provider.Instance, tenant string, index int) (Placement, error)
-	CloneDatabase(ctx context.Context, template, p Placement) error
+	OpenCloner(ctx context.Context, inst *provider.Instance) (*Cloner, error)
 }
 
 // ServerAdopter is a model whose tenants each own a server, so that a
@@ -89,12 +89,8 @@ func Accepts(m Model, w workload.Workload) string {
 	return ""
 }
 
-func (Database) AddRole(ctx context.Context, inst *provider.Instance, tenant string, index int) (Placement, error) {
-	return AddRole(ctx, inst, tenant, index)
-}
-
-func (Database) CloneDatabase(ctx context.Context, template, p Placement) error {
-	return CloneDatabase(ctx, template, p)
+func (Database) OpenCloner(ctx context.Context, inst *provider.Instance) (*Cloner, error) {
+	return OpenCloner(ctx, inst)
 }
 
 func (Instance) AdoptClone(ctx context.Context, inst *provider.Instance, template Placement, tenant string, index int) (Placement, error) {

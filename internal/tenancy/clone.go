@@ -20,21 +20,49 @@ import (
 // directory, made by the provider, which AdoptClone then hands to its
 // tenant.
 
+// Cloner is one admin session on a server through which tenants get
+// their roles (AddRole) and their copies (CloneDatabase), one call at a
+// time: a provisioning keeps a few and reuses them, rather than open a
+// superuser session (a server process, its authentication) for each of
+// 1,000 roles and each of 1,000 copies.
+type Cloner struct {
+	inst    *provider.Instance
+	admin   *session
+	version int // the server's, as the engine's VersionQuery says; 0 until asked
+}
+
+// OpenCloner opens a Cloner's session on inst; Close ends it.
+func OpenCloner(ctx context.Context, inst *provider.Instance) (*Cloner, error) {
+	admin, err := connectAdmin(ctx, inst, "")
+	if err != nil {
+		return nil, err
+	}
+	return &Cloner{inst: inst, admin: admin}, nil
+}
+
+// Close ends the Cloner's session.
+func (c *Cloner) Close() { c.admin.close() }
+
 // AddRole creates tenant's role on inst, for a database that
 // CloneDatabase makes later, and returns the tenant's placement (database
 // model: the database is named after the tenant's role).
 func AddRole(ctx context.Context, inst *provider.Instance, tenant string, index int) (Placement, error) {
-	admin, err := connectAdmin(ctx, inst, "")
+	c, err := OpenCloner(ctx, inst)
 	if err != nil {
 		return Placement{}, err
 	}
-	defer admin.close()
-	role := objectName(inst, tenant)
-	pw, err := admin.createRole(ctx, role)
+	defer c.Close()
+	return c.AddRole(ctx, tenant, index)
+}
+
+// AddRole is the package's AddRole on c's session.
+func (c *Cloner) AddRole(ctx context.Context, tenant string, index int) (Placement, error) {
+	role := objectName(c.inst, tenant)
+	pw, err := c.admin.createRole(ctx, role)
 	if err != nil {
 		return Placement{}, err
 	}
-	return Placement{Tenant: tenant, Index: index, Instance: inst, Database: role, Role: role, Password: pw}, nil
+	return Placement{Tenant: tenant, Index: index, Instance: c.inst, Database: role, Role: role, Password: pw}, nil
 }
 
 // templateWait bounds the wait for the template database's last sessions
@@ -49,26 +77,41 @@ const templateWait = 30 * time.Second
 // session: any left is ended (a template cannot be copied while in use).
 // Several clones of one template may run at once.
 func CloneDatabase(ctx context.Context, template, p Placement) error {
+	c, err := OpenCloner(ctx, p.Instance)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return c.CloneDatabase(ctx, template, p)
+}
+
+// CloneDatabase is the package's CloneDatabase on c's session (p must be
+// on c's server). The copy's own objects are handed over in a session on
+// the copy, which only it can do.
+func (c *Cloner) CloneDatabase(ctx context.Context, template, p Placement) error {
 	if template.Instance != p.Instance || template.Schema != "" || p.Schema != "" {
 		return errors.New("clone: a database is cloned on its own server, in the database model")
 	}
 	inst := p.Instance
+	if inst != c.inst {
+		return fmt.Errorf("clone: tenant %s is on instance %s, the session on %s", p.Tenant, inst.Name, c.inst.Name)
+	}
 	cp, ok := inst.Engine.(engine.DatabaseCopier)
 	if !ok {
 		return fmt.Errorf("instance %s: its engine cannot copy a database", inst.Name)
 	}
-	admin, err := connectAdmin(ctx, inst, "")
-	if err != nil {
-		return err
+	admin := c.admin
+	if c.version == 0 {
+		v, err := queryInt(ctx, admin.conn, cp.VersionQuery())
+		if err != nil {
+			return err
+		}
+		c.version = v
 	}
-	defer admin.close()
-	version, err := queryInt(ctx, admin.conn, cp.VersionQuery())
-	if err != nil {
-		return err
-	}
-	create := cp.CopyDatabase(p.Database, template.Database, p.Role, version)
+	create := cp.CopyDatabase(p.Database, template.Database, p.Role, c.version)
 	creating(inst, provider.ObjectDatabase, p.Database, "")
 	deadline := time.Now().Add(templateWait)
+	var err error
 	for {
 		// A session on the template (an autovacuum worker, which the copy
 		// ends itself; a tenant's leftover) blocks it.

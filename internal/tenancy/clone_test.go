@@ -126,6 +126,69 @@ func TestCloneDatabase(t *testing.T) {
 	}
 }
 
+// TestClonerReused: one Cloner's session gives two tenants their roles
+// and copies, one after the other, staying the same server session; each
+// copy is its tenant's alone, as with a session per call.
+func TestClonerReused(t *testing.T) {
+	ctx := context.Background()
+	inst := pgtest.Start(t)
+	ps, err := Database{}.Place(ctx, []*provider.Instance{inst}, TenantNames(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := ps[0]
+	c1 := connectAs(t, tmpl)
+	fill(t, c1)
+	n1, sum1 := checksum(t, c1)
+	c1.Close(ctx)
+	cl, err := Database{}.OpenCloner(ctx, inst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	backend := func() string {
+		v, err := cl.admin.conn.QueryStrings(ctx, "select pg_backend_pid()")
+		if err != nil || len(v) != 1 {
+			t.Fatalf("the cloner's session: %v %v", v, err)
+		}
+		return v[0]
+	}
+	pid := backend()
+	var copies []Placement
+	for i, name := range []string{"t02", "t03"} {
+		p, err := cl.AddRole(ctx, name, i+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.CloneDatabase(ctx, tmpl, p); err != nil {
+			t.Fatal(err)
+		}
+		copies = append(copies, p)
+	}
+	if now := backend(); now != pid {
+		t.Errorf("the cloner's session changed: backend %s, then %s", pid, now)
+	}
+	for _, p := range copies {
+		c := connectAs(t, p)
+		if n, sum := checksum(t, c); n != n1 || sum != sum1 {
+			t.Errorf("%s: %d rows, checksum %d; template %d, %d", p.Tenant, n, sum, n1, sum1)
+		}
+		if n := dependsOn(t, c, "t01"); n != 0 {
+			t.Errorf("%s's database still has %d objects or privileges of t01", p.Tenant, n)
+		}
+		c.Close(ctx)
+	}
+	// Neither copy opens to the other's role.
+	p := copies[0]
+	p.Database = copies[1].Database
+	if conn, err := pgx.Connect(ctx, p.DSN("tcp")); err == nil {
+		conn.Close(ctx)
+		t.Errorf("t02 connects to database %s", p.Database)
+	} else if sqlstate(err) != "42501" {
+		t.Errorf("t02 connecting to %s: %v, want permission denied", p.Database, err)
+	}
+}
+
 // TestAdoptClone: a server started on a copy of the template tenant's
 // server is handed to another tenant: its role and database renamed, a
 // new password; the template tenant's credentials open nothing there and

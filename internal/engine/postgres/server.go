@@ -52,11 +52,13 @@ func (Engine) InitCommand(p dbserver.Programs, dir, dataDir, user, password stri
 }
 
 // WriteConfig writes tenantbench's block of postgresql.conf and its
-// pg_hba.conf.
+// pg_hba.conf, and marks base/ so that ext4 spreads the databases
+// (spread.go): each start's data directory, initdb's or a copy's.
 func (Engine) WriteConfig(_ dbserver.Programs, c dbserver.Config) error {
 	if err := WriteHBA(c.DataDir, c.Clients); err != nil {
 		return err
 	}
+	spreadDatabases(c.DataDir)
 	return WriteConfig(c.DataDir, Config{Port: c.Port, SocketDir: c.SocketDir, ListenAddresses: c.Listen, MaxConnections: c.MaxConnections,
 		ClusterName: c.Name, Settings: c.Settings})
 }
