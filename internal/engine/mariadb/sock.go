@@ -34,6 +34,7 @@ type sendOnRead struct {
 	p    []byte             // the current Read's buffer
 	n    int                // bytes read into p
 	err  error
+	wait rawsock.Waiter // for the reply, in a blocking poll(2) when it may
 }
 
 // maxKept bounds the bytes kept before a read: a request of a workload
@@ -110,12 +111,17 @@ func (s *sendOnRead) run(fd uintptr) bool {
 			s.err = err
 			return true
 		}
-		return false // the reply cannot be there yet: wait for it
+		if !s.wait.AwaitReadable(fd) {
+			return false // wait on Go's poller
+		}
 	}
 	for {
 		n, err := rawsock.Read(fd, s.p)
 		switch {
 		case err == syscall.EAGAIN:
+			if s.wait.AwaitReadable(fd) {
+				continue
+			}
 			return false
 		case err == syscall.EINTR:
 			continue
