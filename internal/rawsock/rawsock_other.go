@@ -9,9 +9,3 @@ const Supported = false
 
 func Write(uintptr, []byte) (int, error) { return 0, errors.ErrUnsupported }
 func Read(uintptr, []byte) (int, error)  { return 0, errors.ErrUnsupported }
-
-// AwaitReadable: elsewhere clients wait on Go's poller.
-func (*Waiter) AwaitReadable(uintptr) bool { return false }
-
-// Waiter waits for the replies on one socket.
-type Waiter struct{}

@@ -31,9 +31,8 @@ type fdWire struct {
 	values [][]byte // a DataRow's columns
 	rows   RowReader
 	wire   *Wire
-	err    error          // I/O or protocol error: the connection is lost
-	wait   rawsock.Waiter // for the reply, in a blocking poll(2) when it may
-	pgErr  error          // the statement's ErrorResponse
+	err    error // I/O or protocol error: the connection is lost
+	pgErr  error // the statement's ErrorResponse
 }
 
 func newFdWire(rc syscall.RawConn) *fdWire {
@@ -85,9 +84,7 @@ func (f *fdWire) run(fd uintptr) bool {
 			f.err = err
 			return true
 		}
-		if !f.wait.AwaitReadable(fd) {
-			return false // wait on Go's poller
-		}
+		return false // the reply cannot be there yet: wait for it
 	}
 	for {
 		if f.parse() {
@@ -99,9 +96,6 @@ func (f *fdWire) run(fd uintptr) bool {
 		n, err := rawsock.Read(fd, f.in[len(f.in):cap(f.in)])
 		switch {
 		case err == syscall.EAGAIN:
-			if f.wait.AwaitReadable(fd) {
-				continue
-			}
 			return false
 		case err == syscall.EINTR:
 			continue

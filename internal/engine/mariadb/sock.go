@@ -34,7 +34,6 @@ type sendOnRead struct {
 	p    []byte             // the current Read's buffer
 	n    int                // bytes read into p
 	err  error
-	wait rawsock.Waiter // for the reply, in a blocking poll(2) when it may
 }
 
 // maxKept bounds the bytes kept before a read: a request of a workload
@@ -111,17 +110,12 @@ func (s *sendOnRead) run(fd uintptr) bool {
 			s.err = err
 			return true
 		}
-		if !s.wait.AwaitReadable(fd) {
-			return false // wait on Go's poller
-		}
+		return false // the reply cannot be there yet: wait for it
 	}
 	for {
 		n, err := rawsock.Read(fd, s.p)
 		switch {
 		case err == syscall.EAGAIN:
-			if s.wait.AwaitReadable(fd) {
-				continue
-			}
 			return false
 		case err == syscall.EINTR:
 			continue
