@@ -87,14 +87,18 @@ func (a *arrivals) finish(until time.Duration) {
 func (w *worker) openLoop(a *arrivals, stopped *atomic.Bool, stop <-chan struct{}, start, end time.Time) {
 	defer w.rec.Flush()
 	bg := context.Background()
+	// now is the clock's last reading: the end of the previous
+	// transaction, or the wake-up for this one. Each arrival reads the
+	// clock twice: when it starts and when it ends.
+	now := time.Now()
 	for !stopped.Load() {
 		if w.client == nil {
 			if !w.reconnect(stop, end) {
 				return
 			}
+			now = time.Now()
 			continue
 		}
-		now := time.Now()
 		if !now.Before(end) {
 			return
 		}
@@ -102,14 +106,18 @@ func (w *worker) openLoop(a *arrivals, stopped *atomic.Bool, stop <-chan struct{
 		if !ok {
 			return
 		}
-		intended := start.Add(due)
-		if intended.After(now) && !w.sleep.untilPrecise(intended, stop) {
-			return
+		intended, t0 := start.Add(due), now
+		if intended.After(now) {
+			if t0, ok = w.sleep.untilPrecise(intended, now, stop); !ok {
+				return
+			}
+		} else {
+			t0 = time.Now() // it queued: it starts now, after the claim
 		}
 		typ := w.client.Pick()
-		t0 := time.Now()
 		err := w.client.Run(bg, typ)
 		t1 := time.Now()
+		now = t1
 		if err == nil {
 			if t1.Before(end) {
 				w.rec.RecordOpen(typ, t1, t1.Sub(intended), t1.Sub(t0))

@@ -205,7 +205,10 @@ func TestPreciseWaitInterrupt(t *testing.T) {
 	s.usePrecise()
 	defer s.close()
 	done := make(chan bool)
-	go func() { done <- s.untilPrecise(time.Now().Add(10*time.Second), make(chan struct{})) }()
+	go func() {
+		_, ok := s.untilPrecise(time.Now().Add(10*time.Second), time.Now(), make(chan struct{}))
+		done <- ok
+	}()
 	time.Sleep(50 * time.Millisecond)
 	s.interrupt()
 	select {
@@ -216,7 +219,7 @@ func TestPreciseWaitInterrupt(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("interrupt did not end the wait")
 	}
-	if s.untilPrecise(time.Now().Add(time.Second), make(chan struct{})) {
+	if _, ok := s.untilPrecise(time.Now().Add(time.Second), time.Now(), make(chan struct{})); ok {
 		t.Error("a wait after interrupt should end at once, false")
 	}
 	// precise: a 3 ms wait ends within a millisecond of its time
@@ -226,7 +229,10 @@ func TestPreciseWaitInterrupt(t *testing.T) {
 	late := time.Duration(0)
 	for range 20 {
 		at := time.Now().Add(3 * time.Millisecond)
-		p.untilPrecise(at, nil)
+		woke, _ := p.untilPrecise(at, time.Now(), nil)
+		if woke.Before(at) {
+			t.Errorf("the wait reports waking %v before its time", at.Sub(woke))
+		}
 		late = max(late, time.Since(at))
 	}
 	t.Logf("latest wake-up %v after its time", late)

@@ -52,17 +52,16 @@ func (s *sleeper) usePrecise() {
 	}
 }
 
-// untilPrecise is until, within microseconds of at (timerfd). It returns
-// false once interrupt was called.
-func (s *sleeper) untilPrecise(at time.Time, stop <-chan struct{}) bool {
+// untilPrecise is until, within microseconds of at (timerfd), for a
+// caller whose clock read now. It returns the time it woke (not before
+// at), and false once interrupt was called.
+func (s *sleeper) untilPrecise(at, now time.Time, stop <-chan struct{}) (time.Time, bool) {
 	p := s.precise
-	if p == nil {
-		return s.until(at, stop)
+	if p == nil || !now.Before(at) {
+		ok := s.until(at, stop)
+		return time.Now(), ok
 	}
-	if !time.Now().Before(at) {
-		return s.until(at, stop)
-	}
-	return p.wait(at)
+	return p.wait(at, at.Sub(now))
 }
 
 // interrupt ends the current and every later precise wait; call it from

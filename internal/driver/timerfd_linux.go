@@ -6,6 +6,7 @@ import (
 	"os"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -42,6 +43,17 @@ func newTimerfd() *timerfd {
 	return t
 }
 
+// settime arms fd for spec (relative). timerfd_settime never blocks, so
+// it is made raw, as rawsock's calls are: without the scheduler's
+// bookkeeping for calls that may block.
+func settime(fd int, spec *unix.ItimerSpec) error {
+	_, _, e := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(fd), 0, uintptr(unsafe.Pointer(spec)), 0, 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
 // arm is called by RawConn.Read: first to arm the timer (after the poller
 // forgot any earlier readiness, so the expiry cannot be missed), then,
 // once the timer fired, to end the wait.
@@ -50,26 +62,30 @@ func (t *timerfd) arm(uintptr) bool {
 		return true
 	}
 	t.armed = true
-	if err := unix.TimerfdSettime(t.fd, 0, &t.spec, nil); err != nil {
+	if err := settime(t.fd, &t.spec); err != nil {
 		t.err = err
 		return true
 	}
 	return false
 }
 
-// wait sleeps until at (in the future); false when interrupted or broken.
-func (t *timerfd) wait(at time.Time) bool {
-	for {
-		d := time.Until(at)
-		if d <= 0 {
-			return true
-		}
+// wait sleeps until at, which is d after the caller's clock read; it
+// returns the time it woke (at or after at: the clock is read once per
+// wake-up, which the caller takes as its own "now"), and false when
+// interrupted or broken.
+func (t *timerfd) wait(at time.Time, d time.Duration) (time.Time, bool) {
+	for d > 0 {
 		t.spec.Value = unix.NsecToTimespec(int64(d))
 		t.armed, t.err = false, nil
 		if err := t.rc.Read(t.step); err != nil || t.err != nil {
-			return false
+			return time.Time{}, false
+		}
+		now := time.Now()
+		if d = at.Sub(now); d <= 0 {
+			return now, true
 		}
 	}
+	return time.Now(), true
 }
 
 // interrupt wakes a wait from another goroutine, for good.
