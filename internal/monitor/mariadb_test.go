@@ -146,7 +146,9 @@ func TestMariaDB(t *testing.T) {
 	if win.Total.CPU < 0.5 {
 		t.Errorf("the server used %.2f CPU s under the load, which ran until it used one", win.Total.CPU)
 	}
-	if t01 < 0.8*win.Total.CPU || t02 > 0.1*t01 {
+	// The background threads took 11-18 % in runs on a quiet 2-core
+	// machine, so t01 is held to 70 %, not more.
+	if t01 < 0.7*win.Total.CPU || t02 > 0.1*t01 {
 		t.Errorf("tenant CPU t01 %.2f s, t02 %.2f s of the server's %.2f s", t01, t02, win.Total.CPU)
 	}
 	attributed := win.Total.BackgroundCPU + win.Total.MonitorCPU + win.Total.OtherCPU
