@@ -19,15 +19,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"golang.org/x/sync/errgroup"
-
 	"github.com/tenantbench/tenantbench/internal/monitor"
 	"github.com/tenantbench/tenantbench/internal/monitorold"
-	"github.com/tenantbench/tenantbench/internal/pgtest"
+	"github.com/tenantbench/tenantbench/internal/pgtest/scaleshape"
 	"github.com/tenantbench/tenantbench/internal/provider"
-	"github.com/tenantbench/tenantbench/internal/provider/local"
-	"github.com/tenantbench/tenantbench/internal/tenancy"
 )
 
 func env(k, d string) string {
@@ -41,43 +36,8 @@ func BenchmarkAB(b *testing.B) {
 	shape := env("AB_SHAPE", "1000-tenants")
 	pairs, _ := strconv.Atoi(env("AB_PAIRS", "3"))
 	win, _ := time.ParseDuration(env("AB_WINDOW", "60s"))
-	var insts []*provider.Instance
-	var ps []tenancy.Placement
-	var model tenancy.Model
 	t0 := time.Now()
-	switch shape {
-	case "1000-tenants":
-		inst := pgtest.Start(b, pgtest.Settings(map[string]string{"shared_buffers": "128MB"}), pgtest.MaxConnections(1020))
-		var err error
-		ps, err = tenancy.Schema{}.Place(context.Background(), []*provider.Instance{inst}, tenancy.TenantNames(1000))
-		if err != nil {
-			b.Fatal(err)
-		}
-		insts, model = []*provider.Instance{inst}, tenancy.Schema{}
-	case "100-servers":
-		insts = copies(b, 100)
-		ps = make([]tenancy.Placement, len(insts))
-		tenants := tenancy.TenantNames(len(insts))
-		g, ctx := errgroup.WithContext(context.Background())
-		g.SetLimit(8)
-		for i, inst := range insts {
-			g.Go(func() error {
-				p, err := tenancy.Database{}.Place(ctx, []*provider.Instance{inst}, tenants[i:i+1])
-				if err == nil {
-					ps[i] = p[0]
-					ps[i].Index = i
-				}
-				return err
-			})
-		}
-		if err := g.Wait(); err != nil {
-			b.Fatal(err)
-		}
-		model = tenancy.Database{}
-	default:
-		b.Fatalf("AB_SHAPE %q: 1000-tenants or 100-servers", shape)
-	}
-	idle(b, ps)
+	insts, ps, model := scaleshape.Setup(b, shape)
 	fmt.Printf("setup %s: %.1f s, loadavg %s", shape, time.Since(t0).Seconds(), loadavg())
 	res := map[string][]float64{}
 	ctx := context.Background()
@@ -185,80 +145,4 @@ func selfCPU() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func idle(b *testing.B, ps []tenancy.Placement) {
-	conns := make([]*pgx.Conn, len(ps))
-	g, ctx := errgroup.WithContext(context.Background())
-	g.SetLimit(16)
-	for i, p := range ps {
-		g.Go(func() error {
-			c, err := pgx.Connect(ctx, p.DSN("unix"))
-			if err != nil {
-				return fmt.Errorf("tenant %s: connect failed", p.Tenant)
-			}
-			conns[i] = c
-			return nil
-		})
-	}
-	err := g.Wait()
-	b.Cleanup(func() {
-		for _, c := range conns {
-			if c != nil {
-				c.Close(context.Background())
-			}
-		}
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-}
-
-func copies(b *testing.B, n int) []*provider.Instance {
-	ctx := context.Background()
-	p, err := local.New(local.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	dir := pgtest.TempDir(b)
-	spec := func(i int) provider.InstanceSpec {
-		return provider.InstanceSpec{Name: fmt.Sprintf("s%03d", i), WorkDir: dir, MaxConnections: 10,
-			Settings: map[string]string{"shared_buffers": "16MB"}}
-	}
-	insts := make([]*provider.Instance, n)
-	b.Cleanup(func() {
-		for _, inst := range insts {
-			if inst != nil {
-				if err := p.Stop(context.Background(), inst); err != nil {
-					b.Error(err)
-				}
-			}
-		}
-	})
-	first, err := p.Start(ctx, spec(0))
-	if err != nil {
-		b.Fatal(err)
-	}
-	insts[0] = first
-	if err := p.Stop(ctx, first); err != nil {
-		b.Fatal(err)
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(8)
-	for i := 1; i < n; i++ {
-		g.Go(func() error {
-			c, _, err := p.Clone(gctx, first, spec(i))
-			insts[i] = c
-			return err
-		})
-	}
-	err = g.Wait()
-	again, rerr := p.Restart(ctx, first)
-	if rerr == nil {
-		insts[0] = again
-	}
-	if err != nil || rerr != nil {
-		b.Fatal(err, rerr)
-	}
-	return insts
 }

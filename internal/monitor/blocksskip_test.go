@@ -5,10 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/tenantbench/tenantbench/internal/engine/server"
-	"github.com/tenantbench/tenantbench/internal/pgtest"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 )
@@ -33,21 +30,8 @@ func (c *countedBlocks) SchemaBlocks(ctx context.Context, fn func(name []byte, r
 // monitor's backend ran keeps the last counts without a query; one after
 // a tenant's session ran asks the server, and sees its blocks.
 func TestBlocksSkippedWhenIdle(t *testing.T) {
-	if !haveSchedstat() {
-		t.Skip("no /proc/<pid>/schedstat on this kernel")
-	}
-	// Background processes that sleep long, so that rounds find them idle.
-	inst := pgtest.Start(t, pgtest.Settings(map[string]string{"bgwriter_delay": "10s", "wal_writer_delay": "10s", "autovacuum": "off"}))
+	inst, ps, c := quietServer(t)
 	ctx := context.Background()
-	ps, err := tenancy.Database{}.Place(ctx, []*provider.Instance{inst}, []string{"t01"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := pgx.Connect(ctx, ps[0].DSN("unix"))
-	if err != nil {
-		t.Fatal("connect as the tenant failed")
-	}
-	defer c.Close(ctx)
 	if _, err := c.Exec(ctx, "CREATE TABLE x AS SELECT g FROM generate_series(1, 20000) g"); err != nil {
 		t.Fatal(err)
 	}

@@ -29,20 +29,8 @@ func (c *countedActivity) Activity(ctx context.Context, fn func(a *server.Activi
 // session where the last sample found it, without a query, as a tick of
 // its own; one while a session runs reads pg_stat_activity and finds it.
 func TestWaitRepeat(t *testing.T) {
-	if !haveSchedstat() {
-		t.Skip("no /proc/<pid>/schedstat on this kernel")
-	}
-	inst := pgtest.Start(t, pgtest.Settings(map[string]string{"bgwriter_delay": "10s", "wal_writer_delay": "10s", "autovacuum": "off"}))
+	inst, ps, c := quietServer(t)
 	ctx := context.Background()
-	ps, err := tenancy.Database{}.Place(ctx, []*provider.Instance{inst}, []string{"t01"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := pgx.Connect(ctx, ps[0].DSN("unix"))
-	if err != nil {
-		t.Fatal("connect as the tenant failed")
-	}
-	defer c.Close(ctx)
 	m := New(Config{Instances: []*provider.Instance{inst}, Placements: ps, Interval: time.Hour, WaitInterval: time.Hour, PSSInterval: -1})
 	if err := m.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -114,4 +102,27 @@ func TestWaitRepeat(t *testing.T) {
 	if errs := s.errs.list(""); len(errs) > 0 {
 		t.Errorf("sampling errors: %v", errs)
 	}
+}
+
+// quietServer is a server whose background processes sleep long, so that
+// rounds find them idle, with one database tenant (t01) and a session of
+// it, closed when t ends; it skips without /proc/<pid>/schedstat, which
+// tells the monitor that nothing ran.
+func quietServer(t *testing.T) (*provider.Instance, []tenancy.Placement, *pgx.Conn) {
+	t.Helper()
+	if !haveSchedstat() {
+		t.Skip("no /proc/<pid>/schedstat on this kernel")
+	}
+	inst := pgtest.Start(t, pgtest.Settings(map[string]string{"bgwriter_delay": "10s", "wal_writer_delay": "10s", "autovacuum": "off"}))
+	ctx := context.Background()
+	ps, err := tenancy.Database{}.Place(ctx, []*provider.Instance{inst}, []string{"t01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := pgx.Connect(ctx, ps[0].DSN("unix"))
+	if err != nil {
+		t.Fatal("connect as the tenant failed")
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return inst, ps, c
 }

@@ -14,9 +14,10 @@ import (
 // elasticity pattern for E1, a multi-tenancy pattern for T; sections II-C
 // and II-D); one experiment holds them when each is a case with its own
 // workload, replicas, interference, autoscale and pattern, and says which
-// of the seven scores its runs measure (scores). What the keys name is checked where it is
-// owned: the workload and its options by the workload registry, the
-// interference by package interfere, both at plan; here the shapes.
+// of the seven scores its runs measure (scores). What the keys name is
+// checked where it is owned: the workload and its options by the workload
+// registry, the interference by package interfere, both at plan; here the
+// shapes.
 
 // OwnWorkload says the case runs another workload than w's name (the
 // plan checks its name and options, at the case's paths).
