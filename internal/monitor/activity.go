@@ -104,6 +104,9 @@ func (s *sampler) activity(ctx context.Context, countWaits bool) error {
 		if p == nil {
 			p = &proc{cat: noTenant}
 			s.procs[a.Pid] = p
+		} else if p.exited { // its pid taken by a new session already
+			s.retire(p)
+			*p = proc{cat: noTenant}
 		}
 		if p.cat == noTenant || p.titled {
 			if c := classOf(a.Type); c != classUnknown && (p.class == classUnknown || p.titled) {

@@ -71,6 +71,10 @@ type proc struct {
 	// (sampler.stillSinceWait; waitRead: it could be read).
 	waitRan, waitNow    uint64
 	waitKnown, waitRead bool
+	// exited: a wait tick found it gone. Its leaving changed the sessions
+	// once, which the tick read; it stays gone, so later ticks pass it by
+	// until the next round drops it.
+	exited bool
 }
 
 // classOf maps pg_stat_activity.backend_type to a class.

@@ -90,19 +90,26 @@ func (s *sampler) closeFiles() {
 // backend ran since the last wait sample was read: then every session's
 // state and wait event are what that sample read (a backend sets its own,
 // as it runs), and the tick counts them again without a query. A process
-// forked since is the postmaster's doing, which ran; one that exited
-// cannot be read. It reads each process's schedstat and, when some ran,
-// keeps what it read as the baseline of the sample about to be taken.
+// forked since is the postmaster's doing, which ran; one that exited took
+// its session away, which the first tick to find it gone reads (later
+// ticks pass it by: a session that closed between two rounds would
+// otherwise make every tick up to the next round query). It reads each
+// process's schedstat and, when some ran, keeps what it read as the
+// baseline of the sample about to be taken.
 func (s *sampler) stillSinceWait() bool {
 	if !s.sched || s.threaded || len(s.procs) == 0 {
 		return false
 	}
 	still := s.waitValid
 	for pid, p := range s.procs {
-		if p.class == classMonitor {
+		if p.class == classMonitor || p.exited {
 			continue
 		}
 		b, err := s.r.readProcKept(pid, "schedstat", &p.schedFD)
+		if gone(err) {
+			p.exited, still = true, false
+			continue
+		}
 		ran, ok := uint64(0), false
 		if err == nil {
 			ran, ok = schedRuntime(b)

@@ -2,6 +2,8 @@ package monitor
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -125,4 +127,58 @@ func quietServer(t *testing.T) (*provider.Instance, []tenancy.Placement, *pgx.Co
 	}
 	t.Cleanup(func() { c.Close(context.Background()) })
 	return inst, ps, c
+}
+
+// TestWaitAfterSessionLeft: a session that closes between two rounds is
+// read once by the next wait tick; later ticks repeat, not query until the
+// next round (a server whose clients reconnect often, or a test's admin
+// session still closing at the first round, would otherwise query at every
+// tick).
+func TestWaitAfterSessionLeft(t *testing.T) {
+	inst, ps, _ := quietServer(t)
+	ctx := context.Background()
+	other, err := pgx.Connect(ctx, ps[0].DSN("unix"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := int(other.PgConn().PID())
+	m := New(Config{Instances: []*provider.Instance{inst}, Placements: ps, Interval: time.Hour, WaitInterval: time.Hour, PSSInterval: -1})
+	if err := m.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Stop()
+	s := m.samplers[0]
+	ca := &countedActivity{Stats: s.conn}
+	s.conn = ca
+	defer func() { s.conn = ca.Stats }()
+	s.sample(ctx, time.Now())
+	if s.procs[pid] == nil {
+		t.Fatalf("the round did not find the other session's backend %d", pid)
+	}
+	other.Close(ctx)
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("backend %d still there 5 s after its session closed", pid)
+		}
+	}
+	q0, n, repeated := ca.n, 0, false
+	for deadline := time.Now().Add(10 * time.Second); !repeated && time.Now().Before(deadline); n++ {
+		q := ca.n
+		s.waitTick(ctx, time.Hour)
+		repeated = ca.n == q
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !repeated {
+		t.Fatalf("each of %d ticks in 10 s read pg_stat_activity after the session left", n)
+	}
+	if ca.n == q0 {
+		t.Errorf("no tick read pg_stat_activity after the session left")
+	}
+	if !s.procs[pid].exited {
+		t.Errorf("the gone backend is not marked exited")
+	}
+	t.Logf("%d queries in %d ticks", ca.n-q0, n)
 }
