@@ -585,7 +585,7 @@ func (s *sampler) attribute(p *proc, utime, stime uint64) {
 
 // retire keeps the counters of a process that exited in the sums.
 func (s *sampler) retire(p *proc) {
-	closeFD(&p.schedFD)
+	s.r.closeFD(&p.schedFD)
 	if p.start == 0 {
 		return
 	}

@@ -59,6 +59,10 @@ type Config struct {
 	// Origin is the time the samples' times count from (the run's start,
 	// to match phases.csv); default: Start's time.
 	Origin time.Time
+	// KeepFiles is the most files the samplers keep open between rounds
+	// (keptfiles.go): what the run's connections leave spare of the
+	// process's limit. 0: no bound; negative: none.
+	KeepFiles int
 	// Observe, when not nil, is given each instance's latest figures
 	// after each of its resource rounds (live metrics), from the
 	// instance's sampling goroutine.
@@ -108,6 +112,8 @@ type Monitor struct {
 	// pss is the CPU of the servers' latest PSS rounds, which spaces
 	// them (pssbudget.go).
 	pss pssBudget
+	// files bounds the files the samplers keep open.
+	files *keptFiles
 }
 
 const (
@@ -127,7 +133,7 @@ func New(cfg Config) *Monitor {
 	if cfg.PSSInterval == 0 {
 		cfg.PSSInterval = defaultPSSInterval
 	}
-	return &Monitor{cfg: cfg}
+	return &Monitor{cfg: cfg, files: newKeptFiles(cfg.KeepFiles)}
 }
 
 // Start connects to every instance, takes the first round (the base every
@@ -163,6 +169,7 @@ func (m *Monitor) Start(ctx context.Context) (err error) {
 		s := newSampler(inst, m.cfg.Origin, max(m.cfg.PSSInterval, 0))
 		s.observe = m.cfg.Observe
 		s.pssCost = &m.pss
+		s.r.files = m.files
 		s.blocks.scope = tenancy.BlocksOf(m.cfg.Model)
 		m.samplers = append(m.samplers, s)
 		// Placements first: they may choose the database the session

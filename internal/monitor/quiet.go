@@ -81,7 +81,7 @@ func (s *sampler) readCounters(p *proc, pid int, t time.Duration, st *procStat, 
 // its cgroup's.
 func (s *sampler) closeFiles() {
 	for _, p := range s.procs {
-		closeFD(&p.schedFD)
+		s.r.closeFD(&p.schedFD)
 	}
 	s.r.closeKept()
 }

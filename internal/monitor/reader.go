@@ -25,6 +25,9 @@ type reader struct {
 	path []byte // the NUL-terminated path being opened
 	keep bool
 	kept map[string]int // the fd of each file kept open, by its path
+	// files bounds what this reader and its monitor's others keep open;
+	// nil: no bound.
+	files *keptFiles
 }
 
 // read returns the file's content, valid until the next read.
@@ -33,7 +36,7 @@ func (r *reader) read(path string) ([]byte, error) {
 		if b, err := r.readFD(fd); err == nil {
 			return b, nil
 		}
-		unix.Close(fd)
+		r.closeKeptFD(fd)
 		delete(r.kept, path)
 	}
 	r.path = append(append(r.path[:0], path...), 0)
@@ -42,7 +45,7 @@ func (r *reader) read(path string) ([]byte, error) {
 		return nil, err
 	}
 	b, err := r.readFD(fd)
-	if err != nil || !r.keep {
+	if err != nil || !r.keep || !r.files.take() {
 		unix.Close(fd)
 		if err != nil {
 			return nil, r.fail(err)
@@ -73,8 +76,7 @@ func (r *reader) readProcKept(pid int, file string, fd *int32) ([]byte, error) {
 			return b, nil
 		}
 		// Its process is gone; the pid may be another's now.
-		unix.Close(int(*fd - 1))
-		*fd = 0
+		r.closeFD(fd)
 	}
 	r.procPath(pid, file)
 	f, err := r.openKept()
@@ -82,7 +84,7 @@ func (r *reader) readProcKept(pid int, file string, fd *int32) ([]byte, error) {
 		return nil, err
 	}
 	b, err := r.readFD(f)
-	if err != nil || !r.keep {
+	if err != nil || !r.keep || !r.files.take() {
 		unix.Close(f)
 		if err != nil {
 			return nil, r.fail(err)
@@ -94,11 +96,17 @@ func (r *reader) readProcKept(pid int, file string, fd *int32) ([]byte, error) {
 }
 
 // closeFD closes a file readProcKept kept.
-func closeFD(fd *int32) {
+func (r *reader) closeFD(fd *int32) {
 	if *fd > 0 {
-		unix.Close(int(*fd - 1))
+		r.closeKeptFD(int(*fd - 1))
 		*fd = 0
 	}
+}
+
+// closeKeptFD closes a kept file and counts it given back.
+func (r *reader) closeKeptFD(fd int) {
+	unix.Close(fd)
+	r.files.give()
 }
 
 // openKept opens r.path; when the process has no file descriptor left it
@@ -117,7 +125,7 @@ func (r *reader) openKept() (int, error) {
 // closeKept closes the files kept by name.
 func (r *reader) closeKept() {
 	for path, fd := range r.kept {
-		unix.Close(fd)
+		r.closeKeptFD(fd)
 		delete(r.kept, path)
 	}
 }

@@ -54,7 +54,7 @@ func TestKeptFiles(t *testing.T) {
 	if err != nil || fd != kept || after <= before {
 		t.Errorf("schedstat %d then %d (fd %d then %d, %v)", before, after, kept, fd, err)
 	}
-	closeFD(&fd)
+	r.closeFD(&fd)
 
 	path := t.TempDir() + "/f"
 	if err := os.WriteFile(path, []byte("1\n"), 0o644); err != nil {
@@ -79,7 +79,7 @@ func TestKeptFiles(t *testing.T) {
 }
 
 // TestMonitorClosesFiles: the files a monitor keeps open are closed by
-// Stop.
+// Stop, and stay within Config.KeepFiles.
 func TestMonitorClosesFiles(t *testing.T) {
 	inst := pgtest.Start(t)
 	ctx := context.Background()
@@ -108,5 +108,34 @@ func TestMonitorClosesFiles(t *testing.T) {
 	}
 	if n := open(); n != n0 {
 		t.Errorf("%d files open after Stop, %d before Start", n, n0)
+	}
+
+	// With a bound (the run's spare files), the samplers keep at most
+	// that many, and give each back at Stop; negative: none.
+	for _, bound := range []int{3, -1} {
+		n0 := open()
+		m := New(Config{Instances: []*provider.Instance{inst}, Placements: ps, Interval: time.Hour, WaitInterval: -1, KeepFiles: bound})
+		if err := m.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// Beside what the samplers keep, the monitor holds the
+		// sampler's statistics session (a socket) and the files of its
+		// own process that the host sampler keeps (tenantbench's own,
+		// which the plan counts apart).
+		for i := 0; i < 3; i++ {
+			m.samplers[0].sample(ctx, time.Now())
+			if n := open() - n0 - 1 - len(m.host.r.kept); n > max(bound, 0) {
+				t.Errorf("KeepFiles %d: %d files open by the monitor after round %d", bound, n, i)
+			}
+		}
+		if _, err := m.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		if left := m.files.left.Load(); left != int64(max(bound, 0)) {
+			t.Errorf("KeepFiles %d: %d left after Stop: kept files not given back", bound, left)
+		}
+		if n := open(); n != n0 {
+			t.Errorf("KeepFiles %d: %d files open after Stop, %d before Start", bound, n, n0)
+		}
 	}
 }

@@ -88,6 +88,7 @@ func (m *Monitor) Add(ctx context.Context, insts []*provider.Instance) {
 	for _, inst := range insts {
 		s := newSampler(inst, m.cfg.Origin, max(m.cfg.PSSInterval, 0))
 		s.pssCost = &m.pss
+		s.r.files = m.files
 		s.blocks.scope = tenancy.BlocksOf(m.cfg.Model)
 		s.setPlacements(m.cfg.Placements)
 		now := time.Now()

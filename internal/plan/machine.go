@@ -66,10 +66,7 @@ func Here() Machine {
 			}
 		}
 	}
-	var lim unix.Rlimit
-	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && lim.Max < 1<<31 {
-		m.OpenFiles = int(lim.Max)
-	}
+	m.OpenFiles = openFileLimit()
 	if b, err := os.ReadFile("/proc/sys/kernel/pid_max"); err == nil {
 		if max, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
 			if procs, err := os.ReadDir("/proc"); err == nil {
@@ -84,6 +81,16 @@ func Here() Machine {
 		}
 	}
 	return m
+}
+
+// openFileLimit is the hard RLIMIT_NOFILE, to which Go raises the soft
+// limit at start; 0 when it cannot be read or is unlimited.
+func openFileLimit() int {
+	var lim unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && lim.Max < 1<<31 {
+		return int(lim.Max)
+	}
+	return 0
 }
 
 // checkMachine checks every run's servers, connections and memory
@@ -104,16 +111,7 @@ func checkMachine(p *Plan, engs engines, m Machine, remote bool) []spec.Problem 
 		if remote {
 			serverProcesses, serverMemory, backendMemory = 0, 0, 0
 		}
-		// Each server's replicas are servers too; a client that reads
-		// them holds a connection to each.
-		servers := len(r.Instances) * (1 + r.Replicas)
-		conns := 0
-		for _, t := range r.TenantList {
-			conns += t.Conns
-		}
-		if p.ReadsReplicas(r) {
-			conns *= 1 + r.Replicas
-		}
+		servers, conns := p.servers(r), p.connections(r)
 		shm := sharedMemory(eng, r, remote)
 		key := fmt.Sprint(eng.Name(), servers, conns, shm)
 		if seen[key] {
@@ -173,6 +171,36 @@ func checkMachine(p *Plan, engs engines, m Machine, remote bool) []spec.Problem 
 		}
 	}
 	return out
+}
+
+// servers is how many servers run r starts: each server's replicas are
+// servers too.
+func (p *Plan) servers(r *Run) int { return len(r.Instances) * (1 + r.Replicas) }
+
+// connections is how many connections run r's clients hold: a client that
+// reads the replicas holds a connection to each.
+func (p *Plan) connections(r *Run) int {
+	conns := 0
+	for _, t := range r.TenantList {
+		conns += t.Conns
+	}
+	if p.ReadsReplicas(r) {
+		conns *= 1 + r.Replicas
+	}
+	return conns
+}
+
+// SpareFiles is how many more files tenantbench may open during run r
+// than the run needs (a socket per connection, an admin session per
+// server, its own files) under this machine's limit, for what may do
+// without them: the monitor keeps each server process's counters open
+// only within it. ok is false when the limit is not known.
+func (p *Plan) SpareFiles(r *Run) (spare int, ok bool) {
+	limit := openFileLimit()
+	if limit <= 0 {
+		return 0, false
+	}
+	return max(0, limit-p.connections(r)-ownOpenFiles-p.servers(r)), true
 }
 
 // sharedMemory is the shared memory one server of run r maps, from its

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/isolation"
 	"github.com/tenantbench/tenantbench/internal/spec"
@@ -247,6 +249,25 @@ func TestTenantNamesAgree(t *testing.T) {
 		}
 		if !strings.Contains(b.String(), "  "+names[0]+": [1, 2]\n") {
 			t.Errorf("%d tenants: the table does not name %s:\n%s", n, names[0], b.String())
+		}
+	}
+}
+
+// SpareFiles: the files a run leaves of the process's limit beside its
+// connections, its servers' admin sessions and tenantbench's own; the
+// monitor keeps open no more than that.
+func TestSpareFiles(t *testing.T) {
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil || lim.Max >= 1<<31 {
+		t.Skip("no file limit to leave files of")
+	}
+	p := mustBuild(t, "name: t\ntenancy: {model: instance, tenants: [3, 5]}\nworkload: {name: tpcb, clients: 4}\n")
+	for i := range p.Runs {
+		r := &p.Runs[i]
+		spare, ok := p.SpareFiles(r)
+		want := int(lim.Max) - r.Tenants*4 - ownOpenFiles - r.Tenants
+		if !ok || spare != max(want, 0) {
+			t.Errorf("run %d (%d tenants): spare %d (%v), want %d", i, r.Tenants, spare, ok, want)
 		}
 	}
 }

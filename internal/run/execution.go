@@ -329,6 +329,14 @@ func (e *execution) startMonitor(ctx context.Context) error {
 		return nil
 	}
 	cfg := monitor.Config{Instances: e.instances, Origin: e.t0, Model: e.opts.Models[e.run.Model]}
+	// The clients' sockets come first: the monitor keeps open only what
+	// they leave of the process's file limit (none: -1; 0 is no bound).
+	if spare, ok := e.plan.SpareFiles(e.run); ok {
+		cfg.KeepFiles = spare
+		if spare == 0 {
+			cfg.KeepFiles = -1
+		}
+	}
 	if lv := e.opts.Live; lv != nil {
 		cfg.Observe = func(l monitor.Latest) {
 			lv.Instance(l.Instance, l.CPUSeconds, l.MemoryBytes, l.CPUSource, l.MemorySource)
