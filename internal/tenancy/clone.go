@@ -43,19 +43,9 @@ func OpenCloner(ctx context.Context, inst *provider.Instance) (*Cloner, error) {
 // Close ends the Cloner's session.
 func (c *Cloner) Close() { c.admin.close() }
 
-// AddRole creates tenant's role on inst, for a database that
+// AddRole creates tenant's role on c's server, for a database that
 // CloneDatabase makes later, and returns the tenant's placement (database
 // model: the database is named after the tenant's role).
-func AddRole(ctx context.Context, inst *provider.Instance, tenant string, index int) (Placement, error) {
-	c, err := OpenCloner(ctx, inst)
-	if err != nil {
-		return Placement{}, err
-	}
-	defer c.Close()
-	return c.AddRole(ctx, tenant, index)
-}
-
-// AddRole is the package's AddRole on c's session.
 func (c *Cloner) AddRole(ctx context.Context, tenant string, index int) (Placement, error) {
 	role := objectName(c.inst, tenant)
 	pw, err := c.admin.createRole(ctx, role)
@@ -75,19 +65,9 @@ const templateWait = 30 * time.Second
 // object of the copy that template's role owned, so that the copy holds
 // nothing of the template's role. Template's database must have no
 // session: any left is ended (a template cannot be copied while in use).
-// Several clones of one template may run at once.
-func CloneDatabase(ctx context.Context, template, p Placement) error {
-	c, err := OpenCloner(ctx, p.Instance)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	return c.CloneDatabase(ctx, template, p)
-}
-
-// CloneDatabase is the package's CloneDatabase on c's session (p must be
-// on c's server). The copy's own objects are handed over in a session on
-// the copy, which only it can do.
+// Several clones of one template may run at once, each on a Cloner of its
+// own. p must be on c's server. The copy's own objects are handed over in
+// a session on the copy, which only it can do.
 func (c *Cloner) CloneDatabase(ctx context.Context, template, p Placement) error {
 	if template.Instance != p.Instance || template.Schema != "" || p.Schema != "" {
 		return errors.New("clone: a database is cloned on its own server, in the database model")
