@@ -33,16 +33,7 @@ func (c *countedActivity) Activity(ctx context.Context, fn func(a *server.Activi
 func TestWaitRepeat(t *testing.T) {
 	inst, ps, c := quietServer(t)
 	ctx := context.Background()
-	m := New(Config{Instances: []*provider.Instance{inst}, Placements: ps, Interval: time.Hour, WaitInterval: time.Hour, PSSInterval: -1})
-	if err := m.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer m.Stop()
-	s := m.samplers[0]
-	ca := &countedActivity{Stats: s.conn}
-	s.conn = ca
-	defer func() { s.conn = ca.Stats }()
-	s.sample(ctx, time.Now())
+	s, ca := countedWaits(t, inst, ps)
 	tenantIdle := func() int64 {
 		for i, k := range s.waits.keys {
 			if k.cat == firstTenant && k.state == "idle" {
@@ -51,20 +42,9 @@ func TestWaitRepeat(t *testing.T) {
 		}
 		return 0
 	}
-	// The server's own processes may still be busy with what its start
-	// and the tenant's database made (CREATE DATABASE's checkpoint): on a
-	// loaded machine that takes seconds, and each tick then rightly
-	// reads. So tick until one is counted without a query, for at most
-	// 10 s; every tick, read or repeated, counts the idle session once.
+	// Every tick, read or repeated, counts the idle session once.
 	ticks0, idle0, queries0 := s.waits.ticks, tenantIdle(), ca.n
-	n, repeated := int64(0), false
-	for deadline := time.Now().Add(10 * time.Second); !repeated && time.Now().Before(deadline); {
-		q := ca.n
-		s.waitTick(ctx, time.Hour)
-		n++
-		repeated = ca.n == q
-		time.Sleep(20 * time.Millisecond)
-	}
+	n, repeated := tickUntilRepeated(ctx, s, ca)
 	if !repeated {
 		t.Errorf("each of %d ticks in 10 s read pg_stat_activity, though no session ran", n)
 	} else {
@@ -106,6 +86,42 @@ func TestWaitRepeat(t *testing.T) {
 	}
 }
 
+// countedWaits starts a monitor of inst whose rounds and wait ticks run
+// only when the test calls them, takes its first round, and counts its
+// pg_stat_activity reads; the monitor stops when t ends.
+func countedWaits(t *testing.T, inst *provider.Instance, ps []tenancy.Placement) (*sampler, *countedActivity) {
+	t.Helper()
+	ctx := context.Background()
+	m := New(Config{Instances: []*provider.Instance{inst}, Placements: ps, Interval: time.Hour, WaitInterval: time.Hour, PSSInterval: -1})
+	if err := m.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := m.samplers[0]
+	ca := &countedActivity{Stats: s.conn}
+	s.conn = ca
+	t.Cleanup(func() {
+		s.conn = ca.Stats
+		m.Stop()
+	})
+	s.sample(ctx, time.Now())
+	return s, ca
+}
+
+// tickUntilRepeated takes wait ticks until one repeats the last sample
+// without a query, for at most 10 s: the server's own processes may still
+// be busy with what its start and the tenant's database made (CREATE
+// DATABASE's checkpoint), on a loaded machine for seconds, and each tick
+// then rightly reads. n is the ticks taken.
+func tickUntilRepeated(ctx context.Context, s *sampler, ca *countedActivity) (n int64, repeated bool) {
+	for deadline := time.Now().Add(10 * time.Second); !repeated && time.Now().Before(deadline); n++ {
+		q := ca.n
+		s.waitTick(ctx, time.Hour)
+		repeated = ca.n == q
+		time.Sleep(20 * time.Millisecond)
+	}
+	return n, repeated
+}
+
 // quietServer is a server whose background processes sleep long, so that
 // rounds find them idle, with one database tenant (t01) and a session of
 // it, closed when t ends; it skips without /proc/<pid>/schedstat, which
@@ -142,16 +158,7 @@ func TestWaitAfterSessionLeft(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := int(other.PgConn().PID())
-	m := New(Config{Instances: []*provider.Instance{inst}, Placements: ps, Interval: time.Hour, WaitInterval: time.Hour, PSSInterval: -1})
-	if err := m.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer m.Stop()
-	s := m.samplers[0]
-	ca := &countedActivity{Stats: s.conn}
-	s.conn = ca
-	defer func() { s.conn = ca.Stats }()
-	s.sample(ctx, time.Now())
+	s, ca := countedWaits(t, inst, ps)
 	if s.procs[pid] == nil {
 		t.Fatalf("the round did not find the other session's backend %d", pid)
 	}
@@ -164,13 +171,8 @@ func TestWaitAfterSessionLeft(t *testing.T) {
 			t.Fatalf("backend %d still there 5 s after its session closed", pid)
 		}
 	}
-	q0, n, repeated := ca.n, 0, false
-	for deadline := time.Now().Add(10 * time.Second); !repeated && time.Now().Before(deadline); n++ {
-		q := ca.n
-		s.waitTick(ctx, time.Hour)
-		repeated = ca.n == q
-		time.Sleep(20 * time.Millisecond)
-	}
+	q0 := ca.n
+	n, repeated := tickUntilRepeated(ctx, s, ca)
 	if !repeated {
 		t.Fatalf("each of %d ticks in 10 s read pg_stat_activity after the session left", n)
 	}
