@@ -1,9 +1,11 @@
 package monitor_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -371,6 +373,7 @@ func TestInstanceModel(t *testing.T) {
 // keeps sampling, and Stop reports the break but returns whole samples.
 func TestReconnect(t *testing.T) {
 	inst := pgtest.Start(t)
+	noSessions(t, inst)
 	m := monitor.New(monitor.Config{Instances: []*provider.Instance{inst}, Interval: 100 * time.Millisecond})
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -398,6 +401,40 @@ func TestReconnect(t *testing.T) {
 	// met the break, was opened after it, for the "stop" snapshot.
 	if end := last(is); end.ClientBackends != 1 || end.Background < 5 {
 		t.Errorf("last round after reconnecting: %+v", end)
+	}
+}
+
+// noSessions waits, for at most 10 s, until the server's processes are
+// its background ones alone: the backend of a session that set the server
+// up may still be exiting (on a loaded machine for tens of ms), and a round
+// counts it as a client backend.
+func noSessions(t *testing.T, inst *provider.Instance) {
+	t.Helper()
+	rs, ok := provider.As[provider.ResourceSampler](inst)
+	if !ok {
+		t.Fatal("the test server has no process root")
+	}
+	root := strconv.Itoa(rs.ProcessRoot())
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		kids, err := os.ReadFile("/proc/" + root + "/task/" + root + "/children")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sessions []string
+		for _, pid := range strings.Fields(string(kids)) {
+			// A session's title names its client's host ("[local]" or
+			// "addr(port)"); an exiting process has none left.
+			title, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+			if len(bytes.TrimRight(title, "\x00")) == 0 || bytes.Contains(title, []byte("[local]")) || bytes.Contains(title, []byte("(")) {
+				sessions = append(sessions, pid)
+			}
+		}
+		if len(sessions) == 0 {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatalf("server processes %v still sessions after 10 s", sessions)
+		}
 	}
 }
 
