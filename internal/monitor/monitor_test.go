@@ -1,11 +1,9 @@
 package monitor_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -414,20 +412,10 @@ func noSessions(t *testing.T, inst *provider.Instance) {
 	if !ok {
 		t.Fatal("the test server has no process root")
 	}
-	root := strconv.Itoa(rs.ProcessRoot())
 	for end := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		kids, err := os.ReadFile("/proc/" + root + "/task/" + root + "/children")
+		sessions, err := monitor.Sessions(rs.ProcessRoot())
 		if err != nil {
 			t.Fatal(err)
-		}
-		var sessions []string
-		for _, pid := range strings.Fields(string(kids)) {
-			// A session's title names its client's host ("[local]" or
-			// "addr(port)"); an exiting process has none left.
-			title, _ := os.ReadFile("/proc/" + pid + "/cmdline")
-			if len(bytes.TrimRight(title, "\x00")) == 0 || bytes.Contains(title, []byte("[local]")) || bytes.Contains(title, []byte("(")) {
-				sessions = append(sessions, pid)
-			}
 		}
 		if len(sessions) == 0 {
 			return
