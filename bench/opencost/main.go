@@ -21,7 +21,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"gopkg.in/yaml.v3"
 
 	"github.com/tenantbench/tenantbench/bench/internal/benchutil"
@@ -46,12 +45,13 @@ func main() {
 	rounds := flag.Int("rounds", 3, "alternations")
 	transport := flag.String("transport", "tcp", "tcp or unix")
 	procs := flag.Int("procs", driver.DefaultProcs(), "GOMAXPROCS of the driver")
+	loops := flag.Int("loops", 0, "the driver's event loops (driver.Options.Loops): 0 one per GOMAXPROCS, -1 none (clients on goroutines)")
 	peer := flag.Bool("pgbench", true, "also run pgbench closed and throttled (-R) in every round")
 	profile := flag.String("cpuprofile", "", "write the open loop's CPU profile here")
 	closedProfile := flag.String("closedprofile", "", "write the closed loop's CPU profile here")
 	flag.Parse()
 	runtime.GOMAXPROCS(*procs)
-	if err := run(*scale, *clients, *think, *rate, *pool, *arrivals, *duration, *rounds, *transport, *peer, *profile, *closedProfile); err != nil {
+	if err := run(*scale, *clients, *think, *rate, *pool, *arrivals, *duration, *rounds, *transport, *peer, *profile, *closedProfile, *loops); err != nil {
 		fmt.Fprintln(os.Stderr, "opencost:", err)
 		os.Exit(1)
 	}
@@ -63,7 +63,7 @@ type measure struct {
 	arrivals, queued, dropped, committed int64
 }
 
-func run(scale, clients int, think time.Duration, rate float64, pool int, arrivals string, d time.Duration, rounds int, transport string, peer bool, profile, closedProfile string) error {
+func run(scale, clients int, think time.Duration, rate float64, pool int, arrivals string, d time.Duration, rounds int, transport string, peer bool, profile, closedProfile string, loops int) error {
 	ctx := context.Background()
 	work, err := os.MkdirTemp("", "opencost-")
 	if err != nil {
@@ -96,7 +96,9 @@ func run(scale, clients int, think time.Duration, rate float64, pool int, arriva
 		return err
 	}
 	dsn := ps[0].DSN(transport)
-	connect := workload.PGConnect(func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) })
+	// The engine's own client connection, as a run's: its sockets can go
+	// on the driver's event loops.
+	connect := workload.Connect(func(ctx context.Context) (workload.Conn, error) { return inst.Engine.ClientConn(ctx, dsn, nil) })
 	conn, err := workload.ConnectPG(ctx, "opencost", connect)
 	if err != nil {
 		return err
@@ -124,7 +126,7 @@ func run(scale, clients int, think time.Duration, rate float64, pool int, arriva
 		tenant.Seed = uint64(time.Now().UnixNano())
 		t := tenant
 		t.Clients = clients
-		m, err := measureRun(ctx, t, driver.Options{Duration: d, Shape: load.Closed{Think: think}}, closedProfile)
+		m, err := measureRun(ctx, t, driver.Options{Duration: d, Shape: load.Closed{Think: think}, Loops: loops}, closedProfile)
 		if err != nil {
 			return err
 		}
@@ -133,7 +135,7 @@ func run(scale, clients int, think time.Duration, rate float64, pool int, arriva
 		t = tenant
 		t.Clients = pool
 		t.Load = &load.Tenant{Profile: load.Constant(rate, d), Conns: pool}
-		m, err = measureRun(ctx, t, driver.Options{Duration: d,
+		m, err = measureRun(ctx, t, driver.Options{Duration: d, Loops: loops,
 			Shape: load.Open{Arrivals: arrivals, Pool: pool, OnFull: load.OnFullQueue}}, profile)
 		if err != nil {
 			return err

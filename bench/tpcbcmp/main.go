@@ -49,14 +49,14 @@ func main() {
 	withMonitor := flag.Bool("monitor", false, "alternate unmonitored and monitored tenantbench rounds instead of pgbench")
 	order := flag.String("order", "fixed", "with -monitor: fixed (unmonitored first in every pair) or abba (monitored first in every other pair, so that drift cancels)")
 	procsFlag := flag.String("procs", strconv.Itoa(driver.DefaultProcs()),
-		"GOMAXPROCS of tenantbench's driver (tenantbench run --procs); a list (1,2) runs tenantbench at each in turn every round")
+		"GOMAXPROCS of tenantbench's driver (tenantbench run --procs); a list (1,2) runs tenantbench at each in turn every round; a count ending in g (1g) runs its clients on goroutines, not on event loops (driver.Options.Loops -1)")
 	flag.Parse()
 	procs, err := procsList(*procsFlag)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tpcbcmp:", err)
 		os.Exit(2)
 	}
-	runtime.GOMAXPROCS(procs[0])
+	runtime.GOMAXPROCS(procs[0].n)
 	if *profile != "" {
 		f, err := os.Create(*profile)
 		if err == nil {
@@ -91,20 +91,46 @@ func (m measure) detail() string {
 		us(m.use.User), us(m.use.Sys), m.use.Vcsw/m.txns, m.use.Ivcsw/m.txns)
 }
 
-// procsList reads -procs: one GOMAXPROCS or a comma-separated list.
-func procsList(s string) ([]int, error) {
-	var ps []int
+// variant is one -procs value: the driver's GOMAXPROCS, and whether its
+// clients run on goroutines instead of event loops.
+type variant struct {
+	n          int
+	goroutines bool
+}
+
+func (v variant) String() string {
+	if v.goroutines {
+		return strconv.Itoa(v.n) + "g"
+	}
+	return strconv.Itoa(v.n)
+}
+
+// loops is the variant's driver.Options.Loops.
+func (v variant) loops() int {
+	if v.goroutines {
+		return -1
+	}
+	return 0
+}
+
+// procsList reads -procs: one GOMAXPROCS or a comma-separated list, each
+// with a g when its clients run on goroutines.
+func procsList(s string) ([]variant, error) {
+	var ps []variant
 	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
+		f = strings.TrimSpace(f)
+		v := variant{goroutines: strings.HasSuffix(f, "g")}
+		n, err := strconv.Atoi(strings.TrimSuffix(f, "g"))
 		if err != nil || n < 1 {
-			return nil, fmt.Errorf("-procs %q: want a count of at least 1, or a list of them (1,2)", s)
+			return nil, fmt.Errorf("-procs %q: want a count of at least 1, or a list of them (1,2), each with g to run the clients on goroutines (1g)", s)
 		}
-		ps = append(ps, n)
+		v.n = n
+		ps = append(ps, v)
 	}
 	return ps, nil
 }
 
-func run(engineName string, scale, clients, threads int, d time.Duration, rounds int, script, transport string, withMonitor, abba bool, procs []int) error {
+func run(engineName string, scale, clients, threads int, d time.Duration, rounds int, script, transport string, withMonitor, abba bool, procs []variant) error {
 	ctx := context.Background()
 	e, err := engine.Builtin().Get(engineName)
 	if err != nil {
@@ -179,7 +205,7 @@ func run(engineName string, scale, clients, threads int, d time.Duration, rounds
 	}
 	var tb, pg []measure
 	if withMonitor || len(procs) > 1 {
-		runtime.GOMAXPROCS(procs[0])
+		runtime.GOMAXPROCS(procs[0].n)
 	}
 	if withMonitor {
 		// tenantbench against itself with the monitor sampling the
@@ -221,15 +247,15 @@ func run(engineName string, scale, clients, threads int, d time.Duration, rounds
 	for r := 0; r < rounds; r++ {
 		var m measure
 		for i, n := range procs {
-			runtime.GOMAXPROCS(n)
-			m, err = tenantbench(ctx, w, connect, clients, d)
+			runtime.GOMAXPROCS(n.n)
+			m, err = tenantbench(ctx, w, connect, clients, d, n.loops())
 			if err != nil {
 				return err
 			}
 			byProcs[i] = append(byProcs[i], m)
 			label := "tenantbench"
 			if len(procs) > 1 {
-				label = fmt.Sprintf("tenantbench -procs %d", n)
+				label = fmt.Sprintf("tenantbench -procs %s", n)
 			}
 			fmt.Printf("round %d %s: %.0f tps, %.4f CPU s / 1000 txn%s (load average: %s)\n", r+1, label, m.tps, m.cpuPer1000, m.detail(), benchutil.Loadavg())
 		}
@@ -247,12 +273,12 @@ func run(engineName string, scale, clients, threads int, d time.Duration, rounds
 		fmt.Printf("\n| driver GOMAXPROCS | median TPS | median CPU s / 1000 txn | TPS ratio to %s | CPU ratio to %s |\n|---|---|---|---|---|\n", pr.name, pr.name)
 		for i, n := range procs {
 			m := median(byProcs[i])
-			fmt.Printf("| %d | %.0f | %.4f | %.3f | %.3f |\n", n, m.tps, m.cpuPer1000, m.tps/mp.tps, m.cpuPer1000/mp.cpuPer1000)
+			fmt.Printf("| %s | %.0f | %.4f | %.3f | %.3f |\n", n, m.tps, m.cpuPer1000, m.tps/mp.tps, m.cpuPer1000/mp.cpuPer1000)
 		}
 	}
 	mt := median(tb)
 	fmt.Printf("\n| tool | median TPS | median client CPU s / 1000 txn |\n|---|---|---|\n")
-	fmt.Printf("| tenantbench (GOMAXPROCS %d) | %.0f | %.4f |\n| %s | %.0f | %.4f |\n", procs[0], mt.tps, mt.cpuPer1000, pr.name, mp.tps, mp.cpuPer1000)
+	fmt.Printf("| tenantbench (GOMAXPROCS %s) | %.0f | %.4f |\n| %s | %.0f | %.4f |\n", procs[0], mt.tps, mt.cpuPer1000, pr.name, mp.tps, mp.cpuPer1000)
 	fmt.Printf("\nTPS ratio tenantbench/%s: %.3f; CPU per transaction ratio: %.3f\n", pr.name, mt.tps/mp.tps, mt.cpuPer1000/mp.cpuPer1000)
 	return nil
 }
@@ -262,13 +288,13 @@ func run(engineName string, scale, clients, threads int, d time.Duration, rounds
 func monitoredRound(ctx context.Context, w workload.Workload, connect workload.Connect, clients int, d time.Duration,
 	monitored bool, inst *provider.Instance, ps []tenancy.Placement) (measure, error) {
 	if !monitored {
-		return tenantbench(ctx, w, connect, clients, d)
+		return tenantbench(ctx, w, connect, clients, d, 0)
 	}
 	mon := monitor.New(monitor.Config{Instances: []*provider.Instance{inst}, Placements: ps})
 	if err := mon.Start(ctx); err != nil {
 		return measure{}, err
 	}
-	m, err := tenantbench(ctx, w, connect, clients, d)
+	m, err := tenantbench(ctx, w, connect, clients, d, 0)
 	if _, merr := mon.Stop(); merr != nil {
 		fmt.Println("monitor:", merr)
 	}
@@ -284,10 +310,10 @@ func other(which string) string {
 
 // loadavg is the machine's 1, 5 and 15 minute load averages.
 
-func tenantbench(ctx context.Context, w workload.Workload, connect workload.Connect, clients int, d time.Duration) (measure, error) {
+func tenantbench(ctx context.Context, w workload.Workload, connect workload.Connect, clients int, d time.Duration, loops int) (measure, error) {
 	before, use := benchutil.CPUSeconds(), benchutil.SelfUsage()
 	res, err := driver.Run(ctx, []driver.Tenant{{Name: "t01", Connect: connect, Workload: w, Clients: clients, Seed: uint64(time.Now().UnixNano())}},
-		driver.Options{Duration: d})
+		driver.Options{Duration: d, Loops: loops})
 	if err != nil {
 		return measure{}, err
 	}

@@ -97,7 +97,7 @@ func (w *worker) failed(err error, typ int, t1, end time.Time, stopped *atomic.B
 		if w.lost == "" {
 			w.lost, w.lostAt = err.Error(), t1.Sub(w.rec.c.start)
 		}
-		w.drop()
+		w.release()
 	}
 	return true
 }
@@ -105,7 +105,7 @@ func (w *worker) failed(err error, typ int, t1, end time.Time, stopped *atomic.B
 // reconnect opens a new connection for a client that lost its own, with
 // a growing pause between attempts; false means the run is over.
 func (w *worker) reconnect(stop <-chan struct{}, end time.Time) bool {
-	err := w.connect(context.Background())
+	err := w.redial(context.Background())
 	now := time.Now()
 	if !now.Before(end) {
 		return false

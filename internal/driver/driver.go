@@ -17,6 +17,7 @@ import (
 
 	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/load"
+	"github.com/tenantbench/tenantbench/internal/rawsock"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
@@ -67,6 +68,10 @@ type Options struct {
 	// Live, when not nil, is told of the phase's measurements as they
 	// are merged (live metrics, --metrics-addr).
 	Live Live
+	// Loops is how many rawsock.Loops run the clients that can run on
+	// one (workload.Looped): 0 is one per GOMAXPROCS; a negative count
+	// none (every client on a goroutine of its own).
+	Loops int
 }
 
 // Live is told of the workload phase's measurements as the collector
@@ -172,21 +177,25 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	var stopped atomic.Bool
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
+	loops := onLoops(o.Loops, workers)
 	for _, w := range workers {
 		w.rec = col.Recorder(w.tenantIdx)
 		w.rec.remap = remap[w.tenantIdx]
-		if open {
+		if open && w.loop == nil {
 			w.sleep.usePrecise()
 		}
 		wg.Add(1)
-		go func() {
+		w.start(func() {
 			defer wg.Done()
 			if open {
 				w.openLoop(queues[w.tenantIdx], &stopped, stop, start, end)
 			} else {
 				w.closedLoop(&stopped, stop, start, end)
 			}
-		}()
+		})
+	}
+	for _, l := range loops {
+		go l.Run()
 	}
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
@@ -203,6 +212,9 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	halt := func() {
 		stopped.Store(true)
 		close(stop)
+		for _, l := range loops {
+			l.Stop()
+		}
 		closeSockets(workers)
 		<-finished
 	}
@@ -230,6 +242,12 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	res := col.Close()
 	if cpuKnown {
 		res.DriverCPU = &driverCPU
+	}
+	res.Loops = len(loops)
+	for _, w := range workers {
+		if w.loop != nil {
+			res.Looped++
+		}
 	}
 	// A cancelled phase measured only until it was cut: its rates divide
 	// by the time it ran, not by the duration it was planned for.
@@ -301,6 +319,9 @@ type worker struct {
 	think     time.Duration
 	sleep     sleeper
 	backoff   time.Duration // before the next reconnect
+	// loop, when not nil, runs the client as task (onLoops).
+	loop *rawsock.Loop
+	task *rawsock.Task
 	// redialAt is when a client that lacks some of its replicas
 	// (workload.Missed) reconnects to reach them again; zero for one
 	// with all.
@@ -316,7 +337,7 @@ const redialEvery = 250 * time.Millisecond
 // passed since it connected; its next connection tries them all.
 func (w *worker) redialDue(now time.Time) {
 	if w.client != nil && !w.redialAt.IsZero() && !now.Before(w.redialAt) {
-		w.drop()
+		w.release()
 	}
 }
 

@@ -22,6 +22,10 @@ type Result struct {
 	// measured part (the warmup's end until the clients stopped); nil when
 	// unknown (cut within the warmup, or no getrusage here).
 	DriverCPU *time.Duration
+	// Loops is how many event loops ran clients (Options.Loops), and
+	// Looped how many of the clients they ran; the others had a goroutine
+	// each.
+	Loops, Looped int
 }
 
 // TenantResult is one tenant's totals after warmup.

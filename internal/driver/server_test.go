@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/procfs"
 	"gopkg.in/yaml.v3"
 
@@ -41,6 +40,7 @@ func TestServer(t *testing.T) {
 	t.Run("DriverCPUCutInWarmup", func(t *testing.T) { testDriverCPUCutInWarmup(t, tn) })
 	t.Run("StallZeroRows", func(t *testing.T) { testStallZeroRows(t, tn, inst) })
 	t.Run("CancelledSlots", func(t *testing.T) { testCancelledSlots(t, tn) })
+	t.Run("Loops", func(t *testing.T) { testLoops(t, tn) })
 }
 
 // testCancelledSlots: a schedule of four 1 s slots cancelled 2.5 s in has
@@ -234,7 +234,9 @@ func loadTpcb(t *testing.T, inst *provider.Instance) Tenant {
 		t.Fatal(err)
 	}
 	dsn := ps[0].DSN("tcp")
-	connect := workload.PGConnect(func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) })
+	// The engine's client connections, as a run's: their sockets can go
+	// on the driver's event loops (rawsock.Wrap).
+	connect := workload.Connect(func(ctx context.Context) (workload.Conn, error) { return inst.Engine.ClientConn(ctx, dsn, nil) })
 	conn, err := connect(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -422,5 +424,23 @@ func testClosedSlots(t *testing.T, tn Tenant) {
 	}
 	if res.Tenants[0].Open != nil {
 		t.Error("a closed load has no arrivals")
+	}
+}
+
+// testLoops: the tenant's clients run on the event loops asked for, in
+// turn, or each on a goroutine of its own, and commit alike.
+func testLoops(t *testing.T, tn Tenant) {
+	tn.Clients = 5
+	for _, c := range []struct{ loops, wantLoops, wantLooped int }{{2, 2, 5}, {1, 1, 5}, {-1, 0, 0}} {
+		res, err := Run(context.Background(), []Tenant{tn}, Options{Duration: time.Second, Loops: c.loops})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Loops != c.wantLoops || res.Looped != c.wantLooped {
+			t.Errorf("Loops %d: %d loops ran %d clients, want %d and %d", c.loops, res.Loops, res.Looped, c.wantLoops, c.wantLooped)
+		}
+		if n := res.Tenants[0].All.Committed; n < 100 {
+			t.Errorf("Loops %d: %d transactions committed in 1 s by 5 clients", c.loops, n)
+		}
 	}
 }

@@ -3,6 +3,8 @@ package driver
 import (
 	"sync"
 	"time"
+
+	"github.com/tenantbench/tenantbench/internal/rawsock"
 )
 
 // sleeper waits for a client: until its next arrival (open loop), the end
@@ -15,11 +17,20 @@ type sleeper struct {
 	mu      sync.Mutex // guards precise against interrupt
 	precise *timerfd
 	stopped bool
+	// task, when set, is the client's on a rawsock.Loop, whose waits
+	// serve both kinds, ending in the Loop's own epoll_pwait2 (within
+	// the kernel's timer slack, 50 us, as pgbench -R's in ppoll), and end
+	// when the Loop is stopped with the run.
+	task *rawsock.Task
 }
 
 // until waits until at, or until stop is closed (then it returns false).
 // It may wake up to a millisecond late: fine for think times and slots.
 func (s *sleeper) until(at time.Time, stop <-chan struct{}) bool {
+	if s.task != nil {
+		_, ok := s.task.Sleep(at)
+		return ok
+	}
 	d := time.Until(at)
 	if d <= 0 {
 		select {
@@ -56,6 +67,9 @@ func (s *sleeper) usePrecise() {
 // caller whose clock read now. It returns the time it woke (not before
 // at), and false once interrupt was called.
 func (s *sleeper) untilPrecise(at, now time.Time, stop <-chan struct{}) (time.Time, bool) {
+	if s.task != nil {
+		return s.task.Sleep(at)
+	}
 	p := s.precise
 	if p == nil || !now.Before(at) {
 		ok := s.until(at, stop)

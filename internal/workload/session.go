@@ -5,6 +5,8 @@ import (
 	"net"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/tenantbench/tenantbench/internal/rawsock"
 )
 
 // Session is a client's connection as the driver holds it, whatever the
@@ -164,6 +166,20 @@ func (m multiSession) Socket() net.Conn {
 type multiSocket struct {
 	net.Conn
 	all multiSession
+}
+
+// Attach gives the waits of every socket, the replicas' too, to t
+// (rawsock.Attach); false, and none, when one of them cannot.
+func (s multiSocket) Attach(t *rawsock.Task) bool {
+	for _, x := range s.all {
+		if c := x.Socket(); c == nil || !rawsock.Attach(c, nil) {
+			return false
+		}
+	}
+	for _, x := range s.all {
+		rawsock.Attach(x.Socket(), t)
+	}
+	return true
 }
 
 func (s multiSocket) Close() error {

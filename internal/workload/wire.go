@@ -3,7 +3,6 @@ package workload
 import (
 	"context"
 	"errors"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -60,10 +59,12 @@ func NewWire(pg *pgconn.PgConn) Wire {
 		bind:     pgproto3.Bind{ParameterFormatCodes: allBinary, ResultFormatCodes: allBinary},
 		txStatus: pg.TxStatus(),
 	}
-	if sc, ok := pg.Conn().(syscall.Conn); ok && rawsock.Supported {
-		if rc, err := sc.SyscallConn(); err == nil {
-			w.fd = newFdWire(rc)
-		}
+	sock := rawsock.SocketOf(pg.Conn())
+	if sock == nil {
+		sock = rawsock.NewSocket(pg.Conn())
+	}
+	if sock != nil {
+		w.fd = newFdWire(sock)
 	}
 	return w
 }
@@ -132,10 +133,21 @@ func (w *Wire) Fail(ctx context.Context, err error) error {
 		_ = w.broken(errors.New("unfinished message"))
 	}
 	if !w.pg.IsClosed() && w.txStatus != 'I' {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
-		_ = w.pg.Exec(rctx, "ROLLBACK").Close()
-		cancel()
-		w.txStatus = w.pg.TxStatus()
+		if w.fd != nil {
+			// On the socket itself, as the statements went: a client on a
+			// rawsock.Loop then waits for the reply on the Loop, not on
+			// Go's netpoller, which would hold up the Loop's other
+			// clients. The driver's watchdog bounds it, as any statement.
+			w.parse, w.bind.PreparedStatement, w.bind.Parameters = &rollbackParse, "", nil
+			if ferr := w.fd.exchange(w, nil); ferr != nil {
+				_ = w.broken(ferr)
+			}
+		} else {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+			_ = w.pg.Exec(rctx, "ROLLBACK").Close()
+			cancel()
+			w.txStatus = w.pg.TxStatus()
+		}
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return errors.Join(ctxErr, err)
@@ -143,8 +155,11 @@ func (w *Wire) Fail(ctx context.Context, err error) error {
 	return err
 }
 
-// rollbackTimeout bounds the ROLLBACK after a failure.
+// rollbackTimeout bounds the ROLLBACK after a failure, sent through pgx.
 const rollbackTimeout = 10 * time.Second
+
+// rollbackParse is ROLLBACK as the unnamed statement; only read.
+var rollbackParse = pgproto3.Parse{Query: "ROLLBACK"}
 
 // broken closes a connection whose protocol state is lost.
 func (w *Wire) broken(err error) error {

@@ -22,7 +22,7 @@ import (
 // messages: PostgreSQL docs, 55.7 "Message Formats"); nothing is
 // allocated but on an error.
 type fdWire struct {
-	rc     syscall.RawConn
+	sock   *rawsock.Socket
 	step   func(uintptr) bool // w.run, bound once
 	out    []byte             // the request
 	sent   int                // bytes of out written
@@ -35,8 +35,8 @@ type fdWire struct {
 	pgErr  error // the statement's ErrorResponse
 }
 
-func newFdWire(rc syscall.RawConn) *fdWire {
-	f := &fdWire{rc: rc, in: make([]byte, 0, 8192)}
+func newFdWire(sock *rawsock.Socket) *fdWire {
+	f := &fdWire{sock: sock, in: make([]byte, 0, 8192)}
 	f.step = f.run
 	return f
 }
@@ -62,7 +62,7 @@ func (f *fdWire) exchange(w *Wire, rows RowReader) error {
 	f.wire, f.rows, f.err, f.pgErr = w, rows, nil, nil
 	defer func() { f.wire, f.rows = nil, nil }()
 	for {
-		if err := f.rc.Read(f.step); err != nil {
+		if err := f.sock.Exchange(f.step); err != nil {
 			return err
 		}
 		if f.err != rawsock.ErrShortWrite {

@@ -111,6 +111,17 @@ type Retrier interface {
 	Retries() []int64
 }
 
+// Looped is implemented by clients that can say whether their every
+// wait in Run is for a reply on one of their connection's
+// rawsock.Sockets (Wire, MariaDB's statements): the driver may then run
+// them as coroutines on a rawsock.Loop, a few threads each waiting for
+// many clients' replies at once, as pgbench's threads do. A client that
+// waits otherwise (Go's netpoller, a lock) would hold up the other
+// clients on its Loop while it waits.
+type Looped interface {
+	Looped() bool
+}
+
 // Pacer is implemented by clients whose terminal waits a keying time
 // before each transaction and a think time after it (TPC-C clause 5.2.5).
 // The closed-loop driver sleeps both outside the measured response time.

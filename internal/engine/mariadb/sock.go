@@ -26,7 +26,7 @@ import (
 // writing (the driver's watchdog closing a stuck client's socket).
 type sendOnRead struct {
 	net.Conn
-	rc   syscall.RawConn
+	sock *rawsock.Socket
 	mu   sync.Mutex // held by Read and Write; Close only tries it
 	out  []byte     // written, not yet sent
 	sent int
@@ -43,15 +43,11 @@ const maxKept = 64 << 10
 // sendingOnRead wraps c when its raw socket can be had and this system
 // allows raw reads and writes (rawsock.Supported); else c itself.
 func sendingOnRead(c net.Conn) net.Conn {
-	sc, ok := c.(syscall.Conn)
-	if !ok || !rawsock.Supported {
+	sock := rawsock.NewSocket(c)
+	if sock == nil {
 		return c
 	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return c
-	}
-	s := &sendOnRead{Conn: c, rc: rc, out: make([]byte, 0, 4096)}
+	s := &sendOnRead{Conn: c, sock: sock, out: make([]byte, 0, 4096)}
 	s.step = s.run
 	return s
 }
@@ -88,7 +84,7 @@ func (s *sendOnRead) Read(p []byte) (int, error) {
 	s.p, s.n, s.err, s.sent = p, 0, nil, 0
 	defer func() { s.p, s.out = nil, s.out[:0] }()
 	for {
-		if err := s.rc.Read(s.step); err != nil {
+		if err := s.sock.Exchange(s.step); err != nil {
 			return 0, err
 		}
 		if s.err != rawsock.ErrShortWrite {
@@ -127,6 +123,16 @@ func (s *sendOnRead) run(fd uintptr) bool {
 		s.n = max(n, 0)
 		return true
 	}
+}
+
+// RawSocket is the connection's socket (rawsock.SocketOf).
+func (s *sendOnRead) RawSocket() *rawsock.Socket { return s.sock }
+
+// Attach gives the socket's waits to t (rawsock.Attach): the driver's,
+// between statements.
+func (s *sendOnRead) Attach(t *rawsock.Task) bool {
+	s.sock.Attach(t)
+	return true
 }
 
 // Close sends what is kept, unless a read or write is under way in

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	dbserver "github.com/tenantbench/tenantbench/internal/engine/server"
+	"github.com/tenantbench/tenantbench/internal/rawsock"
 )
 
 // What the local provider needs of PostgreSQL to run its servers
@@ -162,15 +163,19 @@ func (Engine) ClientConn(ctx context.Context, dsn string, wrap func(net.Conn) ne
 	if err != nil {
 		return nil, errors.New("bad connection settings") // never echo the DSN: it holds the password
 	}
-	if wrap != nil {
-		dial := cfg.DialFunc
-		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := dial(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			return wrap(c), nil
+	// A client's socket carries its raw Socket (rawsock.Wrap), which the
+	// wire protocol's hot path reads, and the driver may put on a Loop; a
+	// loader's goes through wrap instead.
+	if wrap == nil {
+		wrap = rawsock.Wrap
+	}
+	dial := cfg.DialFunc
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
 		}
+		return wrap(c), nil
 	}
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {

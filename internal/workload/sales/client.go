@@ -154,6 +154,11 @@ func (c *Client) Pick() int {
 	return len(c.weights) - 1 // rounding left r at the very top
 }
 
+// Looped: on PostgreSQL every statement, and the ROLLBACK after a failed
+// one, goes through the Wire, whose waits a rawsock.Loop can take; the
+// MariaDB form goes through database/sql.
+func (c *Client) Looped() bool { return c.maria == nil }
+
 // Run executes one transaction of type typ (an index into TxnNames). A
 // failed statement inside T2's BEGIN ... COMMIT is followed by a ROLLBACK
 // when the connection is still usable; the statement's error is returned

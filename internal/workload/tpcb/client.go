@@ -49,6 +49,11 @@ type Client struct {
 
 var _ workload.Client = (*Client)(nil)
 
+// Looped: every statement of a transaction, and the ROLLBACK after a
+// failed one, goes through the Wire or MariaDB's statements, whose waits
+// a rawsock.Loop can take.
+func (*Client) Looped() bool { return true }
+
 // statement is a prepared statement and its parameter buffers, one per
 // parameter, sized by the parameter's type (int4 or int8).
 type statement struct {

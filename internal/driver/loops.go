@@ -1,0 +1,82 @@
+package driver
+
+import (
+	"context"
+	"runtime"
+
+	"github.com/tenantbench/tenantbench/internal/rawsock"
+	"github.com/tenantbench/tenantbench/internal/workload"
+)
+
+// onLoops gives the workers whose clients can run on a rawsock.Loop
+// (workload.Looped, with every socket of theirs attachable) n Loops, in
+// turn, so that each Loop's thread waits for its share of the replies in
+// one system call, as pgbench's threads do; the other workers keep a
+// goroutine each. n 0 is one Loop per GOMAXPROCS (a sleeping Loop keeps
+// its P, and an idle P would wake for every reply: rawsock.Loop.wait);
+// negative, none.
+// Where the system has no Loops (rawsock.NewLoop fails) every worker
+// keeps its goroutine.
+func onLoops(n int, ws []*worker) []*rawsock.Loop {
+	if n == 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	var loops []*rawsock.Loop
+	k := 0 // the looped workers so far
+	for _, w := range ws {
+		if n <= 0 {
+			break
+		}
+		if l, ok := w.client.(workload.Looped); !ok || !l.Looped() || w.sock == nil || !rawsock.Attach(w.sock, nil) {
+			continue
+		}
+		if len(loops) < n {
+			l, err := rawsock.NewLoop()
+			if err != nil {
+				break
+			}
+			loops = append(loops, l)
+		}
+		w.loop = loops[k%len(loops)]
+		k++
+	}
+	return loops
+}
+
+// start runs body as the worker's client: a coroutine on its Loop, or a
+// goroutine of its own.
+func (w *worker) start(body func()) {
+	if w.loop == nil {
+		go body()
+		return
+	}
+	w.task = w.loop.Add(body)
+	w.sleep.task = w.task
+	rawsock.Attach(w.sock, w.task)
+}
+
+// redial is connect for a client that lost its connection. On a Loop the
+// connection is made on a goroutine of its own (pgx waits on Go's
+// netpoller), while the Loop's other clients run on; the new socket is
+// then attached to the client's Task.
+func (w *worker) redial(ctx context.Context) error {
+	if w.task == nil {
+		return w.connect(ctx)
+	}
+	var err error
+	w.task.Await(func() { err = w.connect(ctx) })
+	if err == nil {
+		rawsock.Attach(w.sock, w.task)
+	}
+	return err
+}
+
+// release is drop for a running client: on a Loop the connection is
+// closed on a goroutine of its own, as redial opens it.
+func (w *worker) release() {
+	if w.task == nil {
+		w.drop()
+		return
+	}
+	w.task.Await(w.drop)
+}

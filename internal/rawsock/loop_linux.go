@@ -1,0 +1,412 @@
+package rawsock
+
+import (
+	"container/heap"
+	"errors"
+	"iter"
+	"runtime"
+	"sync"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Loop runs clients as coroutines on one goroutine that waits for all of
+// their sockets and timers in one epoll_pwait2(2), as each of pgbench's
+// threads waits for its share of the connections in one ppoll. On Go's
+// own netpoller each client is a goroutine that the runtime parks on a
+// reply and hands between OS threads when it comes; on one Loop a reply
+// resumes its client on the thread that waited for it, and a client that
+// waits switches to the next ready one without the scheduler
+// (iter.Pull's coroutines). A wait's timeout has the kernel's timer
+// slack (50 us by default), as pgbench -R's ppoll has. Every wait of a client on a Loop must go
+// through its Task: a client that blocks otherwise (on Go's netpoller)
+// holds up the Loop's other clients until it returns.
+type Loop struct {
+	epfd, wakefd int
+	tickfd       int // a timerfd firing every yieldEvery
+	base         time.Time
+	tasks        []*Task
+	ready        []*Task
+	timers       timerHeap
+	events       []unix.EpollEvent
+	live         int
+	stopped      bool // the loop's own copy of stopping
+	mu           sync.Mutex
+	woken        []*Task // by Await's goroutines
+	stopping     bool
+	closed       bool // the descriptors are closed: kick no more
+}
+
+// Task is one client on a Loop. Its methods are for the client's own
+// coroutine, but Stop and Await's function.
+type Task struct {
+	loop    *Loop
+	id      int32
+	body    func()
+	next    func() (struct{}, bool)
+	yield   func(struct{}) bool
+	fd      int32 // the socket it waits for; -1 none
+	when    time.Duration
+	at      int // in loop.timers; -1 none
+	queued  bool
+	done    bool
+	awaited chan struct{} // set while Await's function runs
+}
+
+// ErrStopped is a wait's error once the Loop was stopped: the run is
+// ending, and the client returns what it was doing.
+var ErrStopped = errors.New("stopped")
+
+// wakeID marks the eventfd's epoll events, tickID the timerfd's.
+const (
+	wakeID = -1
+	tickID = -2
+)
+
+// NewLoop makes a Loop; nil (with the error) where the system lacks
+// epoll_pwait2 (Linux 5.11), whose timeout in nanoseconds, not
+// milliseconds, the open loop's intended starts need.
+func NewLoop() (*Loop, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	wakefd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(epfd)
+		return nil, err
+	}
+	l := &Loop{epfd: epfd, wakefd: wakefd, tickfd: -1, base: time.Now(), events: make([]unix.EpollEvent, 64)}
+	if l.tickfd, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC); err != nil {
+		l.close()
+		return nil, err
+	}
+	every := unix.NsecToTimespec(int64(yieldEvery))
+	if err := unix.TimerfdSettime(l.tickfd, 0, &unix.ItimerSpec{Interval: every, Value: every}, nil); err != nil {
+		l.close()
+		return nil, err
+	}
+	for _, fe := range []struct {
+		fd int
+		id int32
+	}{{wakefd, wakeID}, {l.tickfd, tickID}} {
+		ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fe.fd), Pad: fe.id}
+		if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, fe.fd, &ev); err != nil {
+			l.close()
+			return nil, err
+		}
+	}
+	if _, err := l.wait(0); err != nil {
+		l.close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// Add makes body a client of the Loop, run when Run starts.
+func (l *Loop) Add(body func()) *Task {
+	t := &Task{loop: l, id: int32(len(l.tasks)), body: body, fd: -1, at: -1}
+	l.tasks = append(l.tasks, t)
+	return t
+}
+
+// Run runs the Loop's clients until each has returned, on the calling
+// goroutine, and closes the Loop when they have. It does not lock the
+// goroutine to its thread: a locked goroutine that yields (below) hands
+// its P to another thread and waits to get it back, and that thread
+// would wait in Go's netpoller meanwhile (see wait).
+func (l *Loop) Run() {
+	defer l.close()
+	for _, t := range l.tasks {
+		t.next, _ = iter.Pull(func(yield func(struct{}) bool) {
+			t.yield = yield
+			t.body()
+		})
+		l.push(t)
+	}
+	l.live = len(l.tasks)
+	yielded := time.Since(l.base)
+	for l.live > 0 {
+		// Only poll readies clients: none is added while these run.
+		for _, t := range l.ready {
+			// Whatever woke it, it waits for nothing else now: a wait
+			// it resumes early from (a stale wake-up) it begins again.
+			t.queued, t.fd = false, -1
+			l.unsetTimer(t)
+			if _, ok := t.next(); !ok {
+				t.done = true
+				l.live--
+				l.unsetTimer(t)
+			}
+		}
+		l.ready = l.ready[:0]
+		if l.live == 0 {
+			break
+		}
+		// The Loop keeps its P while it waits (wait), so the process's
+		// other goroutines (the collector, the monitor, an Await's
+		// function, timers) get a P when it yields: every millisecond.
+		if now := time.Since(l.base); now-yielded >= yieldEvery {
+			runtime.Gosched()
+			yielded = now
+		}
+		l.poll()
+	}
+}
+
+// yieldEvery is how often a Loop lets the scheduler run other goroutines
+// on its P, and so how long it sleeps at most: a periodic timerfd in its
+// epoll set wakes it (one timer for the Loop's life; a timeout given to
+// each wait arms and cancels a timer in every one, which cost a busy Loop
+// about 2 us of system time per transaction).
+const yieldEvery = time.Millisecond
+
+// Stop ends every wait on the Loop and every later one with ErrStopped;
+// any goroutine may call it.
+func (l *Loop) Stop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stopping = true
+	l.kick()
+}
+
+// poll waits for the next socket, timer or wake-up and readies the
+// clients it concerns.
+func (l *Loop) poll() {
+	timeout := time.Duration(-1)
+	if len(l.ready) > 0 {
+		timeout = 0
+	} else if len(l.timers) > 0 {
+		timeout = max(l.timers[0].when-time.Since(l.base), 0)
+	}
+	n, err := l.wait(timeout)
+	if err != nil && err != unix.EINTR {
+		// Not expected of a valid epoll fd: stop rather than spin.
+		l.halt()
+		return
+	}
+	for _, ev := range l.events[:max(n, 0)] {
+		switch ev.Pad {
+		case wakeID:
+			l.woke()
+			continue
+		case tickID:
+			var b [8]byte
+			_, _ = unix.Read(l.tickfd, b[:])
+			continue
+		}
+		t := l.tasks[ev.Pad]
+		if !t.done && t.fd == ev.Fd {
+			t.fd = -1
+			l.unsetTimer(t)
+			l.push(t)
+		}
+	}
+	if len(l.timers) > 0 {
+		now := time.Since(l.base)
+		for len(l.timers) > 0 && l.timers[0].when <= now {
+			t := heap.Pop(&l.timers).(*Task)
+			t.fd = -1
+			l.push(t)
+		}
+	}
+}
+
+// woke takes the wake-ups other goroutines sent.
+func (l *Loop) woke() {
+	var b [8]byte
+	_, _ = unix.Read(l.wakefd, b[:])
+	l.mu.Lock()
+	woken, stopping := l.woken, l.stopping
+	l.woken = nil
+	l.mu.Unlock()
+	for _, t := range woken {
+		if !t.done {
+			l.push(t)
+		}
+	}
+	if stopping {
+		l.halt()
+	}
+}
+
+// halt ends every wait, and every later one, with ErrStopped.
+func (l *Loop) halt() {
+	if l.stopped {
+		return
+	}
+	l.stopped = true
+	for _, t := range l.tasks {
+		if !t.done && (t.fd >= 0 || t.at >= 0) {
+			t.fd = -1
+			l.unsetTimer(t)
+			l.push(t)
+		}
+	}
+}
+
+// wait is epoll_pwait2 with timeout (negative: none), made as a raw
+// system call: the Loop's thread keeps its P while it sleeps, as
+// pgbench's thread sleeps in ppoll. Through the scheduler's bookkeeping
+// for calls that may block, sysmon took the P of a thread asleep in it
+// for over 20 us whenever no P was idle, and with every thread asleep
+// that kept sysmon waking every 20 us: twice the voluntary context
+// switches per transaction of the raw call, and half again the user
+// time (BENCHMARKS.md, "event loops"). A sleeping Loop's P cannot run
+// other goroutines, so it sleeps a millisecond at most (tickfd) and then
+// yields (Run). Nor may a P be left idle beside the Loops: its thread would wait
+// in Go's own netpoller, where the clients' sockets are registered too,
+// and wake with every reply for nothing. A signal (the runtime
+// preempting the Loop's goroutine, a stop-the-world) interrupts the wait
+// with EINTR.
+func (l *Loop) wait(timeout time.Duration) (int, error) {
+	var ts *unix.Timespec
+	if timeout >= 0 {
+		t := unix.NsecToTimespec(int64(timeout))
+		ts = &t
+	}
+	n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])),
+		uintptr(len(l.events)), uintptr(unsafe.Pointer(ts)), 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}
+
+func (l *Loop) push(t *Task) {
+	if !t.queued {
+		t.queued = true
+		l.ready = append(l.ready, t)
+	}
+}
+
+func (l *Loop) unsetTimer(t *Task) {
+	if t.at >= 0 {
+		heap.Remove(&l.timers, t.at)
+	}
+}
+
+// kick wakes the Loop's wait from another goroutine; call it with mu
+// held, which keeps the eventfd open meanwhile.
+func (l *Loop) kick() {
+	if l.closed {
+		return // Run has returned: nobody waits
+	}
+	one := [8]byte{1}
+	_, _ = unix.Write(l.wakefd, one[:])
+}
+
+func (l *Loop) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	unix.Close(l.wakefd)
+	if l.tickfd >= 0 {
+		unix.Close(l.tickfd)
+	}
+	unix.Close(l.epfd)
+}
+
+// park gives the thread to the Loop's other clients until the Loop
+// resumes this one; ErrStopped once the Loop was stopped.
+func (t *Task) park() error {
+	if t.loop.stopped {
+		return ErrStopped
+	}
+	t.yield(struct{}{})
+	if t.loop.stopped {
+		return ErrStopped
+	}
+	return nil
+}
+
+// readable waits until fd, s's socket, may be read.
+func (t *Task) readable(s *Socket, fd uintptr) error {
+	if s.loop != t.loop {
+		// Edge-triggered: a reply is one event, whenever it comes; a
+		// wake-up without one (data the client read already) costs a
+		// read that finds nothing.
+		ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLET, Fd: int32(fd), Pad: t.id}
+		err := unix.EpollCtl(t.loop.epfd, unix.EPOLL_CTL_ADD, int(fd), &ev)
+		if err == unix.EEXIST {
+			err = unix.EpollCtl(t.loop.epfd, unix.EPOLL_CTL_MOD, int(fd), &ev)
+		}
+		if err != nil {
+			return err
+		}
+		s.loop = t.loop
+	}
+	t.fd = int32(fd)
+	return t.park()
+}
+
+// Sleep waits until at; it returns the time it woke (at or after at),
+// and false once the Loop was stopped.
+func (t *Task) Sleep(at time.Time) (time.Time, bool) {
+	l := t.loop
+	for {
+		now := time.Now()
+		if !now.Before(at) || l.stopped {
+			return now, !l.stopped
+		}
+		t.when = at.Sub(l.base)
+		heap.Push(&l.timers, t)
+		if t.park() != nil {
+			return time.Now(), false
+		}
+	}
+}
+
+// Await runs f on a goroutine of its own and waits until it returns,
+// while the Loop's other clients run: for what blocks on Go's own
+// netpoller (connecting, closing a connection).
+func (t *Task) Await(f func()) {
+	done := make(chan struct{})
+	go func() {
+		defer func() {
+			close(done) // before the wake-up, which must find it closed
+			l := t.loop
+			l.mu.Lock()
+			l.woken = append(l.woken, t)
+			l.kick()
+			l.mu.Unlock()
+		}()
+		f()
+	}()
+	for {
+		_ = t.park() // a stopped Loop still waits for f: it owns the client's state
+		select {
+		case <-done:
+			return
+		default:
+			if t.loop.stopped {
+				<-done
+				return
+			}
+		}
+	}
+}
+
+// timerHeap orders the sleeping clients by when they wake.
+type timerHeap []*Task
+
+func (h timerHeap) Len() int           { return len(h) }
+func (h timerHeap) Less(i, j int) bool { return h[i].when < h[j].when }
+func (h timerHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].at, h[j].at = i, j
+}
+func (h *timerHeap) Push(x any) {
+	t := x.(*Task)
+	t.at = len(*h)
+	*h = append(*h, t)
+}
+func (h *timerHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	*h = old[:len(old)-1]
+	t.at = -1
+	return t
+}

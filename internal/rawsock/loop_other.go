@@ -1,0 +1,24 @@
+//go:build !linux
+
+package rawsock
+
+import (
+	"errors"
+	"time"
+)
+
+// Loop needs epoll: elsewhere clients run on goroutines.
+type Loop struct{}
+
+// Task is a client on a Loop, which this system has not.
+type Task struct{}
+
+var ErrStopped = errors.New("stopped")
+
+func NewLoop() (*Loop, error)                      { return nil, errors.ErrUnsupported }
+func (*Loop) Add(func()) *Task                     { return nil }
+func (*Loop) Run()                                 {}
+func (*Loop) Stop()                                {}
+func (*Task) Sleep(at time.Time) (time.Time, bool) { return time.Now(), false }
+func (*Task) Await(f func())                       { f() }
+func (*Task) readable(*Socket, uintptr) error      { return errors.ErrUnsupported }
