@@ -160,7 +160,7 @@ func (l *Loop) Run() {
 // on its P, and so how long it sleeps at most: a periodic timerfd in its
 // epoll set wakes it (one timer for the Loop's life; a timeout given to
 // each wait arms and cancels a timer in every one, which cost a busy Loop
-// about 2 us of system time per transaction).
+// 6 % more CPU per transaction: BENCHMARKS.md, "event loops").
 const yieldEvery = time.Millisecond
 
 // Stop ends every wait on the Loop and every later one with ErrStopped;

@@ -18,7 +18,8 @@ import (
 // libpq does for pgbench. It runs inside syscall.RawConn.Read, which
 // forgets any earlier readiness before its callback writes, so the
 // reply's readiness cannot be missed, and which parks the goroutine on
-// Go's poller between reads. The replies are parsed in place (protocol
+// Go's poller between reads, or on the driver's rawsock.Loop when its
+// client runs on one (rawsock.Socket). The replies are parsed in place (protocol
 // messages: PostgreSQL docs, 55.7 "Message Formats"); nothing is
 // allocated but on an error.
 type fdWire struct {
