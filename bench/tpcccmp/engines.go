@@ -70,21 +70,38 @@ func adminExec(ctx context.Context, inst *provider.Instance, database, sql strin
 
 // flushInnoDB is MariaDB's nearest to a checkpoint: with no dirty pages
 // allowed, InnoDB's page cleaner writes them all out; wait until none is
-// left (at most two minutes), then allow them again.
+// left (at most two minutes), then allow them again. For the flush the
+// cleaner's I/O budget (innodb_io_capacity, 200 pages a second by default,
+// and its ceiling innodb_io_capacity_max) is raised as far as it goes, so
+// that the pages go at the disk's speed, as CHECKPOINT's do on
+// PostgreSQL: at the server's own budget a load of 10 warehouses left
+// more than two minutes of writing (the flushes took about 10 of the 12
+// minutes of a 3-round load comparison) and the next load began with
+// pages still dirty; raised, they are out in about 2 s. The server's
+// values come back after.
 func flushInnoDB(ctx context.Context, inst *provider.Instance) error {
 	c, err := inst.Engine.Connect(ctx, inst.AdminDSN("mysql"))
 	if err != nil {
 		return err
 	}
 	defer c.Close(ctx)
-	was, err := c.QueryStrings(ctx, "SELECT @@global.innodb_max_dirty_pages_pct")
-	if err != nil || len(was) != 1 {
-		return fmt.Errorf("innodb_max_dirty_pages_pct: %v", err)
+	was, err := c.QueryStrings(ctx, "SELECT CONCAT_WS(',', @@global.innodb_max_dirty_pages_pct, @@global.innodb_io_capacity, @@global.innodb_io_capacity_max)")
+	if err != nil || len(was) != 1 || len(strings.Split(was[0], ",")) != 3 {
+		return fmt.Errorf("innodb_max_dirty_pages_pct, innodb_io_capacity, innodb_io_capacity_max: %v %q", err, was)
 	}
-	if err := c.Exec(ctx, "SET GLOBAL innodb_max_dirty_pages_pct = 0"); err != nil {
-		return err
+	old := strings.Split(was[0], ",")
+	// The maximum first: innodb_io_capacity may not exceed it; back in the
+	// reverse order.
+	for _, set := range []string{"innodb_io_capacity_max = 1000000", "innodb_io_capacity = 1000000", "innodb_max_dirty_pages_pct = 0"} {
+		if err := c.Exec(ctx, "SET GLOBAL "+set); err != nil {
+			return err
+		}
 	}
-	defer c.Exec(context.Background(), "SET GLOBAL innodb_max_dirty_pages_pct = "+was[0])
+	defer func() {
+		for _, set := range []string{"innodb_max_dirty_pages_pct = " + old[0], "innodb_io_capacity = " + old[1], "innodb_io_capacity_max = " + old[2]} {
+			c.Exec(context.Background(), "SET GLOBAL "+set)
+		}
+	}()
 	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		v, err := c.QueryStrings(ctx, "SELECT variable_value FROM information_schema.global_status WHERE variable_name = 'INNODB_BUFFER_POOL_PAGES_DIRTY'")
 		if err != nil || len(v) != 1 {
@@ -94,5 +111,6 @@ func flushInnoDB(ctx context.Context, inst *provider.Instance) error {
 			return nil
 		}
 	}
+	fmt.Println("flush: dirty pages left after two minutes")
 	return nil // still some after two minutes: the rounds go on, as a busy server's would
 }

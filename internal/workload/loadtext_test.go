@@ -64,3 +64,42 @@ func TestLoadKinds(t *testing.T) {
 	}()
 	LoadKinds([]string{"create table u (\n\tx jsonb\n)"})
 }
+
+// TestAppendDaysMicros: the calendar arithmetic of appendDays and
+// appendMicros against time.Time's formatting, over years 1 to 9999 and
+// times of day across a day's edges.
+func TestAppendDaysMicros(t *testing.T) {
+	first := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	for day := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC); day.Year() < 10000; day = day.AddDate(0, 0, 7) {
+		days := (day.Unix() - pgEpoch.Unix()) / 86400
+		if got, want := string(appendDays(nil, days)), day.Format(time.DateOnly); got != want {
+			t.Fatalf("appendDays(%d) = %s, want %s", days, got, want)
+		}
+	}
+	for _, us := range []int64{0, 1, -1, 86399999999, 86400000000, -86400000001, 123456789012345, -2*86400000000 - 3723000004,
+		PGMicros(first), PGMicros(time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC))} {
+		if got, want := string(appendMicros(nil, us)), time.UnixMicro(pgEpoch.UnixMicro()+us).UTC().Format("2006-01-02 15:04:05.000000"); got != want {
+			t.Errorf("appendMicros(%d) = %s, want %s", us, got, want)
+		}
+	}
+	cases := []string{"", "abc", "\\", "a\tb\nc\\", "abcdefgh\t"}
+	for i := range 20 {
+		for _, c := range []byte("\t\n\\\x00\x80\xff[]") {
+			v := []byte("abcdefghijklmnopqrst")
+			v[i] = c
+			cases = append(cases, string(v))
+		}
+	}
+	for _, v := range cases {
+		var want []byte
+		for _, c := range []byte(v) {
+			if c == '\\' || c == '\t' || c == '\n' {
+				want = append(want, '\\')
+			}
+			want = append(want, c)
+		}
+		if got := appendEscaped([]byte("x"), []byte(v)); string(got) != "x"+string(want) {
+			t.Errorf("appendEscaped(%q) = %q, want x%q", v, got, want)
+		}
+	}
+}

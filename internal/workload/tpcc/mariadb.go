@@ -218,7 +218,6 @@ func mariaLoad(ctx context.Context, c *sql.Conn, gen *generator, u unit, warehou
 func writeText(w io.Writer, t table, src workload.RowSource, report func(int64)) error {
 	kinds := fieldKinds[t.String()]
 	buf := make([]byte, 0, maxRow)
-	line := make([]byte, 0, 2*maxRow)
 	out := make([]byte, 0, 64<<10)
 	var n int64
 	for {
@@ -227,10 +226,9 @@ func writeText(w io.Writer, t table, src workload.RowSource, report func(int64))
 			break
 		}
 		var err error
-		if line, err = textRow(line[:0], buf, kinds); err != nil {
+		if out, err = textRow(out, buf, kinds); err != nil {
 			return fmt.Errorf("%s: %w", t, err)
 		}
-		out = append(out, line...)
 		n++
 		if len(out) > 60<<10 {
 			if _, err := w.Write(out); err != nil {

@@ -107,22 +107,41 @@ func validDelta(delta int) bool {
 const alnum = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 // fillAlnum fills dst with random alphanumeric characters, ten per 64-bit
-// draw.
+// draw: its ten low 6-bit fields in turn, a field of 62 or 63 skipped, the
+// draw's rest dropped when dst is full. A draw with no field to skip (73 %
+// of them) and ten characters still to write is written whole, without
+// the per-field loop: the same characters, at about half the time.
 func (r *rng) fillAlnum(dst []byte) {
-	var x uint64
-	left := 0
 	for i := 0; i < len(dst); {
-		if left == 0 {
-			x, left = r.pcg.Uint64(), 10
+		x := r.pcg.Uint64()
+		if len(dst)-i >= 10 && !skips(x) {
+			d := dst[i : i+10 : i+10]
+			d[0], d[1], d[2], d[3], d[4] = alnum64[x&63], alnum64[x>>6&63], alnum64[x>>12&63], alnum64[x>>18&63], alnum64[x>>24&63]
+			d[5], d[6], d[7], d[8], d[9] = alnum64[x>>30&63], alnum64[x>>36&63], alnum64[x>>42&63], alnum64[x>>48&63], alnum64[x>>54&63]
+			i += 10
+			continue
 		}
-		v := x & 63
-		x >>= 6
-		left--
-		if v < 62 {
-			dst[i] = alnum[v]
-			i++
+		for left := 10; left > 0 && i < len(dst); left-- {
+			if v := x & 63; v < 62 {
+				dst[i] = alnum[v]
+				i++
+			}
+			x >>= 6
 		}
 	}
+}
+
+// alnum64 is alnum indexed by any 6-bit value (the last two are never
+// written: skips).
+var alnum64 = [64]byte([]byte(alnum + ".."))
+
+// skips says whether any of the ten low 6-bit fields of x is 62 or 63,
+// that is has its five high bits set: bit 6k+1 of m is bits 6k+1 to 6k+5
+// of x all set.
+func skips(x uint64) bool {
+	const fieldBit1 = 0x0082082082082082 // bit 6k+1, k = 0 .. 9
+	m := x & (x >> 1) & (x >> 2) & (x >> 3) & (x >> 4)
+	return m&fieldBit1 != 0
 }
 
 // fillDigits fills dst with random decimal digits (an n-string, clause

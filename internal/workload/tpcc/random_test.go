@@ -106,6 +106,51 @@ func TestSample(t *testing.T) {
 	}
 }
 
+// fillAlnumFields is fillAlnum field by field, as it was before its
+// whole-draw path: the reference the data must not move from.
+func fillAlnumFields(r *rng, dst []byte) {
+	var x uint64
+	left := 0
+	for i := 0; i < len(dst); {
+		if left == 0 {
+			x, left = r.pcg.Uint64(), 10
+		}
+		v := x & 63
+		x >>= 6
+		left--
+		if v < 62 {
+			dst[i] = alnum[v]
+			i++
+		}
+	}
+}
+
+// TestFillAlnum: fillAlnum writes the characters fillAlnumFields does,
+// and leaves the stream at the same draw, for every length up to 300.
+func TestFillAlnum(t *testing.T) {
+	a, b := newRNG(3, 4), newRNG(3, 4)
+	for n := range 301 {
+		for range 20 {
+			got, want := make([]byte, n), make([]byte, n)
+			a.fillAlnum(got)
+			fillAlnumFields(&b, want)
+			if string(got) != string(want) {
+				t.Fatalf("length %d: %q, want %q", n, got, want)
+			}
+			if a.rand(0, 1<<30) != b.rand(0, 1<<30) {
+				t.Fatalf("length %d: the stream moved on by another number of draws", n)
+			}
+		}
+	}
+	for x := range uint64(64) {
+		for k := range 10 {
+			if got, want := skips(x<<(6*k)), x >= 62; got != want {
+				t.Fatalf("skips(%d << %d) = %v", x, 6*k, got)
+			}
+		}
+	}
+}
+
 func TestStrings(t *testing.T) {
 	r := newRNG(7, 8)
 	b := make([]byte, 1000)
