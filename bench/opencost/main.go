@@ -16,9 +16,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/pprof"
 	"strconv"
+	"syscall"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -64,7 +66,11 @@ type measure struct {
 }
 
 func run(scale, clients int, think time.Duration, rate float64, pool int, arrivals string, d time.Duration, rounds int, transport string, peer bool, profile, closedProfile string, loops int) error {
-	ctx := context.Background()
+	// Ctrl-C or a kill ends the measurement with an error, so that the
+	// deferred clean-up below (the server, the work directory, a peer's
+	// password file) runs: without it the process died with them left.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	work, err := os.MkdirTemp("", "opencost-")
 	if err != nil {
 		return err

@@ -14,11 +14,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -131,7 +133,11 @@ func procsList(s string) ([]variant, error) {
 }
 
 func run(engineName string, scale, clients, threads int, d time.Duration, rounds int, script, transport string, withMonitor, abba bool, procs []variant) error {
-	ctx := context.Background()
+	// Ctrl-C or a kill ends the measurement with an error, so that the
+	// deferred clean-up below (the server, the work directory, a peer's
+	// password file) runs: without it the process died with them left.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	e, err := engine.Builtin().Get(engineName)
 	if err != nil {
 		return err

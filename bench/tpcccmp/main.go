@@ -31,12 +31,14 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tenantbench/tenantbench/bench/internal/benchutil"
@@ -111,7 +113,11 @@ type bench struct {
 }
 
 func (b *bench) main(what []string) error {
-	ctx := context.Background()
+	// Ctrl-C or a kill ends the measurement with an error, so that the
+	// deferred clean-up below (the server, the work directory, a peer's
+	// password file) runs: without it the process died with them left.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	work, err := os.MkdirTemp("", "tpcccmp-")
 	if err != nil {
 		return err

@@ -20,9 +20,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -53,7 +55,11 @@ func main() {
 }
 
 func run(gotpc string, sf, rounds, threads int, analyze bool) error {
-	ctx := context.Background()
+	// Ctrl-C or a kill ends the measurement with an error, so that the
+	// deferred clean-up below (the server, the work directory, a peer's
+	// password file) runs: without it the process died with them left.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	work, err := os.MkdirTemp("", "tpchload-")
 	if err != nil {
 		return err
