@@ -135,7 +135,11 @@ type Runner struct {
 
 // Start schedules every occurrence of events relative to start, the
 // workload phase's start, over a phase of length phase. Stop ends them.
+// ctx is the run's: when it ends (Ctrl-C, a failed run) every occurrence
+// ends at once; Stop, at the phase's end, lets an instant fault that is
+// under way finish (Occurrence.run).
 func Start(ctx context.Context, events []Event, phase time.Duration, env *Env, start time.Time) *Runner {
+	whole := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Runner{cancel: cancel}
 	for i := range events {
@@ -155,7 +159,7 @@ func Start(ctx context.Context, events []Event, phase time.Duration, env *Env, s
 					return
 				case <-t.C:
 				}
-				r.add(o.run(ctx))
+				r.add(o.run(ctx, whole))
 			}()
 		}
 	}
@@ -235,8 +239,14 @@ func (o *Occurrence) resolve() error {
 type sessionKind interface{ sessions() }
 
 // run injects the occurrence and, for a fault, waits until its tenants
-// commit again (or the phase ends).
-func (o *Occurrence) run(ctx context.Context) Record {
+// commit again (or the phase ends: ctx). A lasting kind (noise, a
+// freeze) ends with ctx. An instant one (a restart, a crash, a
+// fail-over) is injected under whole, the run's context, and so runs to
+// its end when the phase ends under it: cut half-way it would leave its
+// server down, or its standbys without a primary, for the consistency
+// check and the teardown, and record an error the experiment did not
+// make. Its own steps are bounded (a restart's and a promotion's waits).
+func (o *Occurrence) run(ctx, whole context.Context) Record {
 	ev := o.Event
 	rec := Record{Kind: ev.Kind.Name(), Target: ev.Target, Params: ev.Params.String(), Fault: ev.Kind.Fault(), Planned: o.At}
 	if r, ok := ev.Params.(recovered); ok {
@@ -255,6 +265,9 @@ func (o *Occurrence) run(ctx context.Context) Record {
 	}
 	c := o.env.Commits
 	inject := ctx
+	if !ev.Kind.Lasts() {
+		inject = whole
+	}
 	if rec.Fault && c != nil {
 		for _, i := range o.Target.Tenants {
 			c.Arm(i, rec.Start)
@@ -262,7 +275,7 @@ func (o *Occurrence) run(ctx context.Context) Record {
 		// Armed again the moment the server goes down, not once the
 		// fault returns: the commits in between (on a promoted server,
 		// or on the primary while a replica restarts) end the outage.
-		inject = provider.WithDown(ctx, func(down time.Time) {
+		inject = provider.WithDown(inject, func(down time.Time) {
 			if down.After(rec.Start) {
 				for _, i := range o.Target.Tenants {
 					c.Arm(i, down)

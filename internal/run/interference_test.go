@@ -100,6 +100,40 @@ interference:
 	}
 }
 
+// TestRestartAtPhaseEnd restarts a real server 50 ms before the end of
+// the workload phase: the restart is still under way when the phase
+// ends, and it runs to its end rather than being cut there, so the
+// server answers afterwards, the consistency check passes and the event
+// has no error.
+func TestRestartAtPhaseEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	ex := newExecution(t, `name: t
+tenancy: {model: schema, tenants: 1}
+workload: {name: tpcb, scale: 1, clients: 1, duration: 3s}
+interference:
+  - {kind: restart, at: 2950ms, target: shared}
+`)
+	ex.steps(t, "provision", "setup", "ingest", "post-ingest", "workload")
+	if len(ex.events) != 1 {
+		t.Fatalf("%d events: %+v", len(ex.events), ex.events)
+	}
+	ev := ex.events[0]
+	t.Logf("restart at %.3f s, ended %.3f s: %s %s", ev.AtS, ev.EndS, ev.Observed, ev.Error)
+	if ev.EndS <= 3 {
+		t.Errorf("the restart ended at %.3f s, before the phase's end (3 s): nothing was under way when it ended", ev.EndS)
+	}
+	if ev.Error != "" {
+		t.Errorf("the phase's end cut the restart: %s", ev.Error)
+	}
+	c := connectTenant(t, ex.placements[0])
+	if err := c.Ping(context.Background()); err != nil {
+		t.Errorf("the server does not answer after the phase: %v", err)
+	}
+	ex.steps(t, "check")
+}
+
 func perTenant(series []results.SecondRow, tenant string) []float64 {
 	var out []float64
 	for _, r := range series {
