@@ -38,7 +38,7 @@ workload:
       settings:
         postgres: {max_connections: 100, shared_buffers: 256MB}
         mariadb: {max_connections: 100, innodb_buffer_pool_size: 256MB}
-      clients: 1
+      clients: 2
       options: {all_warehouses: true}
 `
 
@@ -73,7 +73,7 @@ func TestEngineTables(t *testing.T) {
 		tpm := engineTPM(r.Case, r.Engine, r.Repetition)
 		nopm := tpm * 0.45
 		tt := results.TenantTotals{Tenant: "t01", TPS: tpm / 60, MeanMs: 5, P95Ms: 10, P99Ms: 15, Committed: int64(tpm / 6)}
-		sum := &results.Summary{RunID: r.ID, Model: r.Model, Tenants: 1, Scale: 1, Clients: 1, Repetition: r.Repetition,
+		sum := &results.Summary{RunID: r.ID, Model: r.Model, Tenants: 1, Scale: 1, Clients: r.Clients, Repetition: r.Repetition,
 			Settings: r.Settings, Workload: "tpcc", Engine: r.Engine, Case: r.Case, Warmup: 2, Duration: 10,
 			Status: results.StatusOK, Start: start, End: start.Add(20 * time.Second), Tenant: []results.TenantTotals{tt}}
 		start = start.Add(30 * time.Second)
@@ -137,6 +137,20 @@ func TestEngineTables(t *testing.T) {
 	// The plan's table names each run's case and engine.
 	if !strings.Contains(md, "| run | case | engine | model |") {
 		t.Errorf("plan table without case and engine columns:\n%s", md)
+	}
+	// The findings compare the engines within each case and the cases
+	// within each engine (paired within the three rounds); the clients
+	// the cases decide are no dimension of their own, so no EDB table.
+	for _, want := range []string{"At 1 tenant, case `small`, `mariadb` gave", "than `postgres` (95 % CI",
+		"At 1 tenant, case `small-aw`, `mariadb` gave", "At 1 tenant, `postgres`, case `small-aw` gave", "paired within 3 rounds"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("findings do not say %q:\n%s", want, md)
+		}
+	}
+	for _, not := range []string{"varies nothing", "Latency by placement, noise and clients"} {
+		if strings.Contains(md, not) {
+			t.Errorf("summary.md has %q", not)
+		}
 	}
 	html := readFile(t, filepath.Join(path, Subdir, "report.html"))
 	if !strings.Contains(html, "One panel per engine of the plan (postgres, mariadb)") {

@@ -62,15 +62,26 @@ func rank(fs []finding) (top, rest []finding) {
 type link struct{ Href, Label string }
 
 // dimension is a matrix dimension the experiment varies besides the
-// tenants: the model, the scale, the clients or a swept setting.
+// tenants: the workload case, the engine, the model, the scale, the
+// clients or a swept setting.
 type dimension struct {
 	name  string
 	value func(*point) string // as a finding names it
 }
 
 // dimensions are the dimensions that vary, in the order the labels use.
+// A case decides its scale, clients and settings (vary.byCase): those are
+// then no dimensions of their own, since they change only with the case,
+// and a point would find no counterpart that differs in them alone.
 func (e *experiment) dimensions() []dimension {
 	var out []dimension
+	v := e.vary
+	if v.cases {
+		out = append(out, dimension{"case", func(p *point) string { return "case `" + p.kase + "`" }})
+	}
+	if v.engine {
+		out = append(out, dimension{"engine", func(p *point) string { return "`" + p.engine + "`" }})
+	}
 	models := map[string]bool{}
 	for _, p := range e.points {
 		models[p.model] = true
@@ -78,19 +89,21 @@ func (e *experiment) dimensions() []dimension {
 	if len(models) > 1 {
 		out = append(out, dimension{"model", func(p *point) string { return "`" + p.model + "`" }})
 	}
-	if e.vary.scale {
+	if v.scale && !v.byCase["scale"] {
 		out = append(out, dimension{"scale", func(p *point) string { return "scale " + fmtNum(p.scale) }})
 	}
-	if e.vary.clients {
+	if v.clients && !v.byCase["clients"] {
 		out = append(out, dimension{"clients", func(p *point) string { return fmt.Sprintf("%d clients", p.clients) }})
 	}
-	if e.vary.placement {
+	if v.placement {
 		out = append(out, dimension{"placement", func(p *point) string { return "placement `" + p.placement + "`" }})
 	}
-	for _, k := range e.vary.settings {
-		out = append(out, dimension{k, func(p *point) string { return "`" + k + "=" + p.settings[k] + "`" }})
+	for _, k := range v.settings {
+		if !v.byCase["set_"+k] {
+			out = append(out, dimension{k, func(p *point) string { return "`" + k + "=" + p.settings[k] + "`" }})
+		}
 	}
-	for _, k := range e.vary.interference {
+	for _, k := range v.interference {
 		out = append(out, dimension{k, func(p *point) string { return "`" + k + "=" + p.interference[k] + "`" }})
 	}
 	return out

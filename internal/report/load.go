@@ -244,11 +244,14 @@ func varyOf(runs []*run) vary {
 
 // point is one matrix point: the runs that differ only by repetition.
 type point struct {
-	model    string
-	tenants  int
-	scale    float64
-	clients  int
-	settings map[string]string
+	// kase and engine are the run's workload case ("" with none) and
+	// engine.
+	kase, engine string
+	model        string
+	tenants      int
+	scale        float64
+	clients      int
+	settings     map[string]string
 	// placement is the name of the point's sut.placement, "" without.
 	placement string
 	// interference is the point's value of each list-valued
@@ -362,7 +365,7 @@ func groupPoints(runs []*run, v vary) []*point {
 		key := series + "\x00" + fmt.Sprint(r.row.Tenants)
 		p := byKey[key]
 		if p == nil {
-			p = &point{model: r.row.Model, tenants: r.row.Tenants, scale: r.row.Scale, clients: r.row.Clients,
+			p = &point{kase: r.row.Case, engine: r.row.Engine, model: r.row.Model, tenants: r.row.Tenants, scale: r.row.Scale, clients: r.row.Clients,
 				settings: r.row.Settings, placement: r.row.Placement, interference: r.row.Interference, series: series, label: series + ", " + tenantsLabel(r.row.Tenants)}
 			byKey[key] = p
 			out = append(out, p)

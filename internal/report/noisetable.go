@@ -22,7 +22,9 @@ var mIdle = declared("host_cpu_idle_pct", extra("host_cpu_idle_pct"))
 // column of its own in front, so that each row is one matrix point.
 func (e *experiment) noiseTable() *table {
 	v := e.vary
-	if !v.clients && !v.placement && len(v.interference) == 0 {
+	// Clients a workload case decides vary only with the case: no
+	// dimension of the article's.
+	if !(v.clients && !v.byCase["clients"]) && !v.placement && len(v.interference) == 0 {
 		return nil
 	}
 	placed := false // a placement name is a column even when there is one
@@ -83,10 +85,18 @@ func (e *experiment) noiseTable() *table {
 }
 
 // otherDimensions are the varying dimensions that the noise table does
-// not have a column of its own for: the model, the tenants, the scale,
-// storage, cores and settings.
+// not have a column of its own for: the case, the engine, the model, the
+// tenants, the scale, storage, cores and settings (but those a case
+// decides: its name says them).
 func (e *experiment) otherDimensions() []func(*point) string {
 	var out []func(*point) string
+	v := e.vary
+	if v.cases {
+		out = append(out, func(p *point) string { return p.kase })
+	}
+	if v.engine {
+		out = append(out, func(p *point) string { return p.engine })
+	}
 	models, tenants := map[string]bool{}, map[int]bool{}
 	for _, p := range e.points {
 		models[p.model], tenants[p.tenants] = true, true
@@ -97,7 +107,7 @@ func (e *experiment) otherDimensions() []func(*point) string {
 	if len(tenants) > 1 {
 		out = append(out, func(p *point) string { return tenantsLabel(p.tenants) })
 	}
-	if e.vary.scale {
+	if v.scale && !v.byCase["scale"] {
 		out = append(out, func(p *point) string { return "scale " + fmtNum(p.scale) })
 	}
 	if e.vary.storage || e.vary.volume || e.vary.cpuPolicy {
@@ -106,8 +116,10 @@ func (e *experiment) otherDimensions() []func(*point) string {
 			return fmt.Sprintf("%s, %s volume, cpu %s", r.Storage, r.Volume, r.CPUPolicy)
 		})
 	}
-	for _, k := range e.vary.settings {
-		out = append(out, func(p *point) string { return k + "=" + p.settings[k] })
+	for _, k := range v.settings {
+		if !v.byCase["set_"+k] {
+			out = append(out, func(p *point) string { return k + "=" + p.settings[k] })
+		}
 	}
 	return out
 }
