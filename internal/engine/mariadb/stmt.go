@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 )
 
 // A workload's hot path on the driver's connection itself: statements
@@ -24,6 +25,7 @@ type Stmt struct {
 	c     *Conn
 	st    driver.Stmt
 	cols  int // of its result, -1 until the first query
+	types []string
 	args  []driver.Value
 	row   []driver.Value
 	query string
@@ -57,7 +59,7 @@ func (c *Conn) Text(query string) error {
 }
 
 // bind converts args to the driver's values: Go's integers to int64,
-// strings and byte slices as they are, nil as NULL.
+// strings, byte slices and times as they are, nil as NULL.
 func (s *Stmt) bind(args []any) error {
 	s.args = s.args[:0]
 	for i, a := range args {
@@ -68,16 +70,16 @@ func (s *Stmt) bind(args []any) error {
 			s.args = append(s.args, v)
 		case int32:
 			s.args = append(s.args, int64(v))
-		case string, []byte, nil, float64, bool:
+		case string, []byte, nil, float64, bool, time.Time:
 			s.args = append(s.args, v)
 		default:
-			return fmt.Errorf("mariadb: argument %d of %q: a %T, want an integer, a string or bytes", i+1, firstLine(s.query), a)
+			return fmt.Errorf("mariadb: argument %d of %q: a %T, want an integer, a string, bytes or a time", i+1, firstLine(s.query), a)
 		}
 	}
 	return nil
 }
 
-// Exec runs the statement with args (ints, strings, byte slices, nil)
+// Exec runs the statement with args (ints, strings, byte slices, times, nil)
 // and returns the rows it changed.
 func (s *Stmt) Exec(args ...any) (int64, error) {
 	if err := s.bind(args); err != nil {
@@ -140,6 +142,12 @@ func (s *Stmt) Query(row func(Row), args ...any) (int, error) {
 		// their names, so once.
 		s.cols = len(rows.Columns())
 		s.row = make([]driver.Value, s.cols)
+		if ct, ok := rows.(driver.RowsColumnTypeDatabaseTypeName); ok {
+			s.types = make([]string, s.cols)
+			for i := range s.types {
+				s.types[i] = ct.ColumnTypeDatabaseTypeName(i)
+			}
+		}
 	}
 	n := 0
 	for {
@@ -156,6 +164,11 @@ func (s *Stmt) Query(row func(Row), args ...any) (int, error) {
 	}
 	return n, s.c.note(rows.Close())
 }
+
+// Types are the database types of the result's columns (INT, BIGINT,
+// DECIMAL, DATETIME, VARCHAR...), which tell a Row's text values apart;
+// known from the first Query on, nil before.
+func (s *Stmt) Types() []string { return s.types }
 
 // firstLine is q's first line, which names a statement in an error.
 func firstLine(q string) string {

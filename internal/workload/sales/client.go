@@ -2,7 +2,6 @@ package sales
 
 import (
 	"context"
-	"database/sql"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -23,9 +22,13 @@ import (
 type Client struct {
 	pg *pgconn.PgConn
 	// maria, instead of pg, is the MariaDB connection (mariadb_client.go);
-	// ctx is Run's, for its statements.
-	maria *sql.Conn
-	ctx   context.Context
+	// readMaria is mariaRow, bound once, and the mariaStmt, mariaRows and
+	// mariaErr the statement under way's.
+	maria     *mariadb.Conn
+	readMaria func(mariadb.Row)
+	mariaStmt *statement
+	mariaRows workload.RowReader
+	mariaErr  error
 	// choose draws the transactions, draw their values: two streams, so
 	// that changing the mix does not change the values of a transaction
 	// type's n-th run.
@@ -154,10 +157,10 @@ func (c *Client) Pick() int {
 	return len(c.weights) - 1 // rounding left r at the very top
 }
 
-// Looped: on PostgreSQL every statement, and the ROLLBACK after a failed
-// one, goes through the Wire, whose waits a rawsock.Loop can take; the
-// MariaDB form goes through database/sql.
-func (c *Client) Looped() bool { return c.maria == nil }
+// Looped: every statement, and the ROLLBACK after a failed one, goes
+// through the Wire or MariaDB's statements, whose waits a rawsock.Loop
+// can take.
+func (c *Client) Looped() bool { return true }
 
 // Run executes one transaction of type typ (an index into TxnNames). A
 // failed statement inside T2's BEGIN ... COMMIT is followed by a ROLLBACK
@@ -166,9 +169,11 @@ func (c *Client) Looped() bool { return c.maria == nil }
 // *mysql.MySQLError), joined with the context's error when the context
 // ended the transaction.
 func (c *Client) Run(ctx context.Context, typ int) error {
-	if c.maria != nil {
-		c.ctx = ctx
-	} else if err := c.watch.Watch(ctx, c.pg); err != nil {
+	if c.maria == nil {
+		if err := c.watch.Watch(ctx, c.pg); err != nil {
+			return err
+		}
+	} else if err := c.watch.WatchConn(ctx, c.maria.Socket()); err != nil {
 		return err
 	}
 	var err error
@@ -233,11 +238,12 @@ type statement struct {
 	params [][]byte // what Bind sends: each a prefix of its buffer
 	bufs   [][]byte // the buffers, at full capacity
 	// maria is the statement prepared on MariaDB (nil for BEGIN and
-	// COMMIT, sent as text), args its parameters, kinds its result's
-	// column types.
-	maria *sql.Stmt
-	args  []any
-	kinds []string
+	// COMMIT, sent as text), args its parameters; cols hold a row's
+	// columns in PostgreSQL's binary format, vals what ReadRow is given
+	// (a column of cols, or nil for NULL).
+	maria      *mariadb.Stmt
+	args       []any
+	cols, vals [][]byte
 }
 
 // init checks that the server typed the parameters as the schema says and

@@ -2,12 +2,11 @@ package sales
 
 import (
 	"context"
-	"database/sql"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
@@ -39,11 +38,12 @@ func mariaSQL(s string) (string, error) {
 	return out, bad
 }
 
-// mariaClient prepares the client's statements on mc.
+// mariaClient prepares the client's statements on mc; they run on the
+// driver's connection itself (mariadb.Stmt), as tpcb's and tpcc's do.
 func (w *Workload) mariaClient(ctx context.Context, mc *mariadb.Conn, ci workload.ClientInfo) (workload.Client, error) {
 	c := w.newClient(ci.Seed)
-	c.maria = mc.SQL()
-	c.ctx = ctx
+	c.maria = mc
+	c.readMaria = c.mariaRow
 	for _, p := range c.statements() {
 		p.s.args = make([]any, len(p.params))
 		if p.params == nil { // BEGIN and COMMIT: sent as text, their name
@@ -55,7 +55,7 @@ func (w *Workload) mariaClient(ctx context.Context, mc *mariadb.Conn, ci workloa
 		if err != nil {
 			return nil, err
 		}
-		if p.s.maria, err = c.maria.PrepareContext(ctx, text); err != nil {
+		if p.s.maria, err = mc.Prepare(ctx, text); err != nil {
 			return nil, fmt.Errorf("sales: prepare %q: %w", text, err)
 		}
 	}
@@ -66,8 +66,7 @@ func (w *Workload) mariaClient(ctx context.Context, mc *mariadb.Conn, ci workloa
 // not nil, is read in the PostgreSQL form's binary format.
 func (c *Client) mariaRoundTrip(s *statement, rows workload.RowReader) error {
 	if s.maria == nil { // BEGIN or COMMIT
-		_, err := c.maria.ExecContext(c.ctx, s.name)
-		return err
+		return c.maria.Text(s.name)
 	}
 	for i, p := range s.params {
 		v, err := mariaArg(s.oids[i], p)
@@ -77,41 +76,43 @@ func (c *Client) mariaRoundTrip(s *statement, rows workload.RowReader) error {
 		s.args[i] = v
 	}
 	if rows == nil {
-		_, err := s.maria.ExecContext(c.ctx, s.args...)
+		_, err := s.maria.Exec(s.args...)
 		return err
 	}
-	rs, err := s.maria.QueryContext(c.ctx, s.args...)
-	if err != nil {
-		return err
+	c.mariaStmt, c.mariaRows, c.mariaErr = s, rows, nil
+	_, err := s.maria.Query(c.readMaria, s.args...)
+	c.mariaStmt, c.mariaRows = nil, nil
+	if err == nil {
+		err = c.mariaErr
 	}
-	defer rs.Close()
-	if s.kinds == nil {
-		types, err := rs.ColumnTypes()
-		if err != nil {
-			return err
-		}
-		for _, t := range types {
-			s.kinds = append(s.kinds, t.DatabaseTypeName())
-		}
+	return err
+}
+
+// mariaRow gives a row of the statement under way to its RowReader, each
+// column turned into PostgreSQL's binary format in a buffer of the
+// statement's own (mariaStmt.cols), kept from row to row.
+func (c *Client) mariaRow(r mariadb.Row) {
+	s, types := c.mariaStmt, c.mariaStmt.maria.Types()
+	if len(types) != len(r) {
+		c.mariaErr = fmt.Errorf("sales: %d columns of %d types", len(r), len(types))
+		return
 	}
-	raw := make([]sql.RawBytes, len(s.kinds))
-	ptrs := make([]any, len(raw))
-	for i := range raw {
-		ptrs[i] = &raw[i]
+	if len(s.vals) != len(r) {
+		s.vals, s.cols = make([][]byte, len(r)), make([][]byte, len(r))
 	}
-	for rs.Next() {
-		if err := rs.Scan(ptrs...); err != nil {
-			return err
+	for i := range r {
+		if r[i] == nil {
+			s.vals[i] = nil
+			continue
 		}
-		vals := make([][]byte, len(raw))
-		for i, v := range raw {
-			if vals[i], err = pgBinary(s.kinds[i], v); err != nil {
-				return err
-			}
+		var err error
+		if s.cols[i], err = appendPG(s.cols[i][:0], types[i], r, i); err != nil {
+			c.mariaErr = err
+			return
 		}
-		rows.ReadRow(vals)
+		s.vals[i] = s.cols[i]
 	}
-	return rs.Err()
+	c.mariaRows.ReadRow(s.vals)
 }
 
 // mariaArg is a parameter in the form of its binary buffer (by its type)
@@ -131,37 +132,108 @@ func mariaArg(oid uint32, p []byte) (any, error) {
 	return nil, fmt.Errorf("sales: no MariaDB form of a parameter of type oid %d", oid)
 }
 
-// mariaTime is how MariaDB's datetime(6) comes as text.
-const mariaTime = "2006-01-02 15:04:05.999999"
-
-// pgBinary is a column's value v (text, of MariaDB type typ) in
+// appendPG appends column i of r (not NULL), of MariaDB type typ, in
 // PostgreSQL's binary format, as the rows' ReadRow take it: INT as int4,
-// DECIMAL as numeric, DATETIME as a timestamp, text as it is.
-func pgBinary(typ string, v sql.RawBytes) ([]byte, error) {
-	if v == nil {
-		return nil, nil
-	}
+// BIGINT as int8, DECIMAL as numeric, DATETIME as a timestamp, text as it
+// is. The binary protocol gives integers as integers, the rest as text.
+func appendPG(dst []byte, typ string, r mariadb.Row, i int) ([]byte, error) {
 	switch typ {
-	case "INT":
-		n, err := strconv.ParseInt(string(v), 10, 32)
-		return binary.BigEndian.AppendUint32(nil, uint32(int32(n))), err
+	case "INT", "MEDIUMINT", "SMALLINT", "TINYINT":
+		return binary.BigEndian.AppendUint32(dst, uint32(int32(r.Int(i)))), nil
 	case "BIGINT":
-		n, err := strconv.ParseInt(string(v), 10, 64)
-		return binary.BigEndian.AppendUint64(nil, uint64(n)), err
+		return binary.BigEndian.AppendUint64(dst, uint64(r.Int(i))), nil
 	case "DECIMAL":
-		whole, frac, _ := strings.Cut(string(v), ".")
-		n, err := strconv.ParseInt(whole+frac, 10, 64)
-		return workload.AppendNumeric(nil, n, len(frac)), err
+		n, scale, ok := decimalText(r.Bytes(i))
+		if !ok {
+			return dst, fmt.Errorf("sales: decimal %q", r.Bytes(i))
+		}
+		return workload.AppendNumeric(dst, n, scale), nil
 	case "DATETIME":
-		t, err := time.ParseInLocation(mariaTime, string(v), time.UTC)
-		return binary.BigEndian.AppendUint64(nil, uint64(workload.PGMicros(t))), err
+		t, ok := datetimeText(r.Bytes(i))
+		if !ok {
+			return dst, fmt.Errorf("sales: datetime %q", r.Bytes(i))
+		}
+		return binary.BigEndian.AppendUint64(dst, uint64(workload.PGMicros(t))), nil
 	}
-	return append([]byte(nil), v...), nil
+	return append(dst, r.Bytes(i)...), nil
+}
+
+// decimalText reads a DECIMAL's text ("-12.50") as its digits and scale.
+func decimalText(b []byte) (n int64, scale int, ok bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	point := false
+	for _, ch := range b {
+		switch {
+		case ch == '.' && !point:
+			point = true
+		case ch >= '0' && ch <= '9':
+			n = n*10 + int64(ch-'0')
+			if point {
+				scale++
+			}
+		default:
+			return 0, 0, false
+		}
+	}
+	if neg {
+		n = -n
+	}
+	return n, scale, len(b) > 0
+}
+
+// datetimeText reads a DATETIME's text, "2006-01-02 15:04:05" with up to
+// six digits of fraction after a point, in UTC (the workload writes UTC).
+func datetimeText(b []byte) (time.Time, bool) {
+	if len(b) < 19 || b[4] != '-' || b[7] != '-' || b[10] != ' ' || b[13] != ':' || b[16] != ':' {
+		return time.Time{}, false
+	}
+	num := func(b []byte) (int, bool) {
+		n := 0
+		for _, ch := range b {
+			if ch < '0' || ch > '9' {
+				return 0, false
+			}
+			n = n*10 + int(ch-'0')
+		}
+		return n, true
+	}
+	var f [6]int
+	for k, at := range [][2]int{{0, 4}, {5, 7}, {8, 10}, {11, 13}, {14, 16}, {17, 19}} {
+		v, ok := num(b[at[0]:at[1]])
+		if !ok {
+			return time.Time{}, false
+		}
+		f[k] = v
+	}
+	us := 0
+	if frac := b[19:]; len(frac) > 0 {
+		if frac[0] != '.' || len(frac) > 7 {
+			return time.Time{}, false
+		}
+		v, ok := num(frac[1:])
+		if !ok {
+			return time.Time{}, false
+		}
+		for range 7 - len(frac) {
+			v *= 10
+		}
+		us = v
+	}
+	return time.Date(f[0], time.Month(f[1]), f[2], f[3], f[4], f[5], us*1000, time.UTC), true
 }
 
 // mariaFail rolls back a transaction a failed statement left open (T2's),
-// when the connection still works, and returns the statement's error.
+// when the connection still works, and returns the statement's error,
+// joined with the context's when the context ended the transaction.
 func (c *Client) mariaFail(ctx context.Context, err error) error {
-	_, _ = c.maria.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+	if !c.maria.IsClosed() {
+		_ = c.maria.Text("ROLLBACK")
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return errors.Join(ctxErr, err)
+	}
 	return err
 }

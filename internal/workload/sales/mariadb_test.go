@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenantbench/tenantbench/internal/driver"
 	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	dbserver "github.com/tenantbench/tenantbench/internal/engine/server"
 	"github.com/tenantbench/tenantbench/internal/pgtest"
@@ -40,6 +41,41 @@ func TestMariaDBForms(t *testing.T) {
 		t.Errorf("orders' kinds %q", k)
 	}
 }
+
+// TestMariaDBText: a row's DECIMAL and DATETIME text, as the binary
+// protocol gives them, read without allocating, and malformed text
+// refused.
+func TestMariaDBText(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		n     int64
+		scale int
+		ok    bool
+	}{{"12.50", 1250, 2, true}, {"-0.07", -7, 2, true}, {"42", 42, 0, true}, {"", 0, 0, false}, {"1.2.3", 0, 0, false}, {"1e5", 0, 0, false}} {
+		n, scale, ok := decimalText([]byte(c.in))
+		if ok != c.ok || ok && (n != c.n || scale != c.scale) {
+			t.Errorf("decimalText(%q) = %d, %d, %v; want %d, %d, %v", c.in, n, scale, ok, c.n, c.scale, c.ok)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"2026-12-02 01:02:03.000004", "2026-12-02T01:02:03.000004Z"},
+		{"1999-01-31 23:59:59.5", "1999-01-31T23:59:59.5Z"},
+		{"2026-02-28 00:00:00", "2026-02-28T00:00:00Z"},
+		{"2026-02-28 00:00", ""}, {"2026-02-28T00:00:00", ""}, {"2026-02-28 00:00:00.1234567", ""}, {"2026-0x-28 00:00:00", ""},
+	} {
+		got, ok := datetimeText([]byte(c.in))
+		if c.want == "" && ok || c.want != "" && (!ok || got.Format(time.RFC3339Nano) != c.want) {
+			t.Errorf("datetimeText(%q) = %v, %v; want %q", c.in, got, ok, c.want)
+		}
+	}
+	b := []byte("2026-12-02 01:02:03.000004")
+	if a := testing.AllocsPerRun(100, func() { _, _ = datetimeText(b); _, _, _ = decimalText(b[:4]) }); a != 0 {
+		t.Errorf("%v allocations", a)
+	}
+}
+
+// mariaTime is how MariaDB's datetime(6) comes as text.
+const mariaTime = "2006-01-02 15:04:05.999999"
 
 // mariaTenant is a tenant of a MariaDB server and how to connect as it.
 type mariaTenant struct {
@@ -140,6 +176,29 @@ func TestMariaDB(t *testing.T) {
 			testMariaMix(t, tn, w)
 		}
 	})
+	t.Run("Loops", func(t *testing.T) { testMariaLoops(t, tenants[0], w) })
+}
+
+// testMariaLoops: the driver runs the MariaDB clients on its event loops
+// (their every wait is on their own socket), and they commit there; the
+// tables hold after it.
+func testMariaLoops(t *testing.T, tn mariaTenant, w *Workload) {
+	dt := driver.Tenant{Name: tn.name, Connect: tn.connect, Workload: w, Clients: 3, Seed: 5}
+	res, err := driver.Run(context.Background(), []driver.Tenant{dt}, driver.Options{Duration: time.Second, Loops: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := res.Tenants[0].All
+	t.Logf("%d loop(s) ran %d clients: %d committed, %d failed", res.Loops, res.Looped, all.Committed, all.FailedTotal())
+	if res.Loops != 1 || res.Looped != 3 {
+		t.Errorf("%d loops ran %d clients, want 1 and 3", res.Loops, res.Looped)
+	}
+	if all.Committed < 100 {
+		t.Errorf("%d transactions committed in 1 s by 3 clients on a loop", all.Committed)
+	}
+	if v, err := w.Check(context.Background(), tn.conn(t)); err != nil || v != nil {
+		t.Errorf("check after the loops: %q, %v", v, err)
+	}
 }
 
 // testMariaRows compares the loaded rows with the generator's values:
@@ -233,13 +292,28 @@ func testMariaEffects(t *testing.T, tn mariaTenant, w *Workload) {
 	if n := count("select count(*) from orderline"); n != lines-1 {
 		t.Errorf("%d lines after T4, want %d", n, lines-1)
 	}
+	// What a transaction allocates on MariaDB is go-sql-driver's own
+	// (its results, rows and boxed values), bounded so that a change
+	// that adds some per statement is seen.
+	for _, name := range w.TxnNames() {
+		typ := txnIndexOf(t, w, name)
+		allocs := testing.AllocsPerRun(50, func() {
+			if err := c.Run(ctx, typ); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		})
+		t.Logf("%s on MariaDB: %.0f allocations per transaction", name, allocs)
+		if limit := maxMariaAllocs[name]; allocs > limit {
+			t.Errorf("%s on MariaDB: %.0f allocations per transaction, want at most %.0f", name, allocs, limit)
+		}
+	}
 	// A failed T2 rolls back: with the order's row held elsewhere, the
 	// lock wait times out and nothing of T2 stays.
 	holder := tn.conn(t)
 	if err := holder.Exec(ctx, "set session innodb_lock_wait_timeout = 1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.maria.ExecContext(ctx, "set session innodb_lock_wait_timeout = 1"); err != nil {
+	if err := c.maria.Exec(ctx, "set session innodb_lock_wait_timeout = 1"); err != nil {
 		t.Fatal(err)
 	}
 	if err := holder.Exec(ctx, "begin"); err != nil {
@@ -261,6 +335,10 @@ func testMariaEffects(t *testing.T, tn mariaTenant, w *Workload) {
 		t.Errorf("the client after a failed T2: %v", err)
 	}
 }
+
+// maxMariaAllocs bound the allocations of each transaction on MariaDB
+// (measured: see TestMariaDB's log).
+var maxMariaAllocs = map[string]float64{NewOrderline: 12, OrderPayment: 45, OrderStatus: 16, OrderlineDeletion: 8}
 
 // g is the workload's generator.
 func g(w *Workload) *generator {
