@@ -100,7 +100,17 @@ type execution struct {
 
 func (e *execution) label() string {
 	r := e.run
-	return fmt.Sprintf("[%s %s %dt %dc r%d]", r.ID, r.Model, r.Tenants, r.Clients, r.Repetition)
+	// A case's name and, with several engines, the engine tell runs apart
+	// that share a model, tenants and clients (Matos and Pedreira's
+	// matrix: each case on each engine).
+	what := ""
+	if r.Case != "" {
+		what += " " + r.Case
+	}
+	if e.plan != nil && len(e.plan.Dimensions.Engines) > 1 {
+		what += " " + r.Engine
+	}
+	return fmt.Sprintf("[%s%s %s %dt %dc r%d]", r.ID, what, r.Model, r.Tenants, r.Clients, r.Repetition)
 }
 
 func (e *execution) logf(format string, a ...any) {
