@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -75,7 +76,11 @@ func TestMariaDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	connect := func(ctx context.Context) (workload.Conn, error) {
-		return inst.Engine.ClientConn(ctx, ps[0].DSN("tcp"), nil)
+		var wrap func(net.Conn) net.Conn
+		if m, ok := ctx.Value(mariaWrapKey{}).(*mariaCount); ok {
+			wrap = func(c net.Conn) net.Conn { return mariaCounting{c, m} }
+		}
+		return inst.Engine.ClientConn(ctx, ps[0].DSN("tcp"), wrap)
 	}
 	o := DefaultOptions()
 	o.Interaction = InteractionProcedures // Setup creates the procedures
@@ -156,6 +161,11 @@ func TestMariaDB(t *testing.T) {
 	}
 	t.Run(InteractionStatements, func(t *testing.T) { run(t, InteractionStatements) })
 	t.Run(InteractionProcedures, func(t *testing.T) { run(t, InteractionProcedures) })
+
+	t.Run("round trips", func(t *testing.T) {
+		mc, _ := mariadb.Of(conn)
+		testMariaTrips(t, w, connect, mc)
+	})
 
 	t.Run("allocations", func(t *testing.T) {
 		// The statements run on the driver's connection itself: what a
