@@ -55,12 +55,16 @@ func (e *experiment) interleaved() bool {
 
 // comparisons pairs the points that differ in their series only (the
 // same tenants): every pair of series when there are at most four, else
-// each series against the first. Throughput is compared: it is the
-// figure every run has.
+// the findings' pairs (each point against its counterpart at a compared
+// dimension's first value), or with no dimension each series against the
+// first. Throughput is compared: it is the figure every run has.
 func (e *experiment) comparisons() []comparison {
 	names := seriesNames(e.points)
 	if len(names) < 2 {
 		return nil
+	}
+	if dims := e.dimensions(); len(names) > 4 && len(dims) > 0 {
+		return e.alongDimensions(dims)
 	}
 	at := map[string]map[int]*point{}
 	var tenants []int
@@ -87,6 +91,32 @@ func (e *experiment) comparisons() []comparison {
 					continue
 				}
 				out = append(out, e.compare(a, b))
+				if len(out) == maxComparisons {
+					return out
+				}
+			}
+		}
+	}
+	return out
+}
+
+// alongDimensions are the comparisons of each point with its counterpart
+// at the first value of each compared dimension, as the findings make
+// them: a case's engines against each other, not every point against the
+// first point of the plan.
+func (e *experiment) alongDimensions(dims []dimension) []comparison {
+	var out []comparison
+	for _, d := range dims {
+		if !compared(d, dims) {
+			continue
+		}
+		base := d.value(e.points[0])
+		for _, p := range e.points {
+			if d.value(p) == base {
+				continue
+			}
+			if q := e.counterpart(p, d, base, dims); q != nil {
+				out = append(out, e.compare(q, p))
 				if len(out) == maxComparisons {
 					return out
 				}
@@ -206,7 +236,12 @@ func (e *experiment) driftPart() *driftPart {
 		for _, c := range cs {
 			paired, pv := "", ""
 			if e.interleaved() {
-				paired, pv = fmtRatio(c.paired), verdict(c.paired, c.pairedOK)
+				// With fewer than two rounds both succeeded in there is
+				// no paired ratio (not a ratio of 0).
+				if c.pairedOK {
+					paired = fmtRatio(c.paired)
+				}
+				pv = verdict(c.paired, c.pairedOK)
 			}
 			rounds := ""
 			if e.interleaved() && c.pairedOK {

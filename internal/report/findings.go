@@ -109,6 +109,13 @@ func (e *experiment) dimensions() []dimension {
 	return out
 }
 
+// compared says whether the values of d, one of dims, are compared with
+// its first. A workload case is a condition, as a tenant count is: each
+// sets several knobs at once (Matos and Pedreira 2025, Table 1), so the
+// other dimensions compare within each case, and cases are compared with
+// the first only when nothing else varies.
+func compared(d dimension, dims []dimension) bool { return d.name != "case" || len(dims) == 1 }
+
 // findings answer the questions the matrix can answer, first: for each
 // varying dimension, each value against the dimension's first value at
 // every tenant count and value of the other dimensions (throughput, with
@@ -120,6 +127,9 @@ func (e *experiment) findings() []finding {
 	var out []finding
 	dims := e.dimensions()
 	for i, d := range dims {
+		if !compared(d, dims) {
+			continue
+		}
 		base := d.value(e.points[0])
 		for _, p := range e.points {
 			if d.value(p) == base {
