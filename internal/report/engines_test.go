@@ -57,16 +57,16 @@ func engineTPM(cs, eng string, rep int) float64 {
 // returns it with its directory.
 func writeEngines(t *testing.T, src string) (string, *results.Dir) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "engines")
-	dir, err := results.Create(path, nil)
-	must(t, err)
-	must(t, dir.WriteFile("spec.yaml", []byte(src), 0o644))
 	reg := workload.Registry{}
 	reg.Add(tpcc.Factory())
 	p, problems := plan.BuildBytes([]byte(src), plan.Builtin(reg))
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
+	path := filepath.Join(t.TempDir(), "engines")
+	dir, err := results.Create(path, p.SettingKeys)
+	must(t, err)
+	must(t, dir.WriteFile("spec.yaml", []byte(src), 0o644))
 	must(t, p.Write(path))
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, r := range p.Runs {
@@ -143,6 +143,11 @@ func TestEngineTables(t *testing.T) {
 			t.Errorf("%q out of order in the TPM table", label)
 		}
 		last = i + j
+	}
+	// The plan's product has the cases, not the scale, clients and
+	// settings they decide.
+	if !strings.Contains(md, "12 runs: engine [postgres, mariadb] x model database x tenants 1 x 2 cases of workload.cases (") {
+		t.Errorf("the plan's product does not name the cases:\n%s", md)
 	}
 	// The plan's table names each run's case and engine.
 	if !strings.Contains(md, "| run | case | engine | model |") {

@@ -239,15 +239,29 @@ func (e *experiment) planTable() *table {
 			row(r.ID, r.Case, e.plan.EngineOf(&r), r.Model, r.Tenants, r.Scale, r.Clients, r.Settings, r.Interference, r.Placement, r.Interaction, r.Repetition)
 		}
 		d := e.plan.Dimensions
-		t.Note = fmt.Sprintf("%d runs: model %s x tenants %s x scale %s x clients %s", len(e.plan.Runs),
-			list(d.Models), list(d.Tenants), list(d.Scales), list(d.Clients))
+		// What a workload case decides (its scale, clients, settings:
+		// vary.byCase) is no factor of the product: the cases are.
+		byCase := e.vary.byCase
+		var factors []string
 		if len(d.Engines) > 1 {
-			t.Note = fmt.Sprintf("%d runs: engine %s x model %s x tenants %s x scale %s x clients %s", len(e.plan.Runs),
-				list(d.Engines), list(d.Models), list(d.Tenants), list(d.Scales), list(d.Clients))
+			factors = append(factors, "engine "+list(d.Engines))
+		}
+		factors = append(factors, "model "+list(d.Models), "tenants "+list(d.Tenants))
+		if !byCase["scale"] {
+			factors = append(factors, "scale "+list(d.Scales))
+		}
+		if !byCase["clients"] {
+			factors = append(factors, "clients "+list(d.Clients))
 		}
 		for _, k := range keys {
-			t.Note += fmt.Sprintf(" x %s %s", k, list(settingValues(e.plan, k)))
+			if !byCase["set_"+k] {
+				factors = append(factors, k+" "+list(settingValues(e.plan, k)))
+			}
 		}
+		if d.Cases > 0 {
+			factors = append(factors, fmt.Sprintf("%d cases of workload.cases (each with the scale, clients and settings in its rows)", d.Cases))
+		}
+		t.Note = fmt.Sprintf("%d runs: %s", len(e.plan.Runs), strings.Join(factors, " x "))
 		for _, k := range ikeys {
 			t.Note += fmt.Sprintf(" x %s %s", k, list(interferenceValues(e.plan, k)))
 		}
