@@ -169,8 +169,11 @@ func TestEngineTables(t *testing.T) {
 		}
 	}
 	html := readFile(t, filepath.Join(path, Subdir, "report.html"))
-	if !strings.Contains(html, "One panel per engine of the plan (postgres, mariadb)") {
-		t.Errorf("throughput over time is not drawn per engine")
+	// A panel per engine and all-warehouses setting, as Matos and
+	// Pedreira draw them (small-aw alone sets all_warehouses).
+	if !strings.Contains(html, "One panel per engine and set of the workload options in which the runs differ") ||
+		!strings.Contains(html, "(postgres, all_warehouses=(default), postgres, all_warehouses=true, mariadb, all_warehouses=(default), mariadb, all_warehouses=true)") {
+		t.Errorf("throughput over time is not drawn per engine and all-warehouses setting")
 	}
 	// Matos and Pedreira's figure: TPM over time (their workload reports
 	// NOPM), the engines' panels on one axis so that they compare.
@@ -185,20 +188,28 @@ func TestEngineTables(t *testing.T) {
 	points := e.largestPoints()
 	panels := e.timePanels(points)
 	unit := e.timeUnit(panels)
-	if unit.factor != 60 || unit.axis != "TPM (tx/min)" || len(panels) != 2 {
+	if unit.factor != 60 || unit.axis != "TPM (tx/min)" || len(panels) != 4 {
 		t.Fatalf("unit %+v, %d panels", unit, len(panels))
 	}
 	var tops []float64
 	for _, pn := range panels {
+		if len(pn.groups) != 1 {
+			t.Errorf("panel %s, %s has %d lines, want one case", pn.engine, pn.options, len(pn.groups))
+		}
 		c, _ := e.timeChart("x", pn.groups, unit, 0)
 		tops = append(tops, c.Y.Max)
 	}
-	if tops[0] == tops[1] {
-		t.Errorf("the engines' own axes are alike (%v): the test shows no sharing", tops)
+	if slices.Max(tops) == slices.Min(tops) {
+		t.Errorf("the panels' own axes are alike (%v): the test shows no sharing", tops)
 	}
 	charts, _, shared := e.timeCharts("x", panels, unit)
-	if !shared || len(charts) != 2 || charts[0].Y.Max != charts[1].Y.Max || charts[0].Y.Max != max(tops[0], tops[1]) {
-		t.Errorf("shared %v, axes %v (own %v)", shared, []float64{charts[0].Y.Max, charts[1].Y.Max}, tops)
+	if !shared || len(charts) != 4 {
+		t.Fatalf("shared %v, %d charts", shared, len(charts))
+	}
+	for _, c := range charts {
+		if c.Y.Max != slices.Max(tops) {
+			t.Errorf("axes %v, want all at %v (own %v)", c.Y.Max, slices.Max(tops), tops)
+		}
 	}
 	svg := readFile(t, filepath.Join(path, Subdir, "throughput-time.svg"))
 	if !strings.Contains(svg, "TPM (tx/min)") {

@@ -61,18 +61,27 @@ func (e *experiment) overTime() *figure {
 			} else if pn.engine != "" {
 				name = pn.engine
 			}
+			if pn.options != "" && name != "" {
+				name += ", " + pn.options
+			} else if pn.options != "" {
+				name = pn.options
+			}
 			names = append(names, name)
 		}
-		what := "pattern"
-		switch {
-		case e.vary.engine && panels[0].pattern != "":
-			what = "pattern and engine"
-		case e.vary.engine:
-			what = "engine"
+		var whats []string
+		if panels[0].pattern != "" {
+			whats = append(whats, "pattern")
 		}
-		caption += fmt.Sprintf(" One panel per %s of the plan (%s).", what, strings.Join(names, ", "))
+		if e.vary.engine {
+			whats = append(whats, "engine")
+		}
+		if panels[0].options != "" {
+			whats = append(whats, "set of the workload options in which the runs differ (as Matos and Pedreira "+
+				"2025 draw all-warehouses off and on apart, Fig. 2-3)")
+		}
+		caption += fmt.Sprintf(" One panel per %s of the plan (%s).", strings.Join(whats, " and "), strings.Join(names, ", "))
 		if shared {
-			caption += " The panels share the throughput axis, so that the engines compare by height."
+			caption += " The panels share the throughput axis, so that they compare by height."
 		}
 	}
 	return drawnPanels(id, fmt.Sprintf("%s, %s", title, tenantsLabel(n)), caption, charts)
@@ -94,6 +103,15 @@ func (e *experiment) timeCharts(title string, panels []timePanel, unit timeUnit)
 			if pn.engine != "" {
 				t += ": " + pn.engine
 			}
+			if pn.options != "" {
+				// The panel's own name alone: with the figure's title
+				// it is wider than the chart.
+				t = strings.TrimPrefix(strings.TrimPrefix(t, title), ": ")
+				if t != "" {
+					t += ", "
+				}
+				t += pn.options
+			}
 			c, in := e.timeChart(t, pn.groups, unit, top)
 			if in.lines == 0 {
 				continue
@@ -103,7 +121,7 @@ func (e *experiment) timeCharts(title string, panels []timePanel, unit timeUnit)
 		}
 	}
 	draw(0)
-	if len(charts) < 2 || !e.vary.engine || info.target != nil {
+	if len(charts) < 2 || !e.vary.engine && panels[0].options == "" || info.target != nil {
 		return charts, info, false
 	}
 	// Drawn again up to the highest panel's top, so that what spans the
@@ -185,10 +203,11 @@ type timeGroup struct {
 }
 
 // timePanel is the groups of one pattern ("" for none) on one engine
-// ("" when the runs do not differ in it): one panel.
+// ("" when the runs do not differ in it) with one set of workload options
+// ("" when the runs do not differ in them: optionLabels): one panel.
 type timePanel struct {
-	pattern, engine string
-	groups          []timeGroup
+	pattern, engine, options string
+	groups                   []timeGroup
 }
 
 // timePanels splits the points' successful runs by the CloudyBench pattern
@@ -197,6 +216,7 @@ type timePanel struct {
 func (e *experiment) timePanels(points []*point) []timePanel {
 	var panels []timePanel
 	at := map[string]int{}
+	opts := e.optionLabels()
 	for _, p := range points {
 		byPattern := map[string][]*run{}
 		var order []string
@@ -207,19 +227,31 @@ func (e *experiment) timePanels(points []*point) []timePanel {
 			}
 			byPattern[pat] = append(byPattern[pat], r)
 		}
-		eng := ""
+		eng, opt := "", ""
 		if e.vary.engine && len(p.runs) > 0 {
 			eng = p.runs[0].row.Engine
 		}
+		if len(p.runs) > 0 {
+			opt = opts[p.runs[0].row.RunID] // a point's runs share their options
+		}
 		for _, pat := range order {
-			i, ok := at[pat+"\x00"+eng]
+			key := pat + "\x00" + eng + "\x00" + opt
+			i, ok := at[key]
 			if !ok {
 				i = len(panels)
-				at[pat+"\x00"+eng] = i
-				panels = append(panels, timePanel{pattern: pat, engine: eng})
+				at[key] = i
+				panels = append(panels, timePanel{pattern: pat, engine: eng, options: opt})
 			}
 			panels[i].groups = append(panels[i].groups, timeGroup{p: p, runs: byPattern[pat]})
 		}
+	}
+	// An engine's panels together, in the order the spec lists the
+	// engines (Matos and Pedreira 2025 draw each engine's apart).
+	if e.plan != nil && len(e.plan.Dimensions.Engines) > 1 {
+		engines := e.plan.Dimensions.Engines
+		sort.SliceStable(panels, func(i, j int) bool {
+			return slices.Index(engines, panels[i].engine) < slices.Index(engines, panels[j].engine)
+		})
 	}
 	// In the order the spec lists the patterns.
 	if e.plan != nil && e.plan.Load.Pattern != nil {
