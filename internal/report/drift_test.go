@@ -62,6 +62,9 @@ func jitter(slot int) float64 { return 1 + 0.005*math.Sin(float64(7*slot+3)) }
 func TestDriftBlocked(t *testing.T) {
 	e, err := load(writeDrift(t, "blocked", func(slot, _ int) float64 { return (1 + 0.03*float64(slot)) * jitter(slot) }))
 	must(t, err)
+	if e.caseBars() != nil {
+		t.Error("case bars without workload.cases")
+	}
 	d := e.driftPart()
 	if d == nil || d.Table == nil || len(d.Table.Rows) != 1 {
 		t.Fatalf("drift part: %+v", d)

@@ -211,6 +211,14 @@ func TestEngineTables(t *testing.T) {
 			t.Errorf("axes %v, want all at %v (own %v)", c.Y.Max, slices.Max(tops), tops)
 		}
 	}
+	// Matos and Pedreira's bars: a group per case, a bar per engine, in
+	// TPM.
+	if f := e.caseBars(); f == nil || f.Note != "" || !strings.Contains(f.Caption, "in TPM") {
+		t.Errorf("case bars: %+v", f)
+	}
+	if !strings.Contains(md, "## Cases (Matos and Pedreira 2025") || !strings.Contains(md, "](cases.svg)") {
+		t.Error("summary.md has no section of the cases' bars")
+	}
 	svg := readFile(t, filepath.Join(path, Subdir, "throughput-time.svg"))
 	if !strings.Contains(svg, "TPM (tx/min)") {
 		t.Error("throughput-time.svg has no TPM axis")

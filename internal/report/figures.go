@@ -58,6 +58,11 @@ func (e *experiment) sections() []section {
 			e.perTenant("tenant-latency-p99", "p99 latency per tenant", "p99 latency (ms)",
 				func(t tenantValue) float64 { return t.p99Ms }, "latency_p99_ms"),
 		}},
+	}
+	if f := e.caseBars(); f != nil {
+		out = append(out, section{"Cases (Matos and Pedreira 2025, Fig. 4-5, 13-14, 17)", []*figure{f}})
+	}
+	out = append(out, []section{
 		{"Over time (Matos and Pedreira 2025, Fig. 2; Oracle 2014, Fig. 4-5)", []*figure{e.overTime(), e.tenantsOverTime()}},
 		{"Repetitions (Matos and Pedreira 2025, Fig. 17-18)", []*figure{
 			e.boxes("box-throughput", mThroughput, "Throughput across repetitions"),
@@ -66,7 +71,7 @@ func (e *experiment) sections() []section {
 		}},
 		{"Phases (Erdelt and Rabl 2026, section 4.2)", []*figure{e.phaseBars()}},
 		{"Resources and efficiency (Erdelt and Rabl 2026, eq. 1-2, Fig. 7)", e.monitorFigures()},
-	}
+	}...)
 	if len(e.probes) > 0 {
 		out = append(out, section{"Machine speed (probe)", []*figure{e.probeFigure()}})
 	}
