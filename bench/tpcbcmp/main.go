@@ -81,16 +81,25 @@ type measure struct {
 	tps, cpuPer1000 float64
 	txns            float64
 	use             benchutil.Usage
+	// serverUs and sentBytes are the server's CPU microseconds and the
+	// bytes it sent per transaction (serverSide); sentBytes 0 where not
+	// read.
+	serverUs, sentBytes float64
 }
 
-// detail is m's CPU split and context switches per transaction.
+// detail is m's CPU split and context switches per transaction, and the
+// server's CPU (and bytes sent) per transaction.
 func (m measure) detail() string {
 	if m.txns == 0 {
 		return ""
 	}
 	us := func(s float64) float64 { return s / m.txns * 1e6 }
-	return fmt.Sprintf(" (per txn: user %.2f us, sys %.2f us, %.2f voluntary + %.2f involuntary context switches)",
-		us(m.use.User), us(m.use.Sys), m.use.Vcsw/m.txns, m.use.Ivcsw/m.txns)
+	s := fmt.Sprintf(" (per txn: user %.2f us, sys %.2f us, %.2f voluntary + %.2f involuntary context switches; server CPU %.2f us",
+		us(m.use.User), us(m.use.Sys), m.use.Vcsw/m.txns, m.use.Ivcsw/m.txns, m.serverUs)
+	if m.sentBytes > 0 {
+		s += fmt.Sprintf(", %.1f bytes sent", m.sentBytes)
+	}
+	return s + ")"
 }
 
 // variant is one -procs value: the driver's GOMAXPROCS, and whether its
@@ -250,14 +259,28 @@ func run(engineName string, scale, clients, threads int, d time.Duration, rounds
 	// Each -procs value's rounds, in the order given, every round: on a
 	// shared machine only rounds this close together compare.
 	byProcs := make([][]measure, len(procs))
+	admin, err = inst.Engine.Connect(ctx, p.DSN(transport))
+	if err != nil {
+		return err
+	}
+	defer admin.Close(context.Background())
 	for r := 0; r < rounds; r++ {
 		var m measure
 		for i, n := range procs {
 			runtime.GOMAXPROCS(n.n)
+			s0, err := serverNow(ctx, t, pr, admin)
+			if err != nil {
+				return err
+			}
 			m, err = tenantbench(ctx, w, connect, clients, d, n.loops())
 			if err != nil {
 				return err
 			}
+			s1, err := serverNow(ctx, t, pr, admin)
+			if err != nil {
+				return err
+			}
+			m.perTxn(s0, s1)
 			byProcs[i] = append(byProcs[i], m)
 			label := "tenantbench"
 			if len(procs) > 1 {
@@ -266,11 +289,20 @@ func run(engineName string, scale, clients, threads int, d time.Duration, rounds
 			fmt.Printf("round %d %s: %.0f tps, %.4f CPU s / 1000 txn%s (load average: %s)\n", r+1, label, m.tps, m.cpuPer1000, m.detail(), benchutil.Loadavg())
 		}
 		tb = byProcs[0]
+		s0, err := serverNow(ctx, t, pr, admin)
+		if err != nil {
+			return err
+		}
 		pb, err := pr.round(t)
 		if err != nil {
 			return err
 		}
+		s1, err := serverNow(ctx, t, pr, admin)
+		if err != nil {
+			return err
+		}
 		m = measure{tps: pb.TPS, cpuPer1000: pb.CPU / pb.Txns * 1000, txns: pb.Txns, use: pb.Usage}
+		m.perTxn(s0, s1)
 		pg = append(pg, m)
 		fmt.Printf("round %d %s: %.0f tps, %.4f CPU s / 1000 txn%s (load average: %s)\n", r+1, pr.name, m.tps, m.cpuPer1000, m.detail(), benchutil.Loadavg())
 	}
@@ -286,6 +318,11 @@ func run(engineName string, scale, clients, threads int, d time.Duration, rounds
 	fmt.Printf("\n| tool | median TPS | median client CPU s / 1000 txn |\n|---|---|---|\n")
 	fmt.Printf("| tenantbench (GOMAXPROCS %s) | %.0f | %.4f |\n| %s | %.0f | %.4f |\n", procs[0], mt.tps, mt.cpuPer1000, pr.name, mp.tps, mp.cpuPer1000)
 	fmt.Printf("\nTPS ratio tenantbench/%s: %.3f; CPU per transaction ratio: %.3f\n", pr.name, mt.tps/mp.tps, mt.cpuPer1000/mp.cpuPer1000)
+	fmt.Printf("server CPU per transaction: tenantbench %.2f us, %s %.2f us (ratio %.3f)", mt.serverUs, pr.name, mp.serverUs, mt.serverUs/mp.serverUs)
+	if mp.sentBytes > 0 {
+		fmt.Printf("; bytes the server sent per transaction: tenantbench %.1f, %s %.1f", mt.sentBytes, pr.name, mp.sentBytes)
+	}
+	fmt.Println()
 	return nil
 }
 
@@ -330,5 +367,7 @@ func tenantbench(ctx context.Context, w workload.Workload, connect workload.Conn
 
 func median(ms []measure) measure {
 	return measure{tps: benchutil.MedianOf(ms, func(m measure) float64 { return m.tps }),
-		cpuPer1000: benchutil.MedianOf(ms, func(m measure) float64 { return m.cpuPer1000 })}
+		cpuPer1000: benchutil.MedianOf(ms, func(m measure) float64 { return m.cpuPer1000 }),
+		serverUs:   benchutil.MedianOf(ms, func(m measure) float64 { return m.serverUs }),
+		sentBytes:  benchutil.MedianOf(ms, func(m measure) float64 { return m.sentBytes })}
 }
