@@ -27,6 +27,15 @@ type side struct {
 	// flush writes the server's dirty pages out, so that every load
 	// starts with clean buffers.
 	flush func(ctx context.Context, inst *provider.Instance) error
+	// statements counts what each tool executed (-statements); nil
+	// where the benchmark has no counter for the engine.
+	statements *counter
+	// analyze refreshes the planner's statistics of go-tpc's database
+	// after its load, untimed, as tenantbench's post-ingest does for its
+	// own: go-tpc's prepare analyzes nothing on PostgreSQL, and before
+	// autovacuum gets to it the planner's choices over its freshly
+	// loaded tables differ from those over tenantbench's ("" none).
+	analyze string
 }
 
 // sides, by engine name. PostgreSQL's password goes through a pgpass file
@@ -39,7 +48,9 @@ var sides = map[string]side{
 		},
 		flush: func(ctx context.Context, inst *provider.Instance) error {
 			return adminExec(ctx, inst, "postgres", "CHECKPOINT")
-		}},
+		},
+		statements: pgStatStatements,
+		analyze:    "ANALYZE"},
 	// MariaDB has no batched form of tpcc; its statements are what go-tpc
 	// sends too.
 	mariadb.Name: {settings: map[string]string{"innodb_buffer_pool_size": "1G", "innodb_log_file_size": "1G"},

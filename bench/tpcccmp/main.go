@@ -8,7 +8,9 @@
 //	    New-Orders at equal clients and warehouses (no keying or think time
 //	    in either), tenantbench in each interaction mode of -interaction
 //	    (the server's from its own accounting: its cgroup, else its
-//	    processes);
+//	    processes); with -statements (PostgreSQL) also the statements
+//	    each tool executed per New-Order and their time in the server,
+//	    lock waits included (pg_stat_statements, loaded for both);
 //	(c) -what clone: provisioning N tenants of one warehouse in the
 //	    database model, workload.provision clone against load.
 //
@@ -68,6 +70,8 @@ func main() {
 	tenants := flag.Int("tenants", 20, "tenants of one warehouse (clone)")
 	procs := flag.Int("procs", driver.DefaultProcs(), "GOMAXPROCS of tenantbench's driver (tenantbench run --procs)")
 	profile := flag.String("cpuprofile", "", "write tenantbench's CPU profile of the cpu rounds here")
+	statements := flag.Bool("statements", false, "cpu: also count, per New-Order, the statements each tool executed and their time in the server, lock waits included "+
+		"(PostgreSQL: pg_stat_statements, loaded for both tools)")
 	interactions := flag.String("interaction", "", "comma-separated tpcc interaction modes, each measured in every cpu round: "+strings.Join(tpcc.Interactions, ", ")+
 		" (default: batched on PostgreSQL, statements on MariaDB)")
 	flag.Parse()
@@ -84,6 +88,15 @@ func main() {
 	}
 	if *interactions == "" {
 		*interactions = sd.interaction
+	}
+	if *statements {
+		if sd.statements == nil {
+			fmt.Fprintf(os.Stderr, "tpcccmp: -statements: no statement counter on %s (only on postgres)\n", e.Name())
+			os.Exit(2)
+		}
+		sd.settings = withCounter(sd.settings, sd.statements)
+	} else {
+		sd.statements = nil
 	}
 	b := &bench{engine: e, side: sd, gotpc: *gotpc, warehouses: *warehouses, clients: *clients, loadThreads: *loadThreads,
 		loadConns: *loadConns, duration: *duration, rounds: *rounds, tenants: *tenants, profile: *profile,
@@ -314,6 +327,9 @@ func (b *bench) load(ctx context.Context) error {
 		if srv1, err = benchutil.ServerCPUSeconds(b.inst); err != nil {
 			return err
 		}
+		if err := b.analyzeGT(ctx); err != nil {
+			return err
+		}
 		fmt.Printf("round %d go-tpc prepare -T %d: %.1f s (CPU s: go-tpc %.1f, server %.1f) (load average before: %s)\n",
 			r, b.loadThreads, gtT[len(gtT)-1], gcpu, srv1-srv0, la)
 	}
@@ -334,8 +350,21 @@ func (b *bench) loadOnce(ctx context.Context) error {
 	if err := b.drop(ctx, b.gt); err != nil {
 		return err
 	}
-	_, _, err := b.runGotpc(b.gotpcArgs("tpcc", "prepare", "--no-check", "-T", strconv.Itoa(b.loadThreads)))
-	return err
+	if _, _, err := b.runGotpc(b.gotpcArgs("tpcc", "prepare", "--no-check", "-T", strconv.Itoa(b.loadThreads))); err != nil {
+		return err
+	}
+	return b.analyzeGT(ctx)
+}
+
+// analyzeGT refreshes the statistics of go-tpc's database (side.analyze).
+func (b *bench) analyzeGT(ctx context.Context) error {
+	if b.side.analyze == "" {
+		return nil
+	}
+	if err := adminExec(ctx, b.inst, b.gt.Database, b.side.analyze); err != nil {
+		return fmt.Errorf("analyzing go-tpc's database: %w", err)
+	}
+	return nil
 }
 
 var newOrderLine = regexp.MustCompile(`\[Summary\] NEW_ORDER\s+- Takes\(s\): [0-9.]+, Count: ([0-9]+)`)
@@ -353,15 +382,48 @@ func (b *bench) cpu(ctx context.Context) error {
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
-	type figures struct{ driver, server, nopm []float64 } // per round: CPU s / 1000 New-Orders, New-Orders/min
+	// per round: CPU s / 1000 New-Orders, New-Orders/min; with
+	// -statements the statements and their server milliseconds per
+	// New-Order
+	type figures struct{ driver, server, nopm, stmts, ms []float64 }
 	tb := map[string]*figures{}
 	for _, m := range b.modes {
 		tb[m] = &figures{}
 	}
 	var gt figures
+	sc := b.side.statements
+	if sc != nil {
+		if err := adminExec(ctx, b.inst, sc.db, sc.create); err != nil {
+			return fmt.Errorf("-statements: %w", err)
+		}
+	}
+	// count resets the counter before a tool's round (start) and after
+	// it adds the round's figures per New-Order of n to f.
+	count := func(f *figures, database string, n float64, start bool) (string, error) {
+		if sc == nil {
+			return "", nil
+		}
+		if start {
+			return "", adminExec(ctx, b.inst, sc.db, sc.reset)
+		}
+		calls, ms, err := sc.statementsOf(ctx, b.inst, database)
+		if err != nil {
+			return "", err
+		}
+		f.stmts, f.ms = append(f.stmts, calls/n), append(f.ms, ms/n)
+		top, err := sc.topOf(ctx, b.inst, database, n)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("; %.2f statements, %.3f ms in the server per New-Order; the longest:\n  %s\n ",
+			calls/n, ms/n, strings.Join(top, "\n  ")), nil
+	}
 	for r := 1; r <= b.rounds; r++ {
 		for _, m := range b.modes {
 			la := benchutil.Loadavg()
+			if _, err := count(nil, "", 0, true); err != nil {
+				return err
+			}
 			before := benchutil.CPUSeconds()
 			sBefore, err := benchutil.ServerCPUSeconds(b.inst)
 			if err != nil {
@@ -381,11 +443,18 @@ func (b *bench) cpu(ctx context.Context) error {
 			n := float64(no.Committed + no.Rollbacks)
 			f := tb[m]
 			f.driver, f.server, f.nopm = append(f.driver, cpu/n*1000), append(f.server, (sAfter-sBefore)/n*1000), append(f.nopm, n/b.duration.Minutes())
-			fmt.Printf("round %d tenantbench %s: %.0f New-Orders/min, driver %.3f, server %.3f CPU s / 1000 New-Orders (load average before: %s)\n",
-				r, m, n/b.duration.Minutes(), cpu/n*1000, (sAfter-sBefore)/n*1000, la)
+			stmts, err := count(f, b.tb.Database, n, false)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("round %d tenantbench %s: %.0f New-Orders/min, driver %.3f, server %.3f CPU s / 1000 New-Orders%s (load average before: %s)\n",
+				r, m, n/b.duration.Minutes(), cpu/n*1000, (sAfter-sBefore)/n*1000, stmts, la)
 		}
 
 		la := benchutil.Loadavg()
+		if _, err := count(nil, "", 0, true); err != nil {
+			return err
+		}
 		sBefore, err := benchutil.ServerCPUSeconds(b.inst)
 		if err != nil {
 			return err
@@ -404,8 +473,19 @@ func (b *bench) cpu(ctx context.Context) error {
 		}
 		gn, _ := strconv.ParseFloat(string(m[1]), 64)
 		gt.driver, gt.server, gt.nopm = append(gt.driver, gcpu/gn*1000), append(gt.server, (sAfter-sBefore)/gn*1000), append(gt.nopm, gn/b.duration.Minutes())
-		fmt.Printf("round %d go-tpc: %.0f New-Orders/min, driver %.3f, server %.3f CPU s / 1000 New-Orders (load average before: %s)\n",
-			r, gn/b.duration.Minutes(), gcpu/gn*1000, (sAfter-sBefore)/gn*1000, la)
+		stmts, err := count(&gt, b.gt.Database, gn, false)
+		if err != nil {
+			return err
+		}
+		// go-tpc's failed transactions cost the server too, and only its
+		// own summary counts them.
+		for _, line := range strings.Split(string(out), "\n") {
+			if strings.Contains(line, "[Summary]") && strings.Contains(line, "_ERR") {
+				fmt.Printf("round %d go-tpc: %s\n", r, strings.TrimSpace(line))
+			}
+		}
+		fmt.Printf("round %d go-tpc: %.0f New-Orders/min, driver %.3f, server %.3f CPU s / 1000 New-Orders%s (load average before: %s)\n",
+			r, gn/b.duration.Minutes(), gcpu/gn*1000, (sAfter-sBefore)/gn*1000, stmts, la)
 	}
 	gd, gs := benchutil.Median(gt.driver), benchutil.Median(gt.server)
 	fmt.Printf("\n%d clients on %d warehouses, %v per round, median of %d:\n", b.clients, b.warehouses, b.duration, b.rounds)
@@ -416,6 +496,14 @@ func (b *bench) cpu(ctx context.Context) error {
 		fmt.Printf("| tenantbench %s | %.0f | %.3f | %.3f | %.3f | %.3f |\n", m, benchutil.Median(f.nopm), d, s, d/gd, s/gs)
 	}
 	fmt.Printf("| go-tpc | %.0f | %.3f | %.3f | 1 | 1 |\n\n", benchutil.Median(gt.nopm), gd, gs)
+	if sc != nil {
+		fmt.Printf("| tool | statements per New-Order | their time in the server, ms per New-Order |\n|---|---|---|\n")
+		for _, m := range b.modes {
+			f := tb[m]
+			fmt.Printf("| tenantbench %s | %.2f | %.3f |\n", m, benchutil.Median(f.stmts), benchutil.Median(f.ms))
+		}
+		fmt.Printf("| go-tpc | %.2f | %.3f |\n\n", benchutil.Median(gt.stmts), benchutil.Median(gt.ms))
+	}
 	return nil
 }
 
