@@ -32,9 +32,10 @@ type side struct {
 	statements *counter
 	// analyze refreshes the planner's statistics of go-tpc's database
 	// after its load, untimed, as tenantbench's post-ingest does for its
-	// own: go-tpc's prepare analyzes nothing on PostgreSQL, and before
-	// autovacuum gets to it the planner's choices over its freshly
-	// loaded tables differ from those over tenantbench's ("" none).
+	// own: go-tpc's prepare analyzes nothing, and before autovacuum (or
+	// InnoDB's automatic recalculation) gets to it the planner's choices
+	// over its freshly loaded tables differ from those over
+	// tenantbench's ("" none).
 	analyze string
 }
 
@@ -58,7 +59,8 @@ var sides = map[string]side{
 		gotpc: func(p tenancy.Placement) []string {
 			return []string{"-d", "mysql", "-p", p.Password}
 		},
-		flush: flushInnoDB},
+		flush:   flushInnoDB,
+		analyze: "ANALYZE TABLE warehouse, district, customer, history, new_order, orders, order_line, stock, item"},
 }
 
 func sideOf(engine string) (side, error) {
