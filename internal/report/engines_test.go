@@ -264,3 +264,26 @@ func TestEngineDrift(t *testing.T) {
 		}
 	}
 }
+
+// TestPointLabels: a category axis leaves out the parts every point's
+// label has, keeps a lone point's whole, and keeps a part some points
+// lack.
+func TestPointLabels(t *testing.T) {
+	pts := func(labels ...string) []*point {
+		var out []*point
+		for _, l := range labels {
+			out = append(out, &point{label: l})
+		}
+		return out
+	}
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"small, postgres, database, 1 tenant", "small, mariadb, database, 1 tenant", "large, postgres, database, 1 tenant"},
+			[]string{"small, postgres", "small, mariadb", "large, postgres"}},
+		{[]string{"schema, 1 tenant"}, []string{"schema, 1 tenant"}},
+		{[]string{"schema, 1 tenant", "schema, 2 tenants", "database, 2 tenants"}, []string{"schema, 1 tenant", "schema, 2 tenants", "database, 2 tenants"}},
+	} {
+		if got := pointLabels(pts(c.in...)); !slices.Equal(got, c.want) {
+			t.Errorf("pointLabels(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"image/color"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -23,10 +24,33 @@ func (e *experiment) repeatedPoints() []*point {
 	return out
 }
 
+// pointLabels are the points' labels on a category axis, without the
+// parts every one of them has (the model and "1 tenant" of a matrix of
+// cases on one model at one tenant count): the figure's other labels say
+// those, and 32 slanted labels that repeat them crowd the axis.
 func pointLabels(points []*point) []string {
 	out := make([]string, len(points))
+	in := map[string]int{} // part -> labels that have it
+	for _, p := range points {
+		seen := map[string]bool{}
+		for _, part := range strings.Split(p.label, ", ") {
+			if !seen[part] {
+				seen[part] = true
+				in[part]++
+			}
+		}
+	}
 	for i, p := range points {
+		var kept []string
+		for _, part := range strings.Split(p.label, ", ") {
+			if in[part] < len(points) {
+				kept = append(kept, part)
+			}
+		}
 		out[i] = p.label
+		if len(points) > 1 && len(kept) > 0 {
+			out[i] = strings.Join(kept, ", ")
+		}
 	}
 	return out
 }
