@@ -219,6 +219,10 @@ func TestEngineTables(t *testing.T) {
 	if !strings.Contains(md, "## Cases (Matos and Pedreira 2025") || !strings.Contains(md, "](cases.svg)") {
 		t.Error("summary.md has no section of the cases' bars")
 	}
+	// One tenant count: nothing is drawn against tenants.
+	if !strings.Contains(md, "**Throughput against tenants**: every point has 1 tenant: nothing to draw against tenants") {
+		t.Error("a figure against tenants is drawn for one tenant count")
+	}
 	svg := readFile(t, filepath.Join(path, Subdir, "throughput-time.svg"))
 	if !strings.Contains(svg, "TPM (tx/min)") {
 		t.Error("throughput-time.svg has no TPM axis")

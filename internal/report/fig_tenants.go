@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
@@ -61,6 +62,16 @@ func (e *experiment) byTenants(id string, m metric, title, source string) *figur
 	}
 	if lines == 0 {
 		return missing(id, title, "no successful run has a value of "+m.key+".")
+	}
+	if len(ticks) == 1 && len(seriesNames(e.points)) > 1 {
+		// Every line a single point above one x: a column of markers
+		// under a legend of every series, which says nothing the
+		// tables do not.
+		note := fmt.Sprintf("every point has %s: nothing to draw against tenants; the results tables compare the points", tenantsLabel(ticks[0]))
+		if e.vary.cases {
+			note += ", and the Cases figure their throughput"
+		}
+		return missing(id, title, note+".")
 	}
 	sort.Ints(ticks)
 	c.X.Tick.Marker = ticks
