@@ -106,23 +106,10 @@ func (e *experiment) comparisons() []comparison {
 // first point of the plan.
 func (e *experiment) alongDimensions(dims []dimension) []comparison {
 	var out []comparison
-	for _, d := range dims {
-		if !compared(d, dims) {
-			continue
-		}
-		base := d.value(e.points[0])
-		for _, p := range e.points {
-			if d.value(p) == base {
-				continue
-			}
-			if q := e.counterpart(p, d, base, dims); q != nil {
-				out = append(out, e.compare(q, p))
-				if len(out) == maxComparisons {
-					return out
-				}
-			}
-		}
-	}
+	e.pairs(dims, func(_ int, _ dimension, p, q *point) bool {
+		out = append(out, e.compare(q, p))
+		return len(out) < maxComparisons
+	})
 	return out
 }
 

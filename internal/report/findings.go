@@ -109,6 +109,26 @@ func (e *experiment) dimensions() []dimension {
 	return out
 }
 
+// pairs calls f with each point p whose value of a compared dimension d
+// (the i-th of dims) is not the dimension's first, and its counterpart q
+// at the first value, all else equal; until f returns false.
+func (e *experiment) pairs(dims []dimension, f func(i int, d dimension, p, q *point) bool) {
+	for i, d := range dims {
+		if !compared(d, dims) {
+			continue
+		}
+		base := d.value(e.points[0])
+		for _, p := range e.points {
+			if d.value(p) == base {
+				continue
+			}
+			if q := e.counterpart(p, d, base, dims); q != nil && !f(i, d, p, q) {
+				return
+			}
+		}
+	}
+}
+
 // compared says whether the values of d, one of dims, are compared with
 // its first. A workload case is a condition, as a tenant count is: each
 // sets several knobs at once (Matos and Pedreira 2025, Table 1), so the
@@ -126,32 +146,20 @@ func compared(d dimension, dims []dimension) bool { return d.name != "case" || l
 func (e *experiment) findings() []finding {
 	var out []finding
 	dims := e.dimensions()
-	for i, d := range dims {
-		if !compared(d, dims) {
-			continue
+	e.pairs(dims, func(i int, d dimension, p, q *point) bool {
+		ctx := e.context(p, dims, i)
+		if f, ok := e.state(ctx, d.value(p), d.value(q), p, q, mThroughput, "throughput"); ok {
+			out = append(out, f)
 		}
-		base := d.value(e.points[0])
-		for _, p := range e.points {
-			if d.value(p) == base {
-				continue
-			}
-			q := e.counterpart(p, d, base, dims)
-			if q == nil {
-				continue
-			}
-			ctx := e.context(p, dims, i)
-			if f, ok := e.state(ctx, d.value(p), d.value(q), p, q, mThroughput, "throughput"); ok {
-				out = append(out, f)
-			}
-			if p.tenants == maxTenants(e.points) {
-				if m, ok := e.memoryMetric(); ok {
-					if f, ok := e.state(ctx, d.value(p), d.value(q), p, q, m, "memory per tenant"); ok {
-						out = append(out, f)
-					}
+		if p.tenants == maxTenants(e.points) {
+			if m, ok := e.memoryMetric(); ok {
+				if f, ok := e.state(ctx, d.value(p), d.value(q), p, q, m, "memory per tenant"); ok {
+					out = append(out, f)
 				}
 			}
 		}
-	}
+		return true
+	})
 	out = append(out, e.growth(mThroughput, "Throughput")...)
 	out = append(out, e.growth(mP99, "p99 latency")...)
 	out = append(out, e.faultFindings()...)
