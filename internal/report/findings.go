@@ -89,17 +89,17 @@ func (e *experiment) dimensions() []dimension {
 	if len(models) > 1 {
 		out = append(out, dimension{"model", func(p *point) string { return "`" + p.model + "`" }})
 	}
-	if v.scale && !v.byCase["scale"] {
+	if v.scale && v.own("scale") {
 		out = append(out, dimension{"scale", func(p *point) string { return "scale " + fmtNum(p.scale) }})
 	}
-	if v.clients && !v.byCase["clients"] {
+	if v.clients && v.own("clients") {
 		out = append(out, dimension{"clients", func(p *point) string { return fmt.Sprintf("%d clients", p.clients) }})
 	}
 	if v.placement {
 		out = append(out, dimension{"placement", func(p *point) string { return "placement `" + p.placement + "`" }})
 	}
 	for _, k := range v.settings {
-		if !v.byCase["set_"+k] {
+		if v.own("set_" + k) {
 			out = append(out, dimension{k, func(p *point) string { return "`" + k + "=" + p.settings[k] + "`" }})
 		}
 	}

@@ -86,6 +86,12 @@ type vary struct {
 	interference []string
 }
 
+// own says dimension dim ("scale", "clients", or "set_" and a
+// setting's key) is not decided by the workload case (byCase): it
+// varies, if at all, apart from the case, and so is a dimension, a label
+// part or a factor of its own.
+func (v vary) own(dim string) bool { return !v.byCase[dim] }
+
 // load reads dir. Only a missing spec.yaml or an unreadable results.csv is
 // an error; a run whose own files are missing or broken is reported as a
 // warning and drawn from what remains, so that one bad file does not cost
@@ -287,10 +293,10 @@ func seriesLabel(row results.ResultRow, v vary) string {
 		parts = append(parts, row.Engine)
 	}
 	parts = append(parts, row.Model)
-	if v.scale && !v.byCase["scale"] {
+	if v.scale && v.own("scale") {
 		parts = append(parts, "scale "+fmtNum(row.Scale))
 	}
-	if v.clients && !v.byCase["clients"] {
+	if v.clients && v.own("clients") {
 		parts = append(parts, fmt.Sprintf("%d clients", row.Clients))
 	}
 	if v.storage {
@@ -308,7 +314,7 @@ func seriesLabel(row results.ResultRow, v vary) string {
 	for _, k := range v.settings {
 		// Empty: a setting of another engine (a setting's value is
 		// never empty).
-		if !v.byCase["set_"+k] && row.Settings[k] != "" {
+		if v.own("set_"+k) && row.Settings[k] != "" {
 			parts = append(parts, k+"="+row.Settings[k])
 		}
 	}

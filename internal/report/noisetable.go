@@ -24,7 +24,7 @@ func (e *experiment) noiseTable() *table {
 	v := e.vary
 	// Clients a workload case decides vary only with the case: no
 	// dimension of the article's.
-	if !(v.clients && !v.byCase["clients"]) && !v.placement && len(v.interference) == 0 {
+	if !(v.clients && v.own("clients")) && !v.placement && len(v.interference) == 0 {
 		return nil
 	}
 	placed := false // a placement name is a column even when there is one
@@ -107,7 +107,7 @@ func (e *experiment) otherDimensions() []func(*point) string {
 	if len(tenants) > 1 {
 		out = append(out, func(p *point) string { return tenantsLabel(p.tenants) })
 	}
-	if v.scale && !v.byCase["scale"] {
+	if v.scale && v.own("scale") {
 		out = append(out, func(p *point) string { return "scale " + fmtNum(p.scale) })
 	}
 	if e.vary.storage || e.vary.volume || e.vary.cpuPolicy {
@@ -117,7 +117,7 @@ func (e *experiment) otherDimensions() []func(*point) string {
 		})
 	}
 	for _, k := range v.settings {
-		if !v.byCase["set_"+k] {
+		if v.own("set_" + k) {
 			out = append(out, func(p *point) string { return k + "=" + p.settings[k] })
 		}
 	}

@@ -240,21 +240,20 @@ func (e *experiment) planTable() *table {
 		}
 		d := e.plan.Dimensions
 		// What a workload case decides (its scale, clients, settings:
-		// vary.byCase) is no factor of the product: the cases are.
-		byCase := e.vary.byCase
+		// vary.own) is no factor of the product: the cases are.
 		var factors []string
 		if len(d.Engines) > 1 {
 			factors = append(factors, "engine "+list(d.Engines))
 		}
 		factors = append(factors, "model "+list(d.Models), "tenants "+list(d.Tenants))
-		if !byCase["scale"] {
+		if e.vary.own("scale") {
 			factors = append(factors, "scale "+list(d.Scales))
 		}
-		if !byCase["clients"] {
+		if e.vary.own("clients") {
 			factors = append(factors, "clients "+list(d.Clients))
 		}
 		for _, k := range keys {
-			if !byCase["set_"+k] {
+			if e.vary.own("set_" + k) {
 				factors = append(factors, k+" "+list(settingValues(e.plan, k)))
 			}
 		}
