@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/go-sql-driver/mysql"
-
 	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
@@ -71,16 +69,11 @@ func (w *Workload) mariaPostIngest(ctx context.Context, c *mariadb.Conn) error {
 	return mariaExec(ctx, c, stmts...)
 }
 
-// readerSeq names each LOAD DATA's reader: the driver's reader registry is
-// process-wide, and tenants load at once.
-var readerSeq atomic.Int64
-
 // mariaIngest truncates the tables and loads the generated rows of each
 // table with one LOAD DATA LOCAL INFILE streamed from a reader, in one
 // transaction per table with the unique and foreign key checks off, as
 // MariaDB's own bulk load advice has it (the rows are generated unique).
 func (w *Workload) mariaIngest(ctx context.Context, mc *mariadb.Conn, progress func(rows int64)) error {
-	c := mc.SQL()
 	if err := mariaExec(ctx, mc,
 		"truncate table pgbench_history", "truncate table pgbench_accounts",
 		"truncate table pgbench_tellers", "truncate table pgbench_branches",
@@ -90,14 +83,7 @@ func (w *Workload) mariaIngest(ctx context.Context, mc *mariadb.Conn, progress f
 	}
 	var done int64
 	for _, t := range w.tables() {
-		name := fmt.Sprintf("tpcb_%d", readerSeq.Add(1))
-		pr, pw := io.Pipe()
-		go func() { pw.CloseWithError(writeText(pw, t, &done, progress)) }()
-		mysql.RegisterReaderHandler(name, func() io.Reader { return pr })
-		_, err := c.ExecContext(ctx, "LOAD DATA LOCAL INFILE 'Reader::"+name+"' INTO TABLE "+t.Name+
-			" FIELDS TERMINATED BY '\\t' LINES TERMINATED BY '\\n'")
-		mysql.DeregisterReaderHandler(name)
-		pr.CloseWithError(io.ErrClosedPipe) // ends the writer if the load failed
+		err := mc.LoadData(ctx, t.Name, func(out io.Writer) error { return writeText(out, t, &done, progress) })
 		if err != nil {
 			return fmt.Errorf("tpcb: ingest %s: %w", t.Name, err)
 		}

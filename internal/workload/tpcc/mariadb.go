@@ -2,13 +2,9 @@ package tpcc
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"strings"
-	"sync/atomic"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 	"github.com/tenantbench/tenantbench/internal/workload"
@@ -123,10 +119,6 @@ func (w *Workload) mariaPostIngest(ctx context.Context, mc *mariadb.Conn) error 
 	return mariaExec(ctx, mc, append(mariaAddIndexes(), "analyze table "+strings.Join(tableNames, ", "))...)
 }
 
-// readerSeq names each LOAD DATA's reader: the driver's reader registry
-// is process-wide, and tenants load at once.
-var readerSeq atomic.Int64
-
 // mariaLoaders truncates the tables on first and opens the loaders of
 // the load (loadUnits), the first on first (which it closes when the
 // units run out), the others on connections of their own: each unit is
@@ -189,27 +181,14 @@ func (l mariaLoader) close(ctx context.Context) {
 }
 
 func (l mariaLoader) load(ctx context.Context, gen *generator, u unit, report func(int64)) error {
-	return mariaLoad(ctx, l.mc.SQL(), gen, u, l.w.warehouses, report)
-}
-
-// mariaLoad streams the rows of unit u into its table with one LOAD DATA.
-func mariaLoad(ctx context.Context, c *sql.Conn, gen *generator, u unit, warehouses int, report func(int64)) error {
-	name := fmt.Sprintf("tpcc_%d", readerSeq.Add(1))
-	pr, pw := io.Pipe()
-	first, last := u.span(warehouses)
-	go func() {
+	first, last := u.span(l.w.warehouses)
+	return l.mc.LoadData(ctx, u.t.String(), func(out io.Writer) error {
 		var err error
 		for wid := first; wid <= last && err == nil; wid++ {
-			err = writeText(pw, u.t, gen.source(u.t, wid), report)
+			err = writeText(out, u.t, gen.source(u.t, wid), report)
 		}
-		pw.CloseWithError(err)
-	}()
-	mysql.RegisterReaderHandler(name, func() io.Reader { return pr })
-	_, err := c.ExecContext(ctx, "LOAD DATA LOCAL INFILE 'Reader::"+name+"' INTO TABLE "+u.t.String()+
-		" FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n'")
-	mysql.DeregisterReaderHandler(name)
-	pr.CloseWithError(io.ErrClosedPipe) // ends the writer if the load failed
-	return err
+		return err
+	})
 }
 
 // writeText writes the rows of src, of table t, as LOAD DATA's
