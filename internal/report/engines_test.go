@@ -187,7 +187,7 @@ func TestEngineTables(t *testing.T) {
 	must(t, err)
 	points := e.largestPoints()
 	panels := e.timePanels(points)
-	unit := e.timeUnit(panels)
+	unit := e.timeUnit(points)
 	if unit.factor != 60 || unit.axis != "TPM (tx/min)" || len(panels) != 4 {
 		t.Fatalf("unit %+v, %d panels", unit, len(panels))
 	}
@@ -218,6 +218,13 @@ func TestEngineTables(t *testing.T) {
 	}
 	if !strings.Contains(md, "## Cases (Matos and Pedreira 2025") || !strings.Contains(md, "](cases.svg)") {
 		t.Error("summary.md has no section of the cases' bars")
+	}
+	// The legend names each engine's bars, without a case.
+	bars := readFile(t, filepath.Join(path, Subdir, "cases.svg"))
+	for _, want := range []string{">postgres, database<", ">mariadb, database<"} {
+		if strings.Count(bars, want) != 1 {
+			t.Errorf("cases.svg has %q %d times, want once", want, strings.Count(bars, want))
+		}
 	}
 	// One tenant count: nothing is drawn against tenants.
 	if !strings.Contains(md, "**Throughput against tenants**: every point has 1 tenant: nothing to draw against tenants") {

@@ -1,9 +1,6 @@
 package report
 
-import (
-	"slices"
-	"strings"
-)
+import "slices"
 
 // caseBars draws each workload case's throughput as grouped bars, a bar
 // per engine (or whatever else tells a case's points apart) with
@@ -21,7 +18,7 @@ func (e *experiment) caseBars() *figure {
 	var cases, series []string
 	at := map[string]map[string]*point{} // case -> series -> point
 	for _, p := range points {
-		rest := strings.TrimPrefix(p.series, p.kase+", ")
+		rest := p.inCase
 		if at[p.kase] == nil {
 			at[p.kase] = map[string]*point{}
 			cases = append(cases, p.kase)
@@ -35,7 +32,7 @@ func (e *experiment) caseBars() *figure {
 		return missing(id, title, "no successful run.")
 	}
 	factor, axis := 1.0, "Throughput (tx/s)"
-	if unit := e.timeUnit([]timePanel{{groups: groupsOf(points)}}); unit.factor != 1 {
+	if unit := e.timeUnit(points); unit.factor != 1 {
 		factor, axis = unit.factor, "TPM (tx/min)"
 	}
 	c := newChart(title, "", axis)
@@ -76,13 +73,4 @@ func (e *experiment) caseBars() *figure {
 		caption += "as Matos and Pedreira (2025, Fig. 4-5 and 17) compare their configurations and engines."
 	}
 	return drawn(id, caption, c)
-}
-
-// groupsOf is a time group per point, for timeUnit.
-func groupsOf(points []*point) []timeGroup {
-	var out []timeGroup
-	for _, p := range points {
-		out = append(out, timeGroup{p: p, runs: p.okRuns()})
-	}
-	return out
 }

@@ -31,7 +31,7 @@ func (e *experiment) overTime() *figure {
 	}
 	n := points[0].tenants
 	panels := e.timePanels(points)
-	unit := e.timeUnit(panels)
+	unit := e.timeUnit(points)
 	charts, info, shared := e.timeCharts(fmt.Sprintf("%s, %s", title, tenantsLabel(n)), panels, unit)
 	if len(charts) == 0 {
 		return missing(id, title, "no run has per-second figures (runs/<id>/timeseries.csv).")
@@ -171,22 +171,20 @@ type timeUnit struct {
 	axis   string
 }
 
-// timeUnit is TPM when every run drawn reports NOPM (results.csv nopm: a
-// workload with New-Order, TPC-C's, whose TPM over time Matos and
-// Pedreira 2025 draw, Fig. 2) and none follows a load target (whose
-// arrivals per second share the throughput axis); else transactions per
-// second.
-func (e *experiment) timeUnit(panels []timePanel) timeUnit {
+// timeUnit is TPM when every successful run of points reports NOPM
+// (results.csv nopm: a workload with New-Order, TPC-C's, whose TPM over
+// time Matos and Pedreira 2025 draw, Fig. 2) and none follows a load
+// target (whose arrivals per second share the throughput axis); else
+// transactions per second.
+func (e *experiment) timeUnit(points []*point) timeUnit {
 	perSecond := timeUnit{1, "Throughput (tx/s)"}
 	drawn := false
-	for _, pn := range panels {
-		for _, g := range pn.groups {
-			for _, r := range g.runs {
-				if _, ok := r.row.Extra["nopm"]; !ok || e.targetOf(r) != nil {
-					return perSecond
-				}
-				drawn = true
+	for _, p := range points {
+		for _, r := range p.okRuns() {
+			if _, ok := r.row.Extra["nopm"]; !ok || e.targetOf(r) != nil {
+				return perSecond
 			}
+			drawn = true
 		}
 	}
 	if !drawn {

@@ -264,6 +264,7 @@ type point struct {
 	// interference param.
 	interference map[string]string
 	series       string // the label of its line: the point without its tenants
+	inCase       string // series without its case (caseSeries)
 	label        string // series and tenants
 	runs         []*run // every repetition, failed ones too
 }
@@ -285,10 +286,16 @@ func (p *point) failed() int { return len(p.runs) - len(p.okRuns()) }
 // seriesLabel names a line: the model and every other varying dimension
 // but the tenants.
 func seriesLabel(row results.ResultRow, v vary) string {
-	var parts []string
 	if v.cases {
-		parts = append(parts, row.Case)
+		return row.Case + ", " + caseSeries(row, v)
 	}
+	return caseSeries(row, v)
+}
+
+// caseSeries is a run's series label without its workload case: what
+// tells the points of one case apart.
+func caseSeries(row results.ResultRow, v vary) string {
+	var parts []string
 	if v.engine {
 		parts = append(parts, row.Engine)
 	}
@@ -372,7 +379,7 @@ func groupPoints(runs []*run, v vary) []*point {
 		p := byKey[key]
 		if p == nil {
 			p = &point{kase: r.row.Case, engine: r.row.Engine, model: r.row.Model, tenants: r.row.Tenants, scale: r.row.Scale, clients: r.row.Clients,
-				settings: r.row.Settings, placement: r.row.Placement, interference: r.row.Interference, series: series, label: series + ", " + tenantsLabel(r.row.Tenants)}
+				settings: r.row.Settings, placement: r.row.Placement, interference: r.row.Interference, series: series, inCase: caseSeries(r.row, v), label: series + ", " + tenantsLabel(r.row.Tenants)}
 			byKey[key] = p
 			out = append(out, p)
 		}
