@@ -10,7 +10,9 @@
 //	    (the server's from its own accounting: its cgroup, else its
 //	    processes); with -statements (PostgreSQL) also the statements
 //	    each tool executed per New-Order and their time in the server,
-//	    lock waits included (pg_stat_statements, loaded for both);
+//	    lock waits included (pg_stat_statements, loaded for both); with
+//	    -matched each mode again as an open load at go-tpc's rate of the
+//	    round, so that the server's CPU compares at equal throughput;
 //	(c) -what clone: provisioning N tenants of one warehouse in the
 //	    database model, workload.provision clone against load.
 //
@@ -47,6 +49,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/driver"
 	"github.com/tenantbench/tenantbench/internal/engine"
 	"github.com/tenantbench/tenantbench/internal/engine/postgres"
+	"github.com/tenantbench/tenantbench/internal/load"
 	"github.com/tenantbench/tenantbench/internal/plan"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
@@ -70,6 +73,8 @@ func main() {
 	tenants := flag.Int("tenants", 20, "tenants of one warehouse (clone)")
 	procs := flag.Int("procs", driver.DefaultProcs(), "GOMAXPROCS of tenantbench's driver (tenantbench run --procs)")
 	profile := flag.String("cpuprofile", "", "write tenantbench's CPU profile of the cpu rounds here")
+	matched := flag.Bool("matched", false, "cpu: after each go-tpc round, run each interaction mode again as an open load (Poisson arrivals, a pool of -clients) at go-tpc's rate of that round, "+
+		"so that the server's CPU per New-Order compares at equal throughput")
 	statements := flag.Bool("statements", false, "cpu: also count, per New-Order, the statements each tool executed and their time in the server, lock waits included "+
 		"(PostgreSQL: pg_stat_statements, loaded for both tools)")
 	interactions := flag.String("interaction", "", "comma-separated tpcc interaction modes, each measured in every cpu round: "+strings.Join(tpcc.Interactions, ", ")+
@@ -100,7 +105,7 @@ func main() {
 	}
 	b := &bench{engine: e, side: sd, gotpc: *gotpc, warehouses: *warehouses, clients: *clients, loadThreads: *loadThreads,
 		loadConns: *loadConns, duration: *duration, rounds: *rounds, tenants: *tenants, profile: *profile,
-		modes: strings.Split(*interactions, ",")}
+		modes: strings.Split(*interactions, ","), matched: *matched}
 	if err := b.main(strings.Split(*what, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "tpcccmp:", err)
 		os.Exit(1)
@@ -123,6 +128,8 @@ type bench struct {
 	// workload of its own (over the same data: w loads it).
 	modes  []string
 	byMode map[string]workload.Workload
+	// matched: each mode again at go-tpc's rate, after its round.
+	matched bool
 }
 
 func (b *bench) main(what []string) error {
@@ -418,37 +425,48 @@ func (b *bench) cpu(ctx context.Context) error {
 		return fmt.Sprintf("; %.2f statements, %.3f ms in the server per New-Order; the longest:\n  %s\n ",
 			calls/n, ms/n, strings.Join(top, "\n  ")), nil
 	}
+	// measure runs mode m for one round with shape (nil: the closed
+	// loop), at most clients at once, and adds its figures to f.
+	measure := func(r int, m string, f *figures, shape load.Shape, ld *load.Tenant, what string) error {
+		la := benchutil.Loadavg()
+		if _, err := count(nil, "", 0, true); err != nil {
+			return err
+		}
+		before := benchutil.CPUSeconds()
+		sBefore, err := benchutil.ServerCPUSeconds(b.inst)
+		if err != nil {
+			return err
+		}
+		res, err := driver.Run(ctx, []driver.Tenant{{Name: "t01", Connect: b.connect(b.tb), Workload: b.byMode[m],
+			Clients: b.clients, Seed: uint64(time.Now().UnixNano()), Load: ld}}, driver.Options{Duration: b.duration, Shape: shape})
+		if err != nil {
+			return err
+		}
+		cpu := benchutil.CPUSeconds() - before
+		sAfter, err := benchutil.ServerCPUSeconds(b.inst)
+		if err != nil {
+			return err
+		}
+		no := res.Tenants[0].Txns[tpcc.NewOrder]
+		n := float64(no.Committed + no.Rollbacks)
+		f.driver, f.server, f.nopm = append(f.driver, cpu/n*1000), append(f.server, (sAfter-sBefore)/n*1000), append(f.nopm, n/b.duration.Minutes())
+		stmts, err := count(f, b.tb.Database, n, false)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("round %d tenantbench %s%s: %.0f New-Orders/min, driver %.3f, server %.3f CPU s / 1000 New-Orders%s (load average before: %s)\n",
+			r, m, what, n/b.duration.Minutes(), cpu/n*1000, (sAfter-sBefore)/n*1000, stmts, la)
+		return nil
+	}
+	atRate := map[string]*figures{}
+	for _, m := range b.modes {
+		atRate[m] = &figures{}
+	}
 	for r := 1; r <= b.rounds; r++ {
 		for _, m := range b.modes {
-			la := benchutil.Loadavg()
-			if _, err := count(nil, "", 0, true); err != nil {
+			if err := measure(r, m, tb[m], nil, nil, ""); err != nil {
 				return err
 			}
-			before := benchutil.CPUSeconds()
-			sBefore, err := benchutil.ServerCPUSeconds(b.inst)
-			if err != nil {
-				return err
-			}
-			res, err := driver.Run(ctx, []driver.Tenant{{Name: "t01", Connect: b.connect(b.tb), Workload: b.byMode[m],
-				Clients: b.clients, Seed: uint64(time.Now().UnixNano())}}, driver.Options{Duration: b.duration})
-			if err != nil {
-				return err
-			}
-			cpu := benchutil.CPUSeconds() - before
-			sAfter, err := benchutil.ServerCPUSeconds(b.inst)
-			if err != nil {
-				return err
-			}
-			no := res.Tenants[0].Txns[tpcc.NewOrder]
-			n := float64(no.Committed + no.Rollbacks)
-			f := tb[m]
-			f.driver, f.server, f.nopm = append(f.driver, cpu/n*1000), append(f.server, (sAfter-sBefore)/n*1000), append(f.nopm, n/b.duration.Minutes())
-			stmts, err := count(f, b.tb.Database, n, false)
-			if err != nil {
-				return err
-			}
-			fmt.Printf("round %d tenantbench %s: %.0f New-Orders/min, driver %.3f, server %.3f CPU s / 1000 New-Orders%s (load average before: %s)\n",
-				r, m, n/b.duration.Minutes(), cpu/n*1000, (sAfter-sBefore)/n*1000, stmts, la)
 		}
 
 		la := benchutil.Loadavg()
@@ -486,6 +504,19 @@ func (b *bench) cpu(ctx context.Context) error {
 		}
 		fmt.Printf("round %d go-tpc: %.0f New-Orders/min, driver %.3f, server %.3f CPU s / 1000 New-Orders%s (load average before: %s)\n",
 			r, gn/b.duration.Minutes(), gcpu/gn*1000, (sAfter-sBefore)/gn*1000, stmts, la)
+		if !b.matched {
+			continue
+		}
+		// go-tpc's transactions per second: its New-Orders over their
+		// share of its mix, 45 %, which is tpcc's default mix too.
+		rate := gn / b.duration.Seconds() / 0.45
+		for _, m := range b.modes {
+			shape := load.Open{Arrivals: load.ArrivalsPoisson, Pool: b.clients, OnFull: load.OnFullQueue}
+			ld := &load.Tenant{Profile: load.Constant(rate, b.duration), Conns: b.clients}
+			if err := measure(r, m, atRate[m], shape, ld, fmt.Sprintf(" at go-tpc's %.0f tx/s", rate)); err != nil {
+				return err
+			}
+		}
 	}
 	gd, gs := benchutil.Median(gt.driver), benchutil.Median(gt.server)
 	fmt.Printf("\n%d clients on %d warehouses, %v per round, median of %d:\n", b.clients, b.warehouses, b.duration, b.rounds)
@@ -494,6 +525,13 @@ func (b *bench) cpu(ctx context.Context) error {
 		f := tb[m]
 		d, s := benchutil.Median(f.driver), benchutil.Median(f.server)
 		fmt.Printf("| tenantbench %s | %.0f | %.3f | %.3f | %.3f | %.3f |\n", m, benchutil.Median(f.nopm), d, s, d/gd, s/gs)
+	}
+	if b.matched {
+		for _, m := range b.modes {
+			f := atRate[m]
+			d, s := benchutil.Median(f.driver), benchutil.Median(f.server)
+			fmt.Printf("| tenantbench %s at go-tpc's rate | %.0f | %.3f | %.3f | %.3f | %.3f |\n", m, benchutil.Median(f.nopm), d, s, d/gd, s/gs)
+		}
 	}
 	fmt.Printf("| go-tpc | %.0f | %.3f | %.3f | 1 | 1 |\n\n", benchutil.Median(gt.nopm), gd, gs)
 	if sc != nil {
