@@ -102,10 +102,32 @@ func (w *worker) failed(err error, typ int, t1, end time.Time, stopped *atomic.B
 	return true
 }
 
+// reconnectTimeout bounds one attempt to reconnect: long enough for a
+// loaded server to fork a backend and authenticate, short enough that a
+// server that stopped answering costs a retry, not the rest of the phase.
+const reconnectTimeout = 5 * time.Second
+
 // reconnect opens a new connection for a client that lost its own, with
 // a growing pause between attempts; false means the run is over.
 func (w *worker) reconnect(stop <-chan struct{}, end time.Time) bool {
-	err := w.redial(context.Background())
+	// An attempt ends at the phase's end, when the run stops, or after
+	// reconnectTimeout: a server that accepted the connection but never
+	// answers its startup held a client that waited without a bound
+	// (under a loaded machine, after a fail-over) past the phase's end.
+	deadline := time.Now().Add(reconnectTimeout)
+	if end.Before(deadline) {
+		deadline = end
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	err := w.redial(ctx)
 	now := time.Now()
 	if !now.Before(end) {
 		return false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"runtime"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -41,6 +42,80 @@ func TestServer(t *testing.T) {
 	t.Run("StallZeroRows", func(t *testing.T) { testStallZeroRows(t, tn, inst) })
 	t.Run("CancelledSlots", func(t *testing.T) { testCancelledSlots(t, tn) })
 	t.Run("Loops", func(t *testing.T) { testLoops(t, tn) })
+	t.Run("ReconnectBounded", func(t *testing.T) { testReconnectBounded(t, tn, inst) })
+}
+
+// testReconnectBounded: clients whose connections end while the server's
+// postmaster is stopped (SIGSTOP) reconnect to a socket the kernel
+// accepts for it and that never answers their startup; the phase still
+// ends on time (before, the clients waited for the answer without a
+// bound, past the phase's end), with the lost transactions counted as
+// connection failures.
+func testReconnectBounded(t *testing.T, tn Tenant, inst *provider.Instance) {
+	tn.Clients = 2
+	admin := pgtest.Connect(t, inst, "postgres")
+	defer admin.Close(context.Background())
+	rs, _ := provider.As[provider.ResourceSampler](inst)
+	postmaster := rs.ProcessRoot()
+	thaw := sync.OnceFunc(func() { _ = syscall.Kill(postmaster, syscall.SIGCONT) })
+	defer thaw()
+	go func() {
+		time.Sleep(time.Second)
+		rows, err := admin.Query(context.Background(), `SELECT pid FROM pg_stat_activity
+WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		var pids []int
+		for rows.Next() {
+			var pid int
+			if err := rows.Scan(&pid); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+		_ = syscall.Kill(postmaster, syscall.SIGSTOP)
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGTERM) // as pg_terminate_backend
+		}
+	}()
+	type ran struct {
+		res *Result
+		err error
+	}
+	done := make(chan ran, 1)
+	start := time.Now()
+	go func() {
+		res, err := Run(context.Background(), []Tenant{tn}, Options{Duration: 4 * time.Second})
+		done <- ran{res, err}
+	}()
+	var r ran
+	select {
+	case r = <-done:
+	case <-time.After(30 * time.Second):
+		thaw()
+		r = <-done
+		t.Fatalf("the phase of 4 s ended only after the server ran again, %v after it began", time.Since(start))
+	}
+	thaw()
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	took := time.Since(start)
+	var failed int64
+	for _, f := range r.res.Tenants[0].Failures {
+		if f.Class == "connection" {
+			failed += f.Count
+			t.Logf("%s: %d, e.g. %s", f.Txn, f.Count, f.Message)
+		}
+	}
+	t.Logf("phase of 4 s took %v; %d failed connection attempts", took, failed)
+	if took > 15*time.Second {
+		t.Errorf("the phase of 4 s took %v", took)
+	}
+	if failed == 0 {
+		t.Error("no failed connection attempt counted while the postmaster was stopped")
+	}
 }
 
 // testCancelledSlots: a schedule of four 1 s slots cancelled 2.5 s in has
