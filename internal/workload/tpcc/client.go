@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -216,7 +215,7 @@ func (c *Client) Run(ctx context.Context, typ int) error {
 // run is Run on the terminal's current session.
 func (c *Client) run(ctx context.Context, typ int) error {
 	if c.maria == nil {
-		if err := c.watch.watch(ctx, c.pg); err != nil {
+		if err := c.watch.Watch(ctx, c.pg); err != nil {
 			return err
 		}
 	} else if err := c.maria.watch.WatchConn(ctx, c.maria.mc.Socket()); err != nil {
@@ -321,42 +320,4 @@ func (c *Client) other(w int) int {
 		o++
 	}
 	return c.first + o
-}
-
-// watcher interrupts the connection's I/O when the context given to Run
-// ends: it sets the connection's deadline in the past, which fails the
-// read in flight (the pipe then closes the connection). It registers once
-// per context, not per statement; a context without a Done channel (the
-// driver's) costs nothing.
-type watcher struct {
-	done  <-chan struct{}
-	stop  func() bool
-	fired chan struct{}
-	pg    *pgconn.PgConn
-}
-
-func (w *watcher) watch(ctx context.Context, pg *pgconn.PgConn) error {
-	if done := ctx.Done(); done != w.done {
-		w.reset()
-		if done != nil {
-			fired := make(chan struct{})
-			w.fired, w.pg = fired, pg
-			w.stop = context.AfterFunc(ctx, func() {
-				_ = pg.Conn().SetDeadline(time.Unix(1, 0))
-				close(fired)
-			})
-		}
-		w.done = done
-	}
-	return ctx.Err()
-}
-
-// reset stops watching; if the watched context had ended, it waits for the
-// deadline to be set and clears it.
-func (w *watcher) reset() {
-	if w.stop != nil && !w.stop() {
-		<-w.fired
-		_ = w.pg.Conn().SetDeadline(time.Time{})
-	}
-	w.stop, w.fired, w.pg, w.done = nil, nil, nil, nil
 }

@@ -27,7 +27,7 @@ import (
 type session struct {
 	pg                      *pgconn.PgConn
 	p                       pipe
-	watch                   watcher
+	watch                   workload.Watcher
 	begin, commit, rollback stmt
 }
 
