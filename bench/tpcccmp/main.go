@@ -507,9 +507,10 @@ func (b *bench) cpu(ctx context.Context) error {
 		if !b.matched {
 			continue
 		}
-		// go-tpc's transactions per second: its New-Orders over their
-		// share of its mix, 45 %, which is tpcc's default mix too.
-		rate := gn / b.duration.Seconds() / 0.45
+		// Arrivals per second that give go-tpc's New-Orders per second
+		// under tpcc's default mix, which the modes run (45 % New-Order,
+		// as go-tpc's default weights).
+		rate := gn / b.duration.Seconds() / (float64(tpcc.DefaultOptions().Mix[tpcc.NewOrder]) / 100)
 		for _, m := range b.modes {
 			shape := load.Open{Arrivals: load.ArrivalsPoisson, Pool: b.clients, OnFull: load.OnFullQueue}
 			ld := &load.Tenant{Profile: load.Constant(rate, b.duration), Conns: b.clients}

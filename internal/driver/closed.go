@@ -18,8 +18,9 @@ import (
 // tenant's target is at least its index + 0.5 and idles, connected,
 // otherwise. A workload.Finisher client stops when it is done. It is the
 // hot path: no lock, no allocation of its own per transaction.
-func (w *worker) closedLoop(stopped *atomic.Bool, stop <-chan struct{}, start, end time.Time) {
+func (w *worker) closedLoop(stopped *atomic.Bool, halted context.Context, start, end time.Time) {
 	defer w.rec.Flush()
+	stop := halted.Done()
 	var prof *load.Profile
 	if w.tenant.Load != nil && w.tenant.Load.Varies {
 		prof = &w.tenant.Load.Profile
@@ -30,7 +31,7 @@ func (w *worker) closedLoop(stopped *atomic.Bool, stop <-chan struct{}, start, e
 	bg := context.Background()
 	for !stopped.Load() {
 		if w.client == nil {
-			if !w.reconnect(stop, end) {
+			if !w.reconnect(halted, end) {
 				return
 			}
 			continue
@@ -108,8 +109,9 @@ func (w *worker) failed(err error, typ int, t1, end time.Time, stopped *atomic.B
 const reconnectTimeout = 5 * time.Second
 
 // reconnect opens a new connection for a client that lost its own, with
-// a growing pause between attempts; false means the run is over.
-func (w *worker) reconnect(stop <-chan struct{}, end time.Time) bool {
+// a growing pause between attempts; false means the run is over (halted:
+// the clients are stopped).
+func (w *worker) reconnect(halted context.Context, end time.Time) bool {
 	// An attempt ends at the phase's end, when the run stops, or after
 	// reconnectTimeout: a server that accepted the connection but never
 	// answers its startup held a client that waited without a bound
@@ -118,15 +120,8 @@ func (w *worker) reconnect(stop <-chan struct{}, end time.Time) bool {
 	if end.Before(deadline) {
 		deadline = end
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	ctx, cancel := context.WithDeadline(halted, deadline)
 	defer cancel()
-	go func() {
-		select {
-		case <-stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	err := w.redial(ctx)
 	now := time.Now()
 	if !now.Before(end) {
@@ -141,5 +136,5 @@ func (w *worker) reconnect(stop <-chan struct{}, end time.Time) bool {
 	// accepting connections again, which bounds how much a client adds
 	// to the measured time to resume service (F); each attempt is counted.
 	w.backoff = min(max(2*w.backoff, 25*time.Millisecond), 200*time.Millisecond)
-	return w.sleep.until(now.Add(w.backoff), stop)
+	return w.sleep.until(now.Add(w.backoff), halted.Done())
 }

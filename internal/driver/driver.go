@@ -175,7 +175,10 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 		o.Started(start, col.watch)
 	}
 	var stopped atomic.Bool
-	stop := make(chan struct{})
+	// halted ends when the clients are stopped: their pauses and their
+	// reconnects end with it.
+	halted, stopClients := context.WithCancel(context.Background())
+	defer stopClients()
 	var wg sync.WaitGroup
 	loops := onLoops(o.Loops, workers)
 	for _, w := range workers {
@@ -188,9 +191,9 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 		w.start(func() {
 			defer wg.Done()
 			if open {
-				w.openLoop(queues[w.tenantIdx], &stopped, stop, start, end)
+				w.openLoop(queues[w.tenantIdx], &stopped, halted, start, end)
 			} else {
-				w.closedLoop(&stopped, stop, start, end)
+				w.closedLoop(&stopped, halted, start, end)
 			}
 		})
 	}
@@ -211,7 +214,7 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	// for them to return.
 	halt := func() {
 		stopped.Store(true)
-		close(stop)
+		stopClients()
 		for _, l := range loops {
 			l.Stop()
 		}

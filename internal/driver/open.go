@@ -84,8 +84,9 @@ func (a *arrivals) finish(until time.Duration) {
 // (coordinated omission corrected); service time, from the actual start,
 // is recorded beside it. No lock other than the claim, no allocation of
 // its own per transaction.
-func (w *worker) openLoop(a *arrivals, stopped *atomic.Bool, stop <-chan struct{}, start, end time.Time) {
+func (w *worker) openLoop(a *arrivals, stopped *atomic.Bool, halted context.Context, start, end time.Time) {
 	defer w.rec.Flush()
+	stop := halted.Done()
 	bg := context.Background()
 	// now is the clock's last reading: the end of the previous
 	// transaction, or the wake-up for this one. Each arrival reads the
@@ -93,7 +94,7 @@ func (w *worker) openLoop(a *arrivals, stopped *atomic.Bool, stop <-chan struct{
 	now := time.Now()
 	for !stopped.Load() {
 		if w.client == nil {
-			if !w.reconnect(stop, end) {
+			if !w.reconnect(halted, end) {
 				return
 			}
 			now = time.Now()

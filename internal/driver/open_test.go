@@ -30,7 +30,7 @@ func openWorker(t *testing.T, rate float64, d time.Duration, onFull string) (*in
 	w.sleep.usePrecise()
 	defer w.sleep.close()
 	var stopped atomic.Bool
-	w.openLoop(q, &stopped, make(chan struct{}), start, start.Add(d))
+	w.openLoop(q, &stopped, context.Background(), start, start.Add(d))
 	q.finish(d)
 	return c, q, col.Close()
 }
@@ -126,7 +126,7 @@ func TestOpenLoopOverload(t *testing.T) {
 		w := &worker{tenant: &Tenant{Name: "t01", Load: lt}, client: c, rec: col.Recorder(0)}
 		w.sleep.usePrecise()
 		var stopped atomic.Bool
-		w.openLoop(q, &stopped, make(chan struct{}), start, start.Add(d))
+		w.openLoop(q, &stopped, context.Background(), start, start.Add(d))
 		q.finish(d)
 		res := col.Close()
 		all := res.Tenants[0].All
@@ -170,7 +170,7 @@ func TestClosedSchedule(t *testing.T) {
 	for k := range 2 {
 		c := &probe{start: start, slot: slot, hits: &runs[k]}
 		w := &worker{tenant: &Tenant{Name: "t01", Load: lt}, index: k, client: c, rec: col.Recorder(0)}
-		go func() { w.closedLoop(&stopped, make(chan struct{}), start, end); done <- struct{}{} }()
+		go func() { w.closedLoop(&stopped, context.Background(), start, end); done <- struct{}{} }()
 	}
 	<-done
 	<-done
@@ -251,7 +251,6 @@ func openPool(t *testing.T, n int, rate float64, d, txn time.Duration, onFull st
 	start := time.Now()
 	col := NewCollector(start, 0, []string{"t01"}, []string{"a"}, n, nil, 0, "")
 	var stopped atomic.Bool
-	stop := make(chan struct{})
 	clients := make([]*slow, n)
 	done := make(chan struct{}, n)
 	for i := range n {
@@ -259,7 +258,7 @@ func openPool(t *testing.T, n int, rate float64, d, txn time.Duration, onFull st
 		w := &worker{tenant: tn, index: i, client: clients[i], rec: col.Recorder(0)}
 		w.sleep.usePrecise()
 		defer w.sleep.close()
-		go func() { w.openLoop(q, &stopped, stop, start, start.Add(d)); done <- struct{}{} }()
+		go func() { w.openLoop(q, &stopped, context.Background(), start, start.Add(d)); done <- struct{}{} }()
 	}
 	for range n {
 		select {
