@@ -85,7 +85,11 @@ func OpenReplicas[S any](ctx context.Context, name string, conns []Conn, index i
 		if err != nil {
 			return out, err
 		}
-		out.list = append(out.list, Replica[S]{PG: conn.PgConn(), Wire: NewWire(conn.PgConn()), Stmt: st})
+		w, err := NewWire(ctx, conn.PgConn())
+		if err != nil {
+			return out, err
+		}
+		out.list = append(out.list, Replica[S]{PG: conn.PgConn(), Wire: w, Stmt: st})
 	}
 	if len(out.list) > 0 {
 		out.next = index % len(out.list)

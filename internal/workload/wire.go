@@ -51,8 +51,17 @@ type RowReader interface {
 // to every parameter or column). It is only read.
 var allBinary = []int16{pgx.BinaryFormatCode}
 
-// NewWire prepares a Wire for pg, which must be idle.
-func NewWire(pg *pgconn.PgConn) Wire {
+// NewWire prepares a Wire for pg, which must be idle. pgconn may have left
+// its background reader waiting in a read of the socket (it starts one
+// when a write takes over 15 ms, as on a loaded machine, and stops it only
+// after that read returns), or bytes in its buffer: the reads on the
+// socket itself would then wait for that read, or miss those bytes.
+// PgConn.SyncConn ends both, with a ping when needed; no pgconn call
+// follows on the connection while the Wire is in use.
+func NewWire(ctx context.Context, pg *pgconn.PgConn) (Wire, error) {
+	if err := pg.SyncConn(ctx); err != nil {
+		return Wire{}, err
+	}
 	w := Wire{
 		pg:       pg,
 		fe:       pg.Frontend(),
@@ -66,7 +75,7 @@ func NewWire(pg *pgconn.PgConn) Wire {
 	if sock != nil {
 		w.fd = newFdWire(sock)
 	}
-	return w
+	return w, nil
 }
 
 // RoundTrip executes the prepared statement stmt with params (each in the

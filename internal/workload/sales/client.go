@@ -85,7 +85,10 @@ func (w *Workload) NewClient(ctx context.Context, wc workload.Conn, ci workload.
 		}
 		sds = append(sds, sd)
 	}
-	c.wire = workload.NewWire(c.pg)
+	var err error
+	if c.wire, err = workload.NewWire(ctx, c.pg); err != nil {
+		return nil, fmt.Errorf("sales: %w", err)
+	}
 	if workload.Unnamed(conn) {
 		c.wire.Unnamed(sds...) // behind a pooler that cannot keep them
 	}

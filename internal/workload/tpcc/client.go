@@ -149,7 +149,10 @@ func (cl *Client) open(ctx context.Context, conn *pgx.Conn, level string) (sessi
 	}
 	if cl.interaction != InteractionBatched {
 		// One statement per round trip: the wire's path (see pipe.wire).
-		wire := workload.NewWire(s.pg)
+		wire, err := workload.NewWire(ctx, s.pg)
+		if err != nil {
+			return s, fmt.Errorf("tpcc: %w", err)
+		}
 		s.p.wire = &wire
 	}
 	return s, nil
