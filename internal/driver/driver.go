@@ -336,6 +336,18 @@ type worker struct {
 // again: each try is a reconnection, counted when it misses.
 const redialEvery = 250 * time.Millisecond
 
+// redialAfter is how long a client that missed a replica waits before it
+// tries again, given how long its reconnection took: redialEvery, or four
+// times took when that is longer. A reconnection reopens the primary
+// too (a fork and an authentication on each server); on a loaded machine
+// one takes longer than redialEvery, and retrying at that pace left the
+// client reconnecting nearly all the time, its tenant committing nothing
+// while the replica was down. So a client spends at most a fifth of its
+// time on retries.
+func redialAfter(took time.Duration) time.Duration {
+	return max(redialEvery, 4*took)
+}
+
 // redialDue drops a client that lacks a replica once redialEvery has
 // passed since it connected; its next connection tries them all.
 func (w *worker) redialDue(now time.Time) {
@@ -345,6 +357,7 @@ func (w *worker) redialDue(now time.Time) {
 }
 
 func (w *worker) connect(ctx context.Context) error {
+	began := time.Now()
 	// A reconnected client draws from a fresh stream, so a replay after an
 	// outage is still deterministic for the same outage.
 	client, conn, err := w.tenant.Connect.OpenReplicated(ctx, w.tenant.Workload, w.tenant.Replicas, func() workload.ClientInfo {
@@ -359,7 +372,7 @@ func (w *worker) connect(ctx context.Context) error {
 	if err := workload.Missed(conn); err != nil {
 		now := time.Now()
 		w.rec.Fail(connectTxn, now, "connection", err)
-		w.redialAt = now.Add(redialEvery)
+		w.redialAt = now.Add(redialAfter(now.Sub(began)))
 	}
 	w.mu.Lock()
 	w.conn, w.client, w.sock = conn, client, conn.Socket()
