@@ -15,6 +15,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	dbserver "github.com/tenantbench/tenantbench/internal/engine/server"
+	"github.com/tenantbench/tenantbench/internal/rawsock"
 )
 
 // Conn is one session on a MariaDB server: one go-sql-driver/mysql
@@ -62,6 +63,11 @@ func init() {
 			var d net.Dialer
 			c, err := d.DialContext(ctx, network, addr)
 			if err != nil {
+				return nil, err
+			}
+			// Out of Go's netpoller: a client waits for its reply in
+			// poll(2) on its thread, as libmariadb's do (rawsock.FdConn).
+			if c, err = rawsock.Detach(c); err != nil {
 				return nil, err
 			}
 			c = sendingOnRead(c)

@@ -1,0 +1,190 @@
+//go:build linux
+
+package rawsock
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"testing"
+	"time"
+)
+
+// detachedPair is a loopback TCP connection whose client end is
+// detached, and its server end.
+func detachedPair(t *testing.T) (net.Conn, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	d, err := Detach(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := d.(*FdConn); !ok {
+		t.Fatalf("Detach gave %T", d)
+	}
+	return d, srv
+}
+
+func openFds(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
+}
+
+// TestFdConnExchange: bytes go both ways, including more than the
+// socket buffers hold (a write that must wait), and a read waits for
+// the reply; the original descriptor is gone and Close leaves none.
+func TestFdConnExchange(t *testing.T) {
+	before := openFds(t)
+	c, srv := detachedPair(t)
+	if got := openFds(t); got != before+2 { // the detached end and the server's
+		t.Errorf("%d descriptors open, want %d", got, before+2)
+	}
+	go func() {
+		buf := make([]byte, 4)
+		if _, err := io.ReadFull(srv, buf); err == nil {
+			time.Sleep(50 * time.Millisecond)
+			srv.Write([]byte("pong"))
+		}
+		io.Copy(io.Discard, srv)
+	}()
+	if _, err := c.Write([]byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4)
+	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "pong" {
+		t.Fatalf("read %q, %v", buf, err)
+	}
+	big := make([]byte, 16<<20)
+	if n, err := c.Write(big); err != nil || n != len(big) {
+		t.Fatalf("wrote %d of %d: %v", n, len(big), err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := openFds(t); got != before+1 {
+		t.Errorf("%d descriptors open after Close, want %d", got, before+1)
+	}
+	if _, err := c.Read(buf); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("read after Close: %v", err)
+	}
+}
+
+// TestFdConnDeadline: a deadline set while a read waits ends it (as
+// workload.Watcher sets one from another goroutine), a deadline in the
+// past fails the next call, and a cleared one lets reads work again.
+func TestFdConnDeadline(t *testing.T) {
+	c, srv := detachedPair(t)
+	defer c.Close()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 1))
+		errc <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	set := time.Now()
+	c.SetDeadline(time.Unix(1, 0))
+	select {
+	case err := <-errc:
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("read: %v", err)
+		}
+		if took := time.Since(set); took > 10*waitSlice {
+			t.Errorf("the read ended %v after the deadline was set", took)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a deadline set during a read did not end it")
+	}
+	srv.Write([]byte("x"))
+	if _, err := c.Write([]byte("y")); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("write past the deadline: %v", err)
+	}
+	c.SetDeadline(time.Time{})
+	buf := make([]byte, 1)
+	if _, err := c.Read(buf); err != nil || buf[0] != 'x' {
+		t.Errorf("read after the deadline was cleared: %q %v", buf, err)
+	}
+}
+
+// TestFdConnCloseWakes: Close from another goroutine ends a read that
+// waits (the driver's watchdog closing a stuck client's socket).
+func TestFdConnCloseWakes(t *testing.T) {
+	c, _ := detachedPair(t)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 1))
+		errc <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	done := make(chan error, 1)
+	go func() { done <- c.Close() }()
+	select {
+	case err := <-errc:
+		if err == nil {
+			t.Error("a read ended by Close returned no error")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not end a waiting read")
+	}
+	if err := <-done; err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}
+
+// TestFdConnSocket: the hot path's exchange (Socket) runs on a detached
+// connection, its wait in poll(2).
+func TestFdConnSocket(t *testing.T) {
+	c, srv := detachedPair(t)
+	defer c.Close()
+	go func() {
+		buf := make([]byte, 3)
+		for {
+			if _, err := io.ReadFull(srv, buf); err != nil {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+			srv.Write(buf)
+		}
+	}()
+	s := NewSocket(c)
+	if s == nil {
+		t.Fatal("no Socket")
+	}
+	out, sent := []byte("abc"), 0
+	got := make([]byte, 0, 3)
+	err := s.Exchange(func(fd uintptr) bool {
+		if sent < len(out) {
+			if err := SendRest(fd, out, &sent); err != nil {
+				t.Error(err)
+				return true
+			}
+			return false
+		}
+		n, err := Read(fd, got[len(got):cap(got)])
+		if err != nil {
+			return false
+		}
+		got = got[:len(got)+n]
+		return len(got) == cap(got)
+	})
+	if err != nil || string(got) != "abc" {
+		t.Fatalf("exchange: %q %v", got, err)
+	}
+}
