@@ -53,6 +53,7 @@ func Detach(c net.Conn) (net.Conn, error) {
 	fd := -1
 	var derr error
 	if err := rc.Control(func(s uintptr) { fd, derr = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
+		c.Close()
 		return nil, err
 	}
 	if derr != nil {
