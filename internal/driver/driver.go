@@ -348,8 +348,8 @@ func redialAfter(took time.Duration) time.Duration {
 	return max(redialEvery, 4*took)
 }
 
-// redialDue drops a client that lacks a replica once redialEvery has
-// passed since it connected; its next connection tries them all.
+// redialDue drops a client that lacks a replica once its redialAt has
+// passed (redialAfter); its next connection tries them all.
 func (w *worker) redialDue(now time.Time) {
 	if w.client != nil && !w.redialAt.IsZero() && !now.Before(w.redialAt) {
 		w.release()
