@@ -68,7 +68,7 @@ func init() {
 			// Out of Go's netpoller: a client waits for its reply in
 			// poll(2) on its thread, as libmariadb's do (rawsock.FdConn).
 			if c, err = rawsock.Detach(c); err != nil {
-				return nil, err
+				return nil, fmt.Errorf("taking the socket to %s out of Go's netpoller: %w", addr, err)
 			}
 			c = sendingOnRead(c)
 			if slot, ok := ctx.Value(dialKey{}).(*dialSlot); ok {
