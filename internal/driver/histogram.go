@@ -37,6 +37,9 @@ func clampUs(us int64) int64 {
 // one. On a machine shared with the servers under test the driver competes
 // with them for CPU; fewer threads also mean fewer scheduler wake-ups per
 // transaction (measured in BENCHMARKS.md: on 2 cores one thread gave more
-// throughput and less client CPU per transaction than two). pgbench's -j
-// plays the same role.
+// throughput and less client CPU per transaction than two). Two Loops
+// pinned to the two CPUs (loops.go) did better than one in a saturating
+// closed loop, but cost an open loop below saturation 1.4x pgbench -R's
+// CPU per transaction ("Loops pinned to CPUs"), so the default is
+// unchanged. pgbench's -j plays the same role.
 func DefaultProcs() int { return max(1, runtime.NumCPU()/2) }

@@ -40,7 +40,26 @@ func onLoops(n int, ws []*worker) []*rawsock.Loop {
 		w.loop = loops[k%len(loops)]
 		k++
 	}
+	pin(loops)
 	return loops
+}
+
+// pin puts each Loop on a CPU of its own, in turn, when there are two or
+// more of them and of the CPUs the process may use (rawsock.Loop.Pin:
+// each client then hands its requests and replies to its backend on one
+// CPU). One Loop stays free to move: pinned alone it was no faster
+// (BENCHMARKS.md, "Loops pinned to CPUs").
+func pin(loops []*rawsock.Loop) {
+	if len(loops) < 2 {
+		return
+	}
+	cpus, mask := rawsock.CPUs()
+	if len(cpus) < 2 {
+		return
+	}
+	for i, l := range loops {
+		l.Pin(cpus[i%len(cpus)], mask)
+	}
 }
 
 // start runs body as the worker's client: a coroutine on its Loop, or a

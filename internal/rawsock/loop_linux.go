@@ -36,7 +36,8 @@ type Loop struct {
 	mu           sync.Mutex
 	woken        []*Task // by Await's goroutines
 	stopping     bool
-	closed       bool // the descriptors are closed: kick no more
+	closed       bool     // the descriptors are closed: kick no more
+	pin          *pinning // nil: the thread is not pinned (Pin)
 }
 
 // Task is one client on a Loop. Its methods are for the client's own
@@ -113,12 +114,25 @@ func (l *Loop) Add(body func()) *Task {
 }
 
 // Run runs the Loop's clients until each has returned, on the calling
-// goroutine, and closes the Loop when they have. It does not lock the
-// goroutine to its thread: a locked goroutine that yields (below) hands
-// its P to another thread and waits to get it back, and that thread
-// would wait in Go's netpoller meanwhile (see wait).
+// goroutine, and closes the Loop when they have. It locks the goroutine
+// to its thread only when pinned (Pin): a locked goroutine that yields
+// (below) hands its P to another thread and waits to get it back, and
+// that thread would wait in Go's netpoller meanwhile (see wait). Pinned,
+// that cost bought more than it took (BENCHMARKS.md, "Loops pinned to
+// CPUs").
 func (l *Loop) Run() {
 	defer l.close()
+	if l.pin != nil {
+		// Locked while pinned: the thread the Loop pinned is the one it
+		// comes back to after each yield, and no other goroutine runs
+		// on it meanwhile. Unlocked before the goroutine ends, or the
+		// runtime would end the thread, and with it a server it started
+		// with a parent-death signal.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		l.pin.on()
+		defer l.pin.off()
+	}
 	for _, t := range l.tasks {
 		t.next, _ = iter.Pull(func(yield func(struct{}) bool) {
 			t.yield = yield

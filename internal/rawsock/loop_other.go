@@ -22,3 +22,9 @@ func (*Loop) Stop()                                {}
 func (*Task) Sleep(at time.Time) (time.Time, bool) { return time.Now(), false }
 func (*Task) Await(f func())                       { f() }
 func (*Task) readable(*Socket, uintptr) error      { return errors.ErrUnsupported }
+
+// Pin does nothing where there are no Loops.
+func (*Loop) Pin(int, struct{}) {}
+
+// CPUs is none where there are no Loops.
+func CPUs() ([]int, struct{}) { return nil, struct{}{} }

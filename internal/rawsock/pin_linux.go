@@ -1,0 +1,49 @@
+package rawsock
+
+import (
+	"golang.org/x/sys/unix"
+)
+
+// Pin makes the Loop's thread run on cpu while it runs the clients
+// (Run); call it before Run. On a host shared with the servers this is
+// how pgbench's threads end up placed without being told: a backend that
+// a client's request wakes is woken onto the waker's CPU (the scheduler's
+// wake-affine placement), so with one Loop on each CPU a client and its
+// backend hand each request and reply over on one CPU, and the client
+// sleeps while its backend works. Left to migrate, two Loops woke their
+// backends across CPUs and the server spent a fifth more CPU per
+// transaction (BENCHMARKS.md, "Loops pinned to CPUs"). allowed is the
+// mask the thread returns to whenever it leaves the Loop: the process's
+// own (CPUs, below).
+func (l *Loop) Pin(cpu int, allowed unix.CPUSet) {
+	var one unix.CPUSet
+	one.Set(cpu)
+	l.pin = &pinning{one: one, allowed: allowed}
+}
+
+// CPUs is the CPUs this process may run on, and their mask; none where
+// the mask cannot be read.
+func CPUs() ([]int, unix.CPUSet) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil, set
+	}
+	var cpus []int
+	for i := 0; len(cpus) < set.Count(); i++ {
+		if set.IsSet(i) {
+			cpus = append(cpus, i)
+		}
+	}
+	return cpus, set
+}
+
+// pinning is a Loop's CPU and the mask to go back to.
+type pinning struct {
+	one, allowed unix.CPUSet
+}
+
+// on and off pin the calling thread and let it go. An error (a CPU
+// taken away by a cpuset meanwhile) leaves the thread where the
+// scheduler puts it: the Loop runs on, unpinned.
+func (p *pinning) on()  { _ = unix.SchedSetaffinity(0, &p.one) }
+func (p *pinning) off() { _ = unix.SchedSetaffinity(0, &p.allowed) }
