@@ -39,7 +39,7 @@ func clampUs(us int64) int64 {
 // transaction (measured in BENCHMARKS.md: on 2 cores one thread gave more
 // throughput and less client CPU per transaction than two). Two Loops
 // pinned to the two CPUs (loops.go) did better than one in a saturating
-// closed loop, but cost an open loop below saturation 1.4x pgbench -R's
-// CPU per transaction ("Loops pinned to CPUs"), so the default is
-// unchanged. pgbench's -j plays the same role.
+// closed loop (6-14 % in the median of a run), but cost an open loop
+// below saturation 1.4x pgbench -R's CPU per transaction ("Loops pinned
+// to CPUs"), so the default is unchanged. pgbench's -j plays the same role.
 func DefaultProcs() int { return max(1, runtime.NumCPU()/2) }

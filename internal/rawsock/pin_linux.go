@@ -5,16 +5,14 @@ import (
 )
 
 // Pin makes the Loop's thread run on cpu while it runs the clients
-// (Run); call it before Run. On a host shared with the servers this is
-// how pgbench's threads end up placed without being told: a backend that
-// a client's request wakes is woken onto the waker's CPU (the scheduler's
-// wake-affine placement), so with one Loop on each CPU a client and its
-// backend hand each request and reply over on one CPU, and the client
-// sleeps while its backend works. Left to migrate, two Loops woke their
-// backends across CPUs and the server spent a fifth more CPU per
-// transaction (BENCHMARKS.md, "Loops pinned to CPUs"). allowed is the
-// mask the thread returns to whenever it leaves the Loop: the process's
-// own (CPUs, below).
+// (Run); call it before Run. The aim is what pgbench gets in its fast
+// rounds: the scheduler wakes a backend onto the CPU of the client that
+// woke it (wake-affine placement), so with one Loop on each CPU a client
+// and its backend can hand each request and reply over on one CPU while
+// the client sleeps. On 2 cores two pinned Loops made 6-14 % more
+// transactions than one Loop in the median of each run, unpinned ones
+// 4 % (BENCHMARKS.md, "Loops pinned to CPUs"). allowed is the mask the
+// thread returns to when Run ends: the process's own (CPUs, below).
 func (l *Loop) Pin(cpu int, allowed unix.CPUSet) {
 	var one unix.CPUSet
 	one.Set(cpu)
