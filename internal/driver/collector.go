@@ -265,7 +265,9 @@ func (c *Collector) merge(b *bucket) {
 			agg.AfterWarmup += f.n
 		}
 		agg.First = min(agg.First, f.first)
-		agg.Last = max(agg.Last, f.last)
+		if f.last >= agg.Last {
+			agg.Last, agg.LastMessage = f.last, f.lastErr.Error()
+		}
 		if sec != nil {
 			sa := sec[b.tenant]
 			if f.typ >= 0 {

@@ -24,7 +24,7 @@ func TestCollectorTotals(t *testing.T) {
 	}
 	r3.Record(0, at(2.5), 5*time.Millisecond)
 	r3.Fail(1, at(2.6), "40", errors.New("could not serialize access"))
-	r3.Fail(1, at(4.6), "40", errors.New("could not serialize access"))
+	r3.Fail(1, at(4.6), "40", errors.New("deadlock detected"))
 	r3.Fail(1, at(0.6), "connection", errors.New("refused")) // in warmup
 	for _, r := range []*Recorder{r1, r2, r3} {
 		r.Flush()
@@ -60,6 +60,9 @@ func TestCollectorTotals(t *testing.T) {
 	}
 	if f := t2.Failures[1]; f.First != 2600*time.Millisecond || f.Last != 4600*time.Millisecond {
 		t.Errorf("failure first/last = %v/%v, want 2.6s/4.6s", f.First, f.Last)
+	}
+	if f := t2.Failures[1]; f.Message != "could not serialize access" || f.LastMessage != "deadlock detected" {
+		t.Errorf("failure messages first %q, last %q, want the first and the last failure's", f.Message, f.LastMessage)
 	}
 
 	// series: t01 second 2, txn a: 100 transactions, mean 50.5

@@ -18,7 +18,7 @@ func (r *Result) Figures() *results.Workload {
 		}
 		for _, f := range t.Failures {
 			tw.Failures = append(tw.Failures, results.Failure{Txn: f.Txn, Class: f.Class, Count: f.Count,
-				FirstS: f.First.Seconds(), LastS: f.Last.Seconds(), Message: f.Message})
+				FirstS: f.First.Seconds(), LastS: f.Last.Seconds(), Message: f.Message, LastMessage: lastMessage(f)})
 		}
 		if o := t.Open; o != nil {
 			tw.Open = &results.Arrivals{TargetRate: o.TargetRate, Arrivals: o.Arrivals, Queued: o.Queued,
@@ -34,4 +34,13 @@ func (t TxnResult) figures() results.TxnFigures {
 		Failed: t.Failed, MeanMs: t.MeanMs(), P50Ms: t.QuantileMs(50), P95Ms: t.QuantileMs(95),
 		P99Ms: t.QuantileMs(99), MaxMs: t.QuantileMs(100),
 		ServiceMeanMs: t.ServiceMeanMs(), ServiceP99Ms: t.ServiceQuantileMs(99)}
+}
+
+// lastMessage is f's last message where it differs from its first, else
+// "" (results.Failure's last_message is left out then).
+func lastMessage(f Failure) string {
+	if f.LastMessage == f.Message {
+		return ""
+	}
+	return f.LastMessage
 }

@@ -19,7 +19,8 @@ func TestFigures(t *testing.T) {
 		Service: s, ServiceSumUs: 50000, Failed: map[string]int64{"40": 4}}
 	res := &Result{Start: time.Unix(100, 0), Warmup: time.Second, Duration: 10 * time.Second,
 		Tenants: []TenantResult{{Name: "t01", All: all, Txns: []TxnResult{{Txn: "a", Committed: 100, SumUs: 5050 * 1000, Hist: h}},
-			Failures:   []Failure{{Txn: "a", Class: "40", Count: 5, AfterWarmup: 4, First: 1500 * time.Millisecond, Last: 9 * time.Second, Message: "m"}},
+			Failures: []Failure{{Txn: "a", Class: "40", Count: 5, AfterWarmup: 4, First: 1500 * time.Millisecond, Last: 9 * time.Second, Message: "m", LastMessage: "m"},
+				{Txn: "a", Class: "connection", Count: 2, First: time.Second, Last: 2 * time.Second, Message: "refused", LastMessage: "password refused"}},
 			ConnLost:   "gone",
 			ConnLostAt: 3 * time.Second,
 			Open:       &OpenResult{TargetRate: 10, Arrivals: 104, Queued: 7, Dropped: 4, AchievedRate: 10}}},
@@ -47,7 +48,9 @@ func TestFigures(t *testing.T) {
 	if x := tw.Txns[0]; x.Txn != "a" || x.MeanMs != 50.5 || !near(x.P99Ms, 99) || x.ServiceMeanMs != 0 || x.ServiceP99Ms != 0 {
 		t.Errorf("txn a: %+v", x)
 	}
-	if f := tw.Failures; len(f) != 1 || f[0] != (results.Failure{Txn: "a", Class: "40", Count: 5, FirstS: 1.5, LastS: 9, Message: "m"}) {
+	// The last message only where it differs from the first.
+	if f := tw.Failures; len(f) != 2 || f[0] != (results.Failure{Txn: "a", Class: "40", Count: 5, FirstS: 1.5, LastS: 9, Message: "m"}) ||
+		f[1] != (results.Failure{Txn: "a", Class: "connection", Count: 2, FirstS: 1, LastS: 2, Message: "refused", LastMessage: "password refused"}) {
 		t.Errorf("failures: %+v", f)
 	}
 	if tw.ConnLost != "gone" || tw.ConnLostAt != 3*time.Second {

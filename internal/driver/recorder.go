@@ -41,6 +41,9 @@ type failCount struct {
 	first time.Duration // since the workload started
 	last  time.Duration
 	msg   string // the first message seen, for the summary
+	// lastErr is the last error seen: kept as it is (no message made per
+	// failure) until the collector merges the bucket.
+	lastErr error
 }
 
 func newBucket(tenant, types int) *bucket {
@@ -153,11 +156,11 @@ func (r *Recorder) Fail(typ int, end time.Time, class string, err error) {
 		f := &b.fails[i]
 		if f.typ == typ && f.class == class {
 			f.n++
-			f.last = since
+			f.last, f.lastErr = since, err
 			return
 		}
 	}
-	b.fails = append(b.fails, failCount{typ: typ, class: class, n: 1, first: since, last: since, msg: err.Error()})
+	b.fails = append(b.fails, failCount{typ: typ, class: class, n: 1, first: since, last: since, msg: err.Error(), lastErr: err})
 }
 
 // at returns the bucket of the second that contains t, handing the previous

@@ -122,5 +122,8 @@ type Failure struct {
 	Count       int64 // warmup included
 	AfterWarmup int64
 	First, Last time.Duration // since the workload phase started
-	Message     string
+	// Message is the first failure's message, LastMessage the last's:
+	// a kind of failure may change cause (a refused connection, then a
+	// password refused by a promoted server).
+	Message, LastMessage string
 }

@@ -238,6 +238,9 @@ type Failure struct {
 	FirstS  float64 `json:"first_s"` // since the workload phase started
 	LastS   float64 `json:"last_s"`
 	Message string  `json:"message"`
+	// LastMessage is the last failure's message where it differs from
+	// the first's.
+	LastMessage string `json:"last_message,omitempty"`
 }
 
 // Aggregate is the provider perspective of Erdelt and Rabl 2026, section 5.1:
