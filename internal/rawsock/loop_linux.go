@@ -117,8 +117,9 @@ func (l *Loop) Add(body func()) *Task {
 // goroutine, and closes the Loop when they have. It locks the goroutine
 // to its thread only when pinned (Pin): a locked goroutine that yields
 // (below) hands its P to another thread and waits to get it back, and
-// that thread would wait in Go's netpoller meanwhile (see wait). Pinned,
-// that cost bought more than it took (BENCHMARKS.md, "Loops pinned to
+// that thread would wait in Go's netpoller meanwhile (see wait). Pinned
+// without the lock (the thread let go of its CPU at each yield), two
+// rounds of three lost what pinning won (BENCHMARKS.md, "Loops pinned to
 // CPUs").
 func (l *Loop) Run() {
 	defer l.close()
