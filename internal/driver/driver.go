@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -246,7 +247,12 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	if cpuKnown {
 		res.DriverCPU = &driverCPU
 	}
-	res.Loops = len(loops)
+	res.Procs, res.Loops = runtime.GOMAXPROCS(0), len(loops)
+	for _, l := range loops {
+		if l.Pinned() {
+			res.Pinned++
+		}
+	}
 	for _, w := range workers {
 		if w.loop != nil {
 			res.Looped++

@@ -15,6 +15,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/load"
 	"github.com/tenantbench/tenantbench/internal/pgtest"
 	"github.com/tenantbench/tenantbench/internal/provider"
+	"github.com/tenantbench/tenantbench/internal/rawsock"
 	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
@@ -513,6 +514,14 @@ func testLoops(t *testing.T, tn Tenant) {
 		}
 		if res.Loops != c.wantLoops || res.Looped != c.wantLooped {
 			t.Errorf("Loops %d: %d loops ran %d clients, want %d and %d", c.loops, res.Loops, res.Looped, c.wantLoops, c.wantLooped)
+		}
+		// Two Loops or more are pinned, each to a CPU, where there are two.
+		wantPinned := 0
+		if cpus, _ := rawsock.CPUs(); c.wantLoops >= 2 && len(cpus) >= 2 {
+			wantPinned = c.wantLoops
+		}
+		if res.Pinned != wantPinned || res.Procs != runtime.GOMAXPROCS(0) {
+			t.Errorf("Loops %d: %d pinned at GOMAXPROCS %d, want %d at %d", c.loops, res.Pinned, res.Procs, wantPinned, runtime.GOMAXPROCS(0))
 		}
 		if n := res.Tenants[0].All.Committed; n < 100 {
 			t.Errorf("Loops %d: %d transactions committed in 1 s by 5 clients", c.loops, n)

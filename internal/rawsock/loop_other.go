@@ -26,5 +26,8 @@ func (*Task) readable(*Socket, uintptr) error      { return errors.ErrUnsupporte
 // Pin does nothing where there are no Loops.
 func (*Loop) Pin(int, struct{}) {}
 
+// Pinned is false where there are no Loops.
+func (*Loop) Pinned() bool { return false }
+
 // CPUs is none where there are no Loops.
 func CPUs() ([]int, struct{}) { return nil, struct{}{} }

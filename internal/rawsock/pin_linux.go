@@ -38,10 +38,16 @@ func CPUs() ([]int, unix.CPUSet) {
 // pinning is a Loop's CPU and the mask to go back to.
 type pinning struct {
 	one, allowed unix.CPUSet
+	held         bool // the thread was pinned (on succeeded)
 }
 
 // on and off pin the calling thread and let it go. An error (a CPU
 // taken away by a cpuset meanwhile) leaves the thread where the
-// scheduler puts it: the Loop runs on, unpinned.
-func (p *pinning) on()  { _ = unix.SchedSetaffinity(0, &p.one) }
+// scheduler puts it: the Loop runs on, unpinned, and Pinned says so.
+func (p *pinning) on()  { p.held = unix.SchedSetaffinity(0, &p.one) == nil }
 func (p *pinning) off() { _ = unix.SchedSetaffinity(0, &p.allowed) }
+
+// Pinned says whether the Loop's thread ran pinned to its CPU: asked for
+// (Pin) and granted by the kernel. Read it once a client of the Loop
+// has returned: Run pins its thread before it runs the first.
+func (l *Loop) Pinned() bool { return l.pin != nil && l.pin.held }

@@ -33,7 +33,13 @@ func TestLoopPin(t *testing.T) {
 		l.tasks[0].Sleep(time.Now().Add(5 * yieldEvery))
 		errs[1] = unix.SchedGetaffinity(0, &after)
 	})
+	if l.Pinned() {
+		t.Error("a Loop not yet run says it ran pinned")
+	}
 	l.Run()
+	if !l.Pinned() {
+		t.Error("a pinned Loop says it ran unpinned")
+	}
 	for i, set := range []unix.CPUSet{before, after} {
 		if errs[i] != nil {
 			t.Fatal(errs[i])

@@ -20,6 +20,21 @@ type Workload struct {
 	// DriverCPUS is the CPU seconds tenantbench's own process used over
 	// the measured part; nil when unknown.
 	DriverCPUS *float64
+	// Threads is how the driver ran its clients; nil when not known.
+	Threads *DriverThreads
+}
+
+// DriverThreads is how the driver ran a run's clients (summary.json
+// "driver"): the OS threads that ran Go code (GOMAXPROCS), its event loops,
+// how many clients ran on them (the others on goroutines of their own),
+// and how many of the loops ran pinned to a CPU of their own. A reader
+// comparing the driver's cost between runs (driver_cpu_s_per_1000) needs
+// to know which of these it paid for.
+type DriverThreads struct {
+	Procs         int `json:"procs"`
+	Loops         int `json:"loops"`
+	LoopedClients int `json:"looped_clients"`
+	PinnedLoops   int `json:"pinned_loops"`
 }
 
 // Measured is the measured part of the workload phase: from the end of

@@ -195,6 +195,7 @@ func Summarize(o *Observations) *Summary {
 	if w == nil {
 		return sum
 	}
+	sum.Driver = w.Threads
 	if d := w.DriverCPUS; d != nil {
 		var ended int64
 		for _, t := range w.Tenants {

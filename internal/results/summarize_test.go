@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -347,6 +348,17 @@ func TestSummarizeDriverCPU(t *testing.T) {
 	a := Summarize(o).Provider
 	if a.DriverCPUPer1000 == nil || !near(*a.DriverCPUPer1000, 1) || a.DriverCPUShare == nil || !near(*a.DriverCPUShare, 0.1015) {
 		t.Errorf("driver cost: %v per 1000, share %v; want 1 and 0.1015", a.DriverCPUPer1000, a.DriverCPUShare)
+	}
+	if d := Summarize(o).Driver; d != nil {
+		t.Errorf("driver threads without a record: %+v", *d)
+	}
+	o.Workload.Threads = &DriverThreads{Procs: 2, Loops: 2, LoopedClients: 8, PinnedLoops: 2}
+	b, err := json.Marshal(Summarize(o))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"driver":{"procs":2,"loops":2,"looped_clients":8,"pinned_loops":2}`; !strings.Contains(string(b), want) {
+		t.Errorf("summary.json lacks %s: %s", want, b)
 	}
 }
 

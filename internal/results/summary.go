@@ -67,6 +67,9 @@ type Summary struct {
 	Phases    []Phase        `json:"phases"`
 	Tenant    []TenantTotals `json:"tenant_totals"`
 	Provider  Aggregate      `json:"provider"`
+	// Driver is how the driver ran the clients (its threads and event
+	// loops); absent when unknown.
+	Driver *DriverThreads `json:"driver,omitempty"`
 	// HostSpeed is the speed probe's value taken before the run (or its
 	// round), in the probe's unit (probe.csv); nil without a probe.
 	HostSpeed *float64 `json:"host_speed,omitempty"`
