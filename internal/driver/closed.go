@@ -72,7 +72,7 @@ func (w *worker) closedLoop(stopped *atomic.Bool, halted context.Context, start,
 		if fin != nil && fin.Done() {
 			return // the client's work is done (a TPC-H stream)
 		}
-		w.redialDue(t1)
+		w.redialDue()
 		if pause := think + thinkAfter; pause > 0 && !w.sleep.until(time.Now().Add(pause), stop) {
 			return
 		}

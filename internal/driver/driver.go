@@ -119,7 +119,12 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	}
 	open := loop.Runner == load.ArrivalLoop
 	phase := o.Warmup + o.Duration
+	// halted ends when the clients are stopped: their pauses, their
+	// reconnects and their tenants' probes of the replicas end with it.
+	halted, stopClients := context.WithCancel(context.Background())
+	defer stopClients()
 	var workers []*worker
+	var probes []*replicaProbe
 	names := make([]string, len(tenants))
 	slots := make([][]time.Duration, len(tenants))
 	queues := make([]*arrivals, len(tenants))
@@ -135,8 +140,13 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 			}
 			queues[ti] = newArrivals(t.Load, loop, mix(t.Seed, 1<<32), phase)
 		}
+		var probe *replicaProbe
+		if len(t.Replicas) > 0 {
+			probe = newReplicaProbe(halted, t.Replicas)
+			probes = append(probes, probe)
+		}
 		for i := 0; i < t.Clients; i++ {
-			workers = append(workers, &worker{tenant: t, tenantIdx: ti, index: i, seed: mix(t.Seed, uint64(i)), think: loop.Think})
+			workers = append(workers, &worker{tenant: t, tenantIdx: ti, index: i, seed: mix(t.Seed, uint64(i)), think: loop.Think, probe: probe})
 		}
 	}
 	if len(workers) == 0 {
@@ -176,10 +186,6 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 		o.Started(start, col.watch)
 	}
 	var stopped atomic.Bool
-	// halted ends when the clients are stopped: their pauses and their
-	// reconnects end with it.
-	halted, stopClients := context.WithCancel(context.Background())
-	defer stopClients()
 	var wg sync.WaitGroup
 	loops := onLoops(o.Loops, workers)
 	for _, w := range workers {
@@ -243,6 +249,10 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	}
 	driverCPU, cpuKnown := cpu.stop()
 	closeAll(workers)
+	stopClients()
+	for _, p := range probes {
+		p.wait()
+	}
 	res := col.Close()
 	if cpuKnown {
 		res.DriverCPU = &driverCPU
@@ -331,39 +341,23 @@ type worker struct {
 	// loop, when not nil, runs the client as task (onLoops).
 	loop *rawsock.Loop
 	task *rawsock.Task
-	// redialAt is when a client that lacks some of its replicas
-	// (workload.Missed) reconnects to reach them again; zero for one
-	// with all.
-	redialAt time.Time
+	// probe is the tenant's probe of its replicas (probe.go), nil
+	// without replicas; missed says the client lacks some of them, since
+	// the probe's generation missedGen.
+	probe     *replicaProbe
+	missed    bool
+	missedGen uint64
 }
 
-// redialEvery is how long a client reads without a replica it could not
-// reach (one restarting: fail-replica) before it reconnects to try it
-// again: each try is a reconnection, counted when it misses.
-const redialEvery = 250 * time.Millisecond
-
-// redialAfter is how long a client that missed a replica waits before it
-// tries again, given how long its reconnection took: redialEvery, or four
-// times took when that is longer. A reconnection reopens the primary
-// too (a fork and an authentication on each server); on a loaded machine
-// one takes longer than redialEvery, and retrying at that pace left the
-// client reconnecting nearly all the time, its tenant committing nothing
-// while the replica was down. So a client spends at most a fifth of its
-// time on retries.
-func redialAfter(took time.Duration) time.Duration {
-	return max(redialEvery, 4*took)
-}
-
-// redialDue drops a client that lacks a replica once its redialAt has
-// passed (redialAfter); its next connection tries them all.
-func (w *worker) redialDue(now time.Time) {
-	if w.client != nil && !w.redialAt.IsZero() && !now.Before(w.redialAt) {
+// redialDue drops a client that lacks a replica once its tenant's probe
+// has reached them all (probe.go); its next connection opens them all.
+func (w *worker) redialDue() {
+	if w.missed && w.client != nil && w.probe.reachedSince(w.missedGen) {
 		w.release()
 	}
 }
 
 func (w *worker) connect(ctx context.Context) error {
-	began := time.Now()
 	// A reconnected client draws from a fresh stream, so a replay after an
 	// outage is still deterministic for the same outage.
 	client, conn, err := w.tenant.Connect.OpenReplicated(ctx, w.tenant.Workload, w.tenant.Replicas, func() workload.ClientInfo {
@@ -374,11 +368,18 @@ func (w *worker) connect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w.redialAt = time.Time{}
+	w.missed = false
 	if err := workload.Missed(conn); err != nil {
-		now := time.Now()
-		w.rec.Fail(connectTxn, now, "connection", err)
-		w.redialAt = now.Add(redialAfter(now.Sub(began)))
+		if w.rec == nil {
+			// Connecting before the phase: a run starts with every
+			// replica its clients read from, or not at all.
+			closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+			conn.Close(closeCtx)
+			cancel()
+			return fmt.Errorf("a replica: %w", err)
+		}
+		w.rec.Fail(connectTxn, time.Now(), "connection", err)
+		w.missed, w.missedGen = true, w.probe.miss()
 	}
 	w.mu.Lock()
 	w.conn, w.client, w.sock = conn, client, conn.Socket()

@@ -126,6 +126,6 @@ func (w *worker) openLoop(a *arrivals, stopped *atomic.Bool, halted context.Cont
 		} else if !w.failed(err, typ, t1, end, stopped) {
 			return
 		}
-		w.redialDue(t1)
+		w.redialDue()
 	}
 }
