@@ -257,15 +257,16 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	if cpuKnown {
 		res.DriverCPU = &driverCPU
 	}
-	res.Procs, res.Loops = runtime.GOMAXPROCS(0), len(loops)
+	th := &res.Threads
+	th.Procs, th.Loops = runtime.GOMAXPROCS(0), len(loops)
 	for _, l := range loops {
 		if l.Pinned() {
-			res.Pinned++
+			th.PinnedLoops++
 		}
 	}
 	for _, w := range workers {
 		if w.loop != nil {
-			res.Looped++
+			th.LoopedClients++
 		}
 	}
 	// A cancelled phase measured only until it was cut: its rates divide
@@ -376,7 +377,7 @@ func (w *worker) connect(ctx context.Context) error {
 			closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
 			conn.Close(closeCtx)
 			cancel()
-			return fmt.Errorf("a replica: %w", err)
+			return fmt.Errorf("a replica of the tenant's server could not be reached as the phase began: %w", err)
 		}
 		w.rec.Fail(connectTxn, time.Now(), "connection", err)
 		w.missed, w.missedGen = true, w.probe.miss()

@@ -6,8 +6,9 @@ import "github.com/tenantbench/tenantbench/internal/results"
 // and summarizes: the one place the driver's in-memory result becomes
 // results' types.
 func (r *Result) Figures() *results.Workload {
+	threads := r.Threads
 	w := &results.Workload{Start: r.Start, Warmup: r.Warmup, Duration: r.Duration, Series: r.Series, Slots: r.Slots,
-		Threads: &results.DriverThreads{Procs: r.Procs, Loops: r.Loops, LoopedClients: r.Looped, PinnedLoops: r.Pinned}}
+		Threads: &threads}
 	if r.DriverCPU != nil {
 		s := r.DriverCPU.Seconds()
 		w.DriverCPUS = &s

@@ -22,13 +22,10 @@ type Result struct {
 	// measured part (the warmup's end until the clients stopped); nil when
 	// unknown (cut within the warmup, or no getrusage here).
 	DriverCPU *time.Duration
-	// Loops is how many event loops ran clients (Options.Loops), Looped
-	// how many of the clients they ran (the others had a goroutine each),
-	// and Pinned how many of the Loops ran pinned to a CPU of their own
-	// (pin).
-	Loops, Looped, Pinned int
-	// Procs is the driver's GOMAXPROCS (tenantbench run --procs).
-	Procs int
+	// Threads is how the clients ran: GOMAXPROCS, the event loops
+	// (Options.Loops), the clients they ran (the others had a goroutine
+	// each), and the Loops pinned to a CPU of their own (pin).
+	Threads results.DriverThreads
 }
 
 // TenantResult is one tenant's totals after warmup.

@@ -513,16 +513,17 @@ func testLoops(t *testing.T, tn Tenant) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Loops != c.wantLoops || res.Looped != c.wantLooped {
-			t.Errorf("Loops %d: %d loops ran %d clients, want %d and %d", c.loops, res.Loops, res.Looped, c.wantLoops, c.wantLooped)
+		th := res.Threads
+		if th.Loops != c.wantLoops || th.LoopedClients != c.wantLooped {
+			t.Errorf("Loops %d: %d loops ran %d clients, want %d and %d", c.loops, th.Loops, th.LoopedClients, c.wantLoops, c.wantLooped)
 		}
 		// Two Loops or more are pinned, each to a CPU, where there are two.
 		wantPinned := 0
 		if cpus, _ := rawsock.CPUs(); c.wantLoops >= 2 && len(cpus) >= 2 {
 			wantPinned = c.wantLoops
 		}
-		if res.Pinned != wantPinned || res.Procs != runtime.GOMAXPROCS(0) {
-			t.Errorf("Loops %d: %d pinned at GOMAXPROCS %d, want %d at %d", c.loops, res.Pinned, res.Procs, wantPinned, runtime.GOMAXPROCS(0))
+		if th.PinnedLoops != wantPinned || th.Procs != runtime.GOMAXPROCS(0) {
+			t.Errorf("Loops %d: %d pinned at GOMAXPROCS %d, want %d at %d", c.loops, th.PinnedLoops, th.Procs, wantPinned, runtime.GOMAXPROCS(0))
 		}
 		if n := res.Tenants[0].All.Committed; n < 100 {
 			t.Errorf("Loops %d: %d transactions committed in 1 s by 5 clients", c.loops, n)

@@ -189,9 +189,10 @@ func testMariaLoops(t *testing.T, tn mariaTenant, w *Workload) {
 		t.Fatal(err)
 	}
 	all := res.Tenants[0].All
-	t.Logf("%d loop(s) ran %d clients: %d committed, %d failed", res.Loops, res.Looped, all.Committed, all.FailedTotal())
-	if res.Loops != 1 || res.Looped != 3 {
-		t.Errorf("%d loops ran %d clients, want 1 and 3", res.Loops, res.Looped)
+	th := res.Threads
+	t.Logf("%d loop(s) ran %d clients: %d committed, %d failed", th.Loops, th.LoopedClients, all.Committed, all.FailedTotal())
+	if th.Loops != 1 || th.LoopedClients != 3 {
+		t.Errorf("%d loops ran %d clients, want 1 and 3", th.Loops, th.LoopedClients)
 	}
 	if all.Committed < 100 {
 		t.Errorf("%d transactions committed in 1 s by 3 clients on a loop", all.Committed)
