@@ -280,6 +280,10 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine, 
 		cpus, mem = cpus/float64(n), mem/int64(n)
 	}
 	per := perServer(model, sr.Tenants)
+	share := failoverShare(s, sr, regs)
+	if share > 1 {
+		r.FailoverShare = share
+	}
 	for k := range n {
 		in := Instance{Name: "shared", CPUs: cpus, MemoryBytes: mem}
 		if n > 1 {
@@ -287,13 +291,14 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine, 
 		}
 		in.Tenants = names[k*per : min((k+1)*per, len(names))]
 		// The connections of its tenants: sr.Clients each when they are
-		// alike, their classes' otherwise.
+		// alike, their classes' otherwise; more after a fail-over.
 		each := make([]int, len(in.Tenants))
 		for i, t := range in.Tenants {
 			each[i] = sr.Clients
 			if s.Tenancy.Classes != nil {
 				each[i] = conns[t]
 			}
+			each[i] *= share
 			if p := place.Pooler; p != nil {
 				// The pooler keeps a tenant's server connections open
 				// after its clients are gone (until pgbouncer's

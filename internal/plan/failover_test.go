@@ -74,3 +74,42 @@ func has(problems []spec.Problem, path, allowed string) bool {
 	}
 	return false
 }
+
+// TestFailOverConnections: a server whose clients read the replicas is
+// sized for the connections a client holds after the run's fail-overs:
+// with 2 replicas and one promotion each client's two replica
+// connections go to the one replica left (twice the clients'
+// connections); with 1 replica the promoted server holds them beside the
+// primary's; with the reads on the primary, or no promotion, once.
+func TestFailOverConnections(t *testing.T) {
+	const clients = 2 * 4 // tenants x clients
+	for _, c := range []struct {
+		name, sut, reads, events string
+		times                    int
+	}{
+		{"2 replicas, one fail-over", "{replicas: 2}", "replicas", "[{kind: fail-primary, at: 5s, target: shared}]", 2},
+		{"1 replica, one fail-over", "{replicas: 1}", "replicas", "[{kind: fail-primary, at: 5s, target: shared}]", 2},
+		{"2 replicas, two fail-overs", "{replicas: 2}", "replicas", "[{kind: fail-primary, at: 5s, every: 5s, until: 12s, target: shared}]", 3},
+		{"3 replicas, one fail-over", "{replicas: 3}", "replicas", "[{kind: fail-primary, at: 5s, target: shared}]", 2},
+		{"reads on the primary", "{replicas: 2}", "primary", "[{kind: fail-primary, at: 5s, target: shared}]", 1},
+		{"a replica fails, none promoted", "{replicas: 2}", "replicas", "[{kind: fail-replica, at: 5s, target: shared}]", 1},
+	} {
+		src := fmt.Sprintf(`name: t
+sut: %s
+tenancy: {model: schema, tenants: 2}
+workload: {name: sales, scale: 0.1, clients: 4, duration: 30s, reads: %s, options: {preset: read-write}}
+interference: %s
+`, c.sut, c.reads, c.events)
+		p, problems := buildSrc(t, src, big)
+		if len(problems) > 0 {
+			t.Fatalf("%s: %v", c.name, problems)
+		}
+		in := p.Runs[0].Instances[0]
+		if want := c.times*clients + 5; in.MaxConnections != want {
+			t.Errorf("%s: max_connections %d, want %d (%d x %d clients + 5)", c.name, in.MaxConnections, want, c.times, clients)
+		}
+		if share := max(p.Runs[0].FailoverShare, 1); share != c.times {
+			t.Errorf("%s: failover_share %d, want %d", c.name, share, c.times)
+		}
+	}
+}

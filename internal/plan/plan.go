@@ -293,6 +293,11 @@ type Run struct {
 	// ReplicaUser says the run's workload reads the replicas by design
 	// (workload.ReplicaUser): a case's own workload may, the spec's not.
 	ReplicaUser bool `json:"replica_user,omitempty"`
+	// FailoverShare is how many times its clients' connections a tenant
+	// may hold on one server after the run's fail-overs, when more than
+	// once (failoverShare): its servers' max_connections and its
+	// CONNECTION LIMIT guard count them so.
+	FailoverShare int `json:"failover_share,omitempty"`
 	// Autoscale is the run's case's autoscale policy, which replaces the
 	// plan's (Resources.Autoscale); nil: the plan's.
 	Autoscale *Autoscale `json:"autoscale,omitempty"`

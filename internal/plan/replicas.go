@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/tenantbench/tenantbench/internal/engine"
+	"github.com/tenantbench/tenantbench/internal/interfere"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
@@ -59,4 +60,51 @@ func checkReplicas(s *spec.Spec, regs Registries, engs engines) []spec.Problem {
 // replicas: its reads go there, or its workload reads them by design.
 func (p *Plan) ReadsReplicas(r *Run) bool {
 	return r.Replicas > 0 && (p.Reads == spec.ReadsReplicas || p.ReplicaUser || r.ReplicaUser)
+}
+
+// failoverShare is how many times its clients' connections each server of
+// run sr must have room for: more than once when the clients hold
+// connections to the replicas and the run's interference promotes some
+// (fail-primary). A promotion leaves the promoted server one replica
+// fewer, and a client's k-th replica connection then goes to replica k
+// mod n of the n left, or to the promoted server itself when none is
+// left (the run's replicaConnects): with 2 replicas and one fail-over,
+// every client's two replica connections go to the one left, and a
+// server sized for one connection a client refused half of them for the
+// rest of the phase. Servers are sized alike, the promoted one included
+// (a standby needs a max_connections at least its primary's).
+func failoverShare(s *spec.Spec, sr *spec.Run, regs Registries) int {
+	n := sr.Replicas
+	if n == 0 {
+		return 1
+	}
+	events, bad := interfere.Parse(s.InterferenceOf(sr))
+	if len(bad) > 0 {
+		return 1 // checkRegistered reports them
+	}
+	phase := s.Workload.Warmup.D() + s.Workload.Duration.D()
+	promotions := 0
+	for i := range events {
+		if ev := &events[i]; interfere.Promotes(ev) && !ev.Off() {
+			promotions += len(ev.Occurrences(phase))
+		}
+	}
+	if promotions == 0 || !readsReplicas(s, sr, regs) {
+		return 1
+	}
+	left := n - min(promotions, n) // more promotions than replicas are refused (interfere.Check)
+	if left == 0 {
+		return 1 + n // the promoted server holds every connection of a client
+	}
+	return (n + left - 1) / left
+}
+
+// readsReplicas is Plan.ReadsReplicas of run sr before the plan is made.
+func readsReplicas(s *spec.Spec, sr *spec.Run, regs Registries) bool {
+	if s.Workload.Reads == spec.ReadsReplicas {
+		return true
+	}
+	w := s.WorkloadOf(sr)
+	built, err := regs.Workloads.Build(&w, sr.Scale)
+	return err == nil && workload.UsesReplicas(built)
 }

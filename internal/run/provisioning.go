@@ -123,7 +123,7 @@ func (e *execution) setGuards(ctx context.Context) error {
 	}
 	conns := map[string]int{}
 	for _, t := range e.run.TenantList {
-		conns[t.Name] = t.Conns
+		conns[t.Name] = t.Conns * max(e.run.FailoverShare, 1)
 	}
 	if err := tenancy.SetGuards(ctx, e.run.Guards, e.placements, func(t string) int { return conns[t] }); err != nil {
 		return fmt.Errorf("tenancy guards: %w", err)
