@@ -62,6 +62,15 @@ func pin(loops []*rawsock.Loop) {
 	}
 }
 
+// Beside runs f, which waits on Go's netpoller while the clients run (a
+// fault's steps, a probe of replicas, a reconnection): the event loops,
+// which hold every P of the process when there are as many as
+// GOMAXPROCS, then let the scheduler run f and poll the network for it
+// (rawsock.Beside). Outside it f runs only when a Loop yields, and learns
+// that its socket is ready only when the runtime's sysmon polls, every
+// 10 ms.
+func Beside(f func()) { rawsock.Beside(f) }
+
 // start runs body as the worker's client: a coroutine on its Loop, or a
 // goroutine of its own.
 func (w *worker) start(body func()) {

@@ -71,7 +71,9 @@ func (p *replicaProbe) run() {
 			return
 		case <-tick.C:
 		}
-		if p.reach() {
+		var reached bool
+		Beside(func() { reached = p.reach() })
+		if reached {
 			p.mu.Lock()
 			p.gen.Add(1)
 			p.running = false

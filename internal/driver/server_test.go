@@ -294,7 +294,7 @@ func testPacing(t *testing.T, tn Tenant) {
 
 // loadTpcb places one tenant and loads tpcb into it, as bench/tpcbcmp
 // does.
-func loadTpcb(t *testing.T, inst *provider.Instance) Tenant {
+func loadTpcb(t testing.TB, inst *provider.Instance) Tenant {
 	ctx := context.Background()
 	ps, err := tenancy.Database{}.Place(ctx, []*provider.Instance{inst}, []string{"t01"})
 	if err != nil {

@@ -36,6 +36,11 @@ type Env struct {
 	// soon as to accepts writes: the run moves from's tenants (their
 	// endpoint) to it. nil: nobody is told.
 	Moved func(from, to *provider.Instance)
+	// Beside runs an instant kind's steps (a restart, a fail-over) so
+	// that the driver's event loops, which may hold every OS thread of
+	// the process while the clients run, let those steps use the network
+	// as they go (driver.Beside). nil runs them as they are.
+	Beside func(func())
 
 	mu sync.Mutex // Servers, which a fail-over changes
 }
@@ -284,7 +289,12 @@ func (o *Occurrence) run(ctx, whole context.Context) Record {
 		})
 	}
 	o.logf("%s %s at %.1f s", rec.Kind, rec.Target, o.At.Seconds())
-	rec.Observed, rec.Err = ev.Kind.Inject(inject, o)
+	injectIt := func() { rec.Observed, rec.Err = ev.Kind.Inject(inject, o) }
+	if o.env.Beside != nil && !ev.Kind.Lasts() {
+		o.env.Beside(injectIt)
+	} else {
+		injectIt()
+	}
 	rec.End = time.Now()
 	if rec.Err != nil {
 		o.logf("%s %s: %v", rec.Kind, rec.Target, rec.Err)

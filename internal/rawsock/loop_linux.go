@@ -4,8 +4,11 @@ import (
 	"container/heap"
 	"errors"
 	"iter"
+	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -38,6 +41,13 @@ type Loop struct {
 	stopping     bool
 	closed       bool     // the descriptors are closed: kick no more
 	pin          *pinning // nil: the thread is not pinned (Pin)
+	// beside is the epoll descriptor (a duplicate) on Go's netpoller,
+	// and its RawConn, and onefd a one-shot timerfd in the epoll set,
+	// while goroutines wait there (waitBeside); onefd -1 otherwise.
+	beside   *os.File
+	besideRC syscall.RawConn
+	onefd    int
+	noBeside bool // the netpoller would not wait for it: never again
 }
 
 // Task is one client on a Loop. Its methods are for the client's own
@@ -60,10 +70,12 @@ type Task struct {
 // ending, and the client returns what it was doing.
 var ErrStopped = errors.New("stopped")
 
-// wakeID marks the eventfd's epoll events, tickID the timerfd's.
+// wakeID marks the eventfd's epoll events, tickID the periodic
+// timerfd's, oneID the one-shot's (waitBeside).
 const (
 	wakeID = -1
 	tickID = -2
+	oneID  = -3
 )
 
 // NewLoop makes a Loop; nil (with the error) where the system lacks
@@ -79,7 +91,7 @@ func NewLoop() (*Loop, error) {
 		unix.Close(epfd)
 		return nil, err
 	}
-	l := &Loop{epfd: epfd, wakefd: wakefd, tickfd: -1, base: time.Now(), events: make([]unix.EpollEvent, 64)}
+	l := &Loop{epfd: epfd, wakefd: wakefd, tickfd: -1, onefd: -1, base: time.Now(), events: make([]unix.EpollEvent, 64)}
 	if l.tickfd, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC); err != nil {
 		l.close()
 		return nil, err
@@ -164,7 +176,7 @@ func (l *Loop) Run() {
 		// other goroutines (the collector, the monitor, an Await's
 		// function, timers) get a P when it yields: every millisecond.
 		if now := time.Since(l.base); now-yielded >= yieldEvery {
-			runtime.Gosched()
+			l.yield()
 			yielded = now
 		}
 		l.poll()
@@ -177,6 +189,47 @@ func (l *Loop) Run() {
 // each wait arms and cancels a timer in every one, which cost a busy Loop
 // 6 % more CPU per transaction: BENCHMARKS.md, "event loops").
 const yieldEvery = time.Millisecond
+
+// netWaiters counts the goroutines in Beside (Await's among them).
+var netWaiters atomic.Int32
+
+// Beside runs f, which waits on Go's netpoller (a connection made or
+// closed beside the Loops, a fault's steps, a probe), and meanwhile has
+// every Loop wait and yield so that the scheduler runs f and polls the
+// network for it (waitBeside, Loop.yield). Otherwise, with every P held
+// by Loops, f runs only when a Loop yields, a millisecond apart, and
+// learns that its socket is ready only when sysmon polls the network,
+// every 10 ms: a client's reconnection beside a busy Loop took 37 ms in
+// the median, and 12 ms in Beside, where its own goroutine took 10-18 ms
+// (BENCHMARKS.md, "beside the event loops").
+func Beside(f func()) {
+	netWaiters.Add(1)
+	defer netWaiters.Add(-1)
+	f()
+}
+
+// yield lets the process's other goroutines run on the Loop's P. Gosched
+// runs those ready to run. While a goroutine waits on the netpoller
+// (Beside) the Loop then sleeps a moment too: the scheduler polls the
+// network only when its run queues are empty, and would find the Loop's
+// goroutine, which Gosched put on the global queue, first. The one-shot
+// timer ends the runtime's wait on time (waitBeside).
+func (l *Loop) yield() {
+	runtime.Gosched()
+	if netWaiters.Load() > 0 && l.enterNetpoller() {
+		l.armOne(netYield)
+		time.Sleep(netYield)
+	}
+}
+
+// netYield is how long a yielding Loop sleeps while a goroutine waits on
+// Go's netpoller: a tenth of the time between yields, which a busy Loop
+// gives up while a goroutine waits there, and the most its clients'
+// timers (an open loop's arrivals) are late meanwhile. At 20 us a
+// goroutine beside a busy pinned Loop, whose every sleep hands its P to
+// another thread and back, made 21 round trips in 300 ms (16 outside
+// Beside); at 100 us 860, and 1,820 beside an unpinned Loop.
+const netYield = 100 * time.Microsecond
 
 // Stop ends every wait on the Loop and every later one with ErrStopped;
 // any goroutine may call it.
@@ -196,7 +249,14 @@ func (l *Loop) poll() {
 	} else if len(l.timers) > 0 {
 		timeout = max(l.timers[0].when-time.Since(l.base), 0)
 	}
-	n, err := l.wait(timeout)
+	var n int
+	var err error
+	if timeout != 0 && netWaiters.Load() > 0 {
+		n, err = l.waitBeside(timeout)
+	} else {
+		l.leaveNetpoller()
+		n, err = l.wait(timeout)
+	}
 	if err != nil && err != unix.EINTR {
 		// Not expected of a valid epoll fd: stop rather than spin.
 		l.halt()
@@ -207,9 +267,13 @@ func (l *Loop) poll() {
 		case wakeID:
 			l.woke()
 			continue
-		case tickID:
+		case tickID, oneID:
+			fd := l.tickfd
+			if ev.Pad == oneID {
+				fd = l.onefd
+			}
 			var b [8]byte
-			_, _ = unix.Read(l.tickfd, b[:])
+			_, _ = unix.Read(fd, b[:])
 			continue
 		}
 		t := l.tasks[ev.Pad]
@@ -290,6 +354,101 @@ func (l *Loop) wait(timeout time.Duration) (int, error) {
 	return int(n), nil
 }
 
+// waitBeside is wait on Go's netpoller, for while other goroutines wait
+// there (Beside): asleep there the Loop's goroutine gives up its P, and
+// the scheduler runs the others and polls the network as it does without
+// Loops; in the raw wait the Loop keeps its P for up to a millisecond.
+// The runtime's own wait counts in milliseconds, rounded up, so the
+// Loop's timeout is a one-shot timerfd in its epoll set: its expiry is an
+// event of the Loop's descriptor, on time, as a socket's reply is.
+func (l *Loop) waitBeside(timeout time.Duration) (int, error) {
+	if !l.enterNetpoller() {
+		return l.wait(timeout)
+	}
+	if timeout > 0 {
+		l.armOne(timeout)
+	}
+	var n int
+	var werr error
+	err := l.besideRC.Read(func(uintptr) bool {
+		n, werr = l.wait(0)
+		return n > 0 || (werr != nil && werr != unix.EINTR)
+	})
+	if err != nil {
+		// Not expected (the runtime could not wait for the descriptor):
+		// the Loop waits as it does alone from now on.
+		l.noBeside = true
+		l.leaveNetpoller()
+		return l.wait(timeout)
+	}
+	return n, werr
+}
+
+// enterNetpoller puts the Loop's epoll descriptor on Go's netpoller, and
+// the one-shot timerfd in its set; false where it cannot (the Loop then
+// waits as it does alone). They come off once no goroutine waits on the
+// netpoller (leaveNetpoller): a descriptor on it makes a P idle in the
+// runtime's epoll wake for every event of the Loop's.
+func (l *Loop) enterNetpoller() bool {
+	if l.beside == nil && !l.noBeside {
+		l.beside, l.besideRC, l.onefd = netpollerFile(l.epfd)
+		l.noBeside = l.beside == nil // not again: the Loop waits as it does alone
+	}
+	return l.beside != nil
+}
+
+// netpollerFile is a duplicate of epfd on Go's netpoller, its RawConn,
+// and a one-shot timerfd added to epfd's set; nil where one of them
+// cannot be made.
+func netpollerFile(epfd int) (*os.File, syscall.RawConn, int) {
+	one, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return nil, nil, -1
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(one), Pad: oneID}
+	fd := -1
+	if err = unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, one, &ev); err == nil {
+		fd, err = unix.FcntlInt(uintptr(epfd), unix.F_DUPFD_CLOEXEC, 0)
+	}
+	if err == nil {
+		// os.NewFile puts only a non-blocking descriptor on the
+		// netpoller. The flag is the duplicate's and the original's
+		// (one open file); epoll_pwait2 does not read it.
+		err = unix.SetNonblock(fd, true)
+	}
+	if err != nil {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+		unix.Close(one) // out of the set with it
+		return nil, nil, -1
+	}
+	f := os.NewFile(uintptr(fd), "epoll")
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		unix.Close(one)
+		return nil, nil, -1
+	}
+	return f, rc, one
+}
+
+// armOne sets the one-shot timerfd to fire after d.
+func (l *Loop) armOne(d time.Duration) {
+	ts := unix.NsecToTimespec(max(int64(d), 1)) // 0 would disarm it
+	_ = unix.TimerfdSettime(l.onefd, 0, &unix.ItimerSpec{Value: ts}, nil)
+}
+
+// leaveNetpoller takes the epoll descriptor off Go's netpoller, and the
+// one-shot timerfd out of its set, once no goroutine waits there.
+func (l *Loop) leaveNetpoller() {
+	if l.beside != nil && (netWaiters.Load() == 0 || l.noBeside) {
+		l.beside.Close()
+		unix.Close(l.onefd) // its last descriptor: out of the epoll set
+		l.beside, l.besideRC, l.onefd = nil, nil, -1
+	}
+}
+
 func (l *Loop) push(t *Task) {
 	if !t.queued {
 		t.queued = true
@@ -317,6 +476,10 @@ func (l *Loop) close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.closed = true
+	if l.beside != nil {
+		l.beside.Close()
+		unix.Close(l.onefd)
+	}
 	unix.Close(l.wakefd)
 	if l.tickfd >= 0 {
 		unix.Close(l.tickfd)
@@ -388,7 +551,7 @@ func (t *Task) Await(f func()) {
 			l.kick()
 			l.mu.Unlock()
 		}()
-		f()
+		Beside(f)
 	}()
 	for {
 		_ = t.park() // a stopped Loop still waits for f: it owns the client's state

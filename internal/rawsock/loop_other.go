@@ -21,6 +21,7 @@ func (*Loop) Run()                                 {}
 func (*Loop) Stop()                                {}
 func (*Task) Sleep(at time.Time) (time.Time, bool) { return time.Now(), false }
 func (*Task) Await(f func())                       { f() }
+func Beside(f func())                              { f() }
 func (*Task) readable(*Socket, uintptr) error      { return errors.ErrUnsupported }
 
 // Pin does nothing where there are no Loops.

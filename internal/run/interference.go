@@ -42,7 +42,7 @@ func (e *execution) startsWith(ctx context.Context, phase time.Duration) func(ti
 			return
 		}
 		env := &interfere.Env{Servers: map[string]*provider.Instance{}, WorkDir: e.workDir, Ledger: e.opts.Ledger,
-			Log: e.logf, Commits: w, Driver: in.driver, Moved: e.moved}
+			Log: e.logf, Commits: w, Driver: in.driver, Moved: e.moved, Beside: driver.Beside}
 		for _, inst := range e.instances {
 			env.Servers[inst.Name] = inst
 		}
