@@ -122,6 +122,11 @@ func (w *worker) reconnect(halted context.Context, end time.Time) bool {
 	}
 	ctx, cancel := context.WithDeadline(halted, deadline)
 	defer cancel()
+	watch := w.rec.c.watch
+	var redials uint64
+	if watch != nil {
+		redials = watch.redials.Load()
+	}
 	err := w.redial(ctx)
 	now := time.Now()
 	if !now.Before(end) {
@@ -133,8 +138,32 @@ func (w *worker) reconnect(halted context.Context, end time.Time) bool {
 	}
 	w.rec.Fail(connectTxn, now, "connection", err)
 	// Short pauses: a restarted server is found within 200 ms of
-	// accepting connections again, which bounds how much a client adds
+	// accepting connections again, and within 25 ms once the fault's
+	// runner says so (Watch.Redial), which bounds how much a client adds
 	// to the measured time to resume service (F); each attempt is counted.
-	w.backoff = min(max(2*w.backoff, 25*time.Millisecond), 200*time.Millisecond)
-	return w.sleep.until(now.Add(w.backoff), halted.Done())
+	w.backoff = min(max(2*w.backoff, redialSlice), maxPause)
+	at := now.Add(w.backoff)
+	if watch == nil {
+		return w.sleep.until(at, halted.Done())
+	}
+	// In slices, so that Watch.Redial cuts the pause short; a Redial
+	// during the attempt ends it at once.
+	for watch.redials.Load() == redials {
+		next := time.Now().Add(redialSlice)
+		if !next.Before(at) {
+			return w.sleep.until(at, halted.Done())
+		}
+		if !w.sleep.until(next, halted.Done()) {
+			return false
+		}
+	}
+	return true
 }
+
+// redialSlice is the shortest pause between attempts to reconnect, and
+// how soon after Watch.Redial a pausing client tries again.
+const redialSlice = 25 * time.Millisecond
+
+// maxPause is the longest pause between attempts to reconnect (a var for
+// the driver's tests).
+var maxPause = 200 * time.Millisecond

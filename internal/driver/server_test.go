@@ -45,6 +45,7 @@ func TestServer(t *testing.T) {
 	t.Run("Loops", func(t *testing.T) { testLoops(t, tn) })
 	t.Run("ReconnectBounded", func(t *testing.T) { testReconnectBounded(t, tn, inst) })
 	t.Run("ReplicaProbe", func(t *testing.T) { testReplicaProbe(t, tn, inst) })
+	t.Run("Redial", func(t *testing.T) { testRedial(t, tn, inst) })
 }
 
 // testReconnectBounded: clients whose connections end while the server's

@@ -12,6 +12,7 @@ import (
 // one atomic load per transaction, and it allocates nothing.
 type Watch struct {
 	tenants []tenantWatch
+	redials atomic.Uint64 // Redial's calls
 }
 
 type tenantWatch struct {
@@ -53,3 +54,10 @@ func (w *Watch) commit(tenant int, end time.Time) {
 		t.first.CompareAndSwap(0, ns)
 	}
 }
+
+// Redial has every client that waits to reconnect try again within
+// redialSlice: the fault's server is back, or another took its place
+// (a fail-over's promoted server accepts writes). Otherwise the rest of
+// the client's pause, up to 200 ms, would be the driver's own share of
+// the time to resume service (F).
+func (w *Watch) Redial() { w.redials.Add(1) }

@@ -58,6 +58,9 @@ func (env *Env) moved(from, to *provider.Instance) {
 	if env.Moved != nil {
 		env.Moved(from, to)
 	}
+	if env.Commits != nil {
+		env.Commits.Redial() // to its endpoint, which the run has just set
+	}
 }
 
 // server is the running server named name, nil for none.
@@ -80,6 +83,9 @@ type Commits interface {
 	// after; a first commit already seen after it is kept.
 	Arm(tenant int, after time.Time)
 	First(tenant int) (time.Time, bool)
+	// Redial has the clients that wait to reconnect try again now: the
+	// fault's server is back, or another took its place.
+	Redial()
 }
 
 // Ledger is where a run records the processes noise starts, so that a
@@ -296,6 +302,9 @@ func (o *Occurrence) run(ctx, whole context.Context) Record {
 		injectIt()
 	}
 	rec.End = time.Now()
+	if rec.Fault && c != nil {
+		c.Redial() // the server is back (a restart, a crash's recovery)
+	}
 	if rec.Err != nil {
 		o.logf("%s %s: %v", rec.Kind, rec.Target, rec.Err)
 	}
