@@ -113,14 +113,20 @@ func holds(s *spec.Spec, regs Registries, p string, c *spec.Class, own bool, cw 
 
 // checkClassConnections checks a max_connections the spec sets against
 // each run's servers when tenants have classes (checkConnections counts
-// tenants alike): after the plan is built, it knows every server's need.
+// tenants alike) or the run's fail-overs leave its clients more
+// connections on one server (Run.FailoverShare): after the plan is built,
+// it knows every server's need.
 func checkClassConnections(p *Plan) []spec.Problem {
-	if p.Spec == nil || p.Spec.Tenancy.Classes == nil {
+	if p.Spec == nil {
 		return nil
 	}
+	classes := p.Spec.Tenancy.Classes != nil
 	var out []spec.Problem
 	seen := map[string]bool{}
 	for _, r := range p.Runs {
+		if !classes && r.FailoverShare <= 1 {
+			continue
+		}
 		v, ok := r.Settings["max_connections"]
 		if !ok || seen[v] {
 			continue
@@ -129,12 +135,17 @@ func checkClassConnections(p *Plan) []spec.Problem {
 		if _, err := fmt.Sscan(strings.TrimSpace(v), &n); err != nil {
 			continue // checkConnections reports it
 		}
+		why := "its tenants' classes"
+		if r.FailoverShare > 1 {
+			why = fmt.Sprintf("the replica connections its clients hold after its fail-overs (failover_share %d: %d times their own)",
+				r.FailoverShare, r.FailoverShare)
+		}
 		for _, in := range r.Instances {
 			if n < in.MaxConnections {
 				seen[v] = true
 				out = append(out, spec.Problem{Path: "sut.settings.max_connections", Value: v, Allowed: fmt.Sprintf(
-					"too few: run %s's server %s needs at least %d for its tenants' classes; raise it or leave it out and tenantbench sets it",
-					r.ID, in.Name, in.MaxConnections)})
+					"too few: run %s's server %s needs at least %d for %s; raise it or leave it out and tenantbench sets it",
+					r.ID, in.Name, in.MaxConnections, why)})
 				break
 			}
 		}

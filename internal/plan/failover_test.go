@@ -113,3 +113,22 @@ interference: %s
 		}
 	}
 }
+
+// TestFailOverConnectionsSet: a max_connections the spec sets is refused
+// at plan when it leaves no room for the replica connections the run's
+// fail-over piles onto the replica left, and accepted when it does.
+func TestFailOverConnectionsSet(t *testing.T) {
+	const src = `name: t
+sut: {replicas: 2, settings: {max_connections: %d}}
+tenancy: {model: schema, tenants: 2}
+workload: {name: sales, scale: 0.1, clients: 4, duration: 30s, reads: replicas, options: {preset: read-write}}
+interference: [{kind: fail-primary, at: 5s, target: shared}]
+`
+	_, problems := buildSrc(t, fmt.Sprintf(src, 13), big) // enough for 8 clients once
+	if !has(problems, "sut.settings.max_connections", "needs at least 21 for the replica connections its clients hold after its fail-overs") {
+		t.Errorf("max_connections 13 accepted for 8 clients after a fail-over: %v", problems)
+	}
+	if _, problems := buildSrc(t, fmt.Sprintf(src, 21), big); len(problems) > 0 {
+		t.Errorf("max_connections 21 refused: %v", problems)
+	}
+}
