@@ -54,13 +54,11 @@ func testReplicaProbe(t *testing.T, tn Tenant, inst *provider.Instance) {
 	defer admin.Close(context.Background())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	// waitFor polls until cond holds, or fails the outage after 20 s.
+	// waitFor fails the outage when cond does not hold within 20 s.
 	waitFor := func(what string, cond func() bool) error {
-		for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				return fmt.Errorf("after 20 s, not yet %s: %d primary connections, %d refused, %d replica connections after the outage",
-					what, primaries.Load(), refused.Load(), replicasBack.Load())
-			}
+		if !pollUntil(cond) {
+			return fmt.Errorf("after 20 s, not yet %s: %d primary connections, %d refused, %d replica connections after the outage",
+				what, primaries.Load(), refused.Load(), replicasBack.Load())
 		}
 		return nil
 	}
@@ -130,4 +128,15 @@ func testReplicaProbe(t *testing.T, tn Tenant, inst *provider.Instance) {
 	if tr.All.Committed < 100 {
 		t.Errorf("%d committed: the clients should read on through the outage", tr.All.Committed)
 	}
+}
+
+// pollUntil checks cond every 5 ms until it holds (true) or 20 s have
+// passed (false): how the tests of outages follow the clients.
+func pollUntil(cond func() bool) bool {
+	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
 }

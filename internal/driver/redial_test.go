@@ -59,17 +59,14 @@ func testRedial(t *testing.T, tn Tenant, inst *provider.Instance) {
 			}
 			// The seventh failure begins a pause of 1.6 s (25 ms doubled
 			// six times).
-			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			failures := func() int {
 				mu.Lock()
-				n := failed
-				mu.Unlock()
-				if n >= 7 {
-					break
-				}
-				if time.Now().After(deadline) {
-					outage <- fmt.Errorf("after 20 s, %d failed reconnections, want 7", n)
-					return
-				}
+				defer mu.Unlock()
+				return failed
+			}
+			if !pollUntil(func() bool { return failures() >= 7 }) {
+				outage <- fmt.Errorf("after 20 s, %d failed reconnections, want 7", failures())
+				return
 			}
 			time.Sleep(50 * time.Millisecond)
 			mu.Lock()

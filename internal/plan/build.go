@@ -168,12 +168,8 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, engs engines, m Machine
 	if p.StreamsEnd, err = streamsEnd(s, sp, regs); err != nil {
 		return nil, err
 	}
-	if s.MostReplicas() > 0 {
-		p.Replication, p.Reads = s.SUT.Replication, s.Workload.Reads
-		if w, err := regs.Workloads.Build(&s.Workload, 1); err == nil {
-			p.ReplicaUser = workload.UsesReplicas(w)
-		}
-	}
+	rr := replicaReads(s, regs)
+	p.Replication, p.Reads, p.ReplicaUser = rr.Replication, rr.Reads, rr.ReplicaUser
 	for i := range sp.Runs {
 		r, err := resolveRun(s, &sp.Runs[i], regs, engs[sp.Runs[i].Engine], m)
 		if err != nil {
@@ -280,7 +276,7 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine, 
 		cpus, mem = cpus/float64(n), mem/int64(n)
 	}
 	per := perServer(model, sr.Tenants)
-	share := failoverShare(s, sr, regs)
+	share := failoverShare(s, &r, regs)
 	if share > 1 {
 		r.FailoverShare = share
 	}

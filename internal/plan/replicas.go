@@ -62,23 +62,38 @@ func (p *Plan) ReadsReplicas(r *Run) bool {
 	return r.Replicas > 0 && (p.Reads == spec.ReadsReplicas || p.ReplicaUser || r.ReplicaUser)
 }
 
+// replicaReads is a plan with only what says how runs use their replicas
+// (Replication, Reads, ReplicaUser), as Build sets them; ReadsReplicas
+// asks it before the plan is made.
+func replicaReads(s *spec.Spec, regs Registries) *Plan {
+	p := &Plan{}
+	if s.MostReplicas() > 0 {
+		p.Replication, p.Reads = s.SUT.Replication, s.Workload.Reads
+		if w, err := regs.Workloads.Build(&s.Workload, 1); err == nil {
+			p.ReplicaUser = workload.UsesReplicas(w)
+		}
+	}
+	return p
+}
+
 // failoverShare is how many times its clients' connections each server of
-// run sr must have room for: more than once when the clients hold
-// connections to the replicas and the run's interference promotes some
-// (fail-primary). A promotion leaves the promoted server one replica
-// fewer, and a client's k-th replica connection then goes to replica k
-// mod n of the n left, or to the promoted server itself when none is
-// left (the run's replicaConnects): with 2 replicas and one fail-over,
-// every client's two replica connections go to the one left, and a
-// server sized for one connection a client refused half of them for the
-// rest of the phase. Servers are sized alike, the promoted one included
-// (a standby needs a max_connections at least its primary's).
-func failoverShare(s *spec.Spec, sr *spec.Run, regs Registries) int {
-	n := sr.Replicas
+// run r must have room for: more than once when the clients hold
+// connections to the replicas (Plan.ReadsReplicas) and the run's
+// interference promotes some (fail-primary). A promotion leaves the
+// promoted server one replica fewer, and a client's k-th replica
+// connection then goes to replica k mod n of the n left, or to the
+// promoted server itself when none is left (the run's replicaConnects):
+// with 2 replicas and one fail-over, every client's two replica
+// connections go to the one left, and a server sized for one connection a
+// client refused half of them for the rest of the phase. Servers are
+// sized alike, the promoted one included (a standby needs a
+// max_connections at least its primary's).
+func failoverShare(s *spec.Spec, r *Run, regs Registries) int {
+	n := r.Replicas
 	if n == 0 {
 		return 1
 	}
-	events, bad := interfere.Parse(s.InterferenceOf(sr))
+	events, bad := interfere.Parse(s.InterferenceOf(&r.Run))
 	if len(bad) > 0 {
 		return 1 // checkRegistered reports them
 	}
@@ -89,7 +104,7 @@ func failoverShare(s *spec.Spec, sr *spec.Run, regs Registries) int {
 			promotions += len(ev.Occurrences(phase))
 		}
 	}
-	if promotions == 0 || !readsReplicas(s, sr, regs) {
+	if promotions == 0 || !replicaReads(s, regs).ReadsReplicas(r) {
 		return 1
 	}
 	left := n - min(promotions, n) // more promotions than replicas are refused (interfere.Check)
@@ -97,14 +112,4 @@ func failoverShare(s *spec.Spec, sr *spec.Run, regs Registries) int {
 		return 1 + n // the promoted server holds every connection of a client
 	}
 	return (n + left - 1) / left
-}
-
-// readsReplicas is Plan.ReadsReplicas of run sr before the plan is made.
-func readsReplicas(s *spec.Spec, sr *spec.Run, regs Registries) bool {
-	if s.Workload.Reads == spec.ReadsReplicas {
-		return true
-	}
-	w := s.WorkloadOf(sr)
-	built, err := regs.Workloads.Build(&w, sr.Scale)
-	return err == nil && workload.UsesReplicas(built)
 }

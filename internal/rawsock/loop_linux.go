@@ -175,6 +175,8 @@ func (l *Loop) Run() {
 		// The Loop keeps its P while it waits (wait), so the process's
 		// other goroutines (the collector, the monitor, an Await's
 		// function, timers) get a P when it yields: every millisecond.
+		// While one waits on Go's netpoller (Beside) the Loop waits
+		// there too and gives its P up (waitBeside).
 		if now := time.Since(l.base); now-yielded >= yieldEvery {
 			l.yield()
 			yielded = now
@@ -199,9 +201,9 @@ var netWaiters atomic.Int32
 // network for it (waitBeside, Loop.yield). Otherwise, with every P held
 // by Loops, f runs only when a Loop yields, a millisecond apart, and
 // learns that its socket is ready only when sysmon polls the network,
-// every 10 ms: a client's reconnection beside a busy Loop took 37 ms in
-// the median, and 12 ms in Beside, where its own goroutine took 10-18 ms
-// (BENCHMARKS.md, "beside the event loops").
+// every 10 ms: a client's reconnection beside a busy Loop took 35 ms in
+// the median, and 10.5 ms in Beside, where on a goroutine of its own it
+// took 12-16 ms (BENCHMARKS.md, "beside the event loops").
 func Beside(f func()) {
 	netWaiters.Add(1)
 	defer netWaiters.Add(-1)
