@@ -128,7 +128,8 @@ func checkClassConnections(p *Plan) []spec.Problem {
 			continue
 		}
 		v, ok := r.Settings["max_connections"]
-		if !ok || seen[v] {
+		path := settingPath(p.Spec, &r.Run, p.EngineOf(&r), "max_connections")
+		if !ok || seen[path+"="+v] {
 			continue
 		}
 		var n int
@@ -142,8 +143,8 @@ func checkClassConnections(p *Plan) []spec.Problem {
 		}
 		for _, in := range r.Instances {
 			if n < in.MaxConnections {
-				seen[v] = true
-				out = append(out, spec.Problem{Path: "sut.settings.max_connections", Value: v, Allowed: fmt.Sprintf(
+				seen[path+"="+v] = true
+				out = append(out, spec.Problem{Path: path, Value: v, Allowed: fmt.Sprintf(
 					"too few: run %s's server %s needs at least %d for %s; raise it or leave it out and tenantbench sets it",
 					r.ID, in.Name, in.MaxConnections, why)})
 				break
@@ -151,4 +152,25 @@ func checkClassConnections(p *Plan) []spec.Problem {
 		}
 	}
 	return out
+}
+
+// settingPath is where the spec writes run r's value of a setting of
+// engine: its case's entry when the case sets it, else sut.settings (the
+// list's element holding r's value when it is a list), so that a problem
+// with the value names the line to change.
+func settingPath(s *spec.Spec, r *spec.Run, engine, key string) string {
+	if r.Case != "" {
+		for i, c := range s.CaseList() {
+			if _, set := c.SettingsOf(engine)[key]; set && c.Name == r.Case {
+				return c.SettingPath(i, engine, key)
+			}
+		}
+	}
+	base := s.SUT.SettingPath(engine, key)
+	for i, v := range s.SUT.SettingsOf(engine)[key] {
+		if v == r.Settings[key] {
+			return spec.Index(base, i)
+		}
+	}
+	return base
 }

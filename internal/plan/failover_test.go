@@ -131,4 +131,17 @@ interference: [{kind: fail-primary, at: 5s, target: shared}]
 	if _, problems := buildSrc(t, fmt.Sprintf(src, 21), big); len(problems) > 0 {
 		t.Errorf("max_connections 21 refused: %v", problems)
 	}
+	// The problem names where the value is written: a case's entry, or
+	// the element of a list.
+	for _, c := range []struct{ sut, cases, path string }{
+		{"{replicas: 2}", ", cases: [{name: a, settings: {max_connections: 13}}]", "workload.cases[0].settings.max_connections"},
+		{"{replicas: 2, settings: {max_connections: [30, 13]}}", "", "sut.settings.max_connections[1]"},
+	} {
+		src := "name: t\nsut: " + c.sut + "\ntenancy: {model: schema, tenants: 2}\n" +
+			"workload: {name: sales, scale: 0.1, clients: 4, duration: 30s, reads: replicas, options: {preset: read-write}" + c.cases + "}\n" +
+			"interference: [{kind: fail-primary, at: 5s, target: shared}]\n"
+		if _, problems := buildSrc(t, src, big); !has(problems, c.path, "needs at least 21") {
+			t.Errorf("%s: max_connections 13 not refused at %s: %v", c.sut+c.cases, c.path, problems)
+		}
+	}
 }
