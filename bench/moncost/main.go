@@ -104,7 +104,7 @@ func run(ctx context.Context, scale, clients int, seg time.Duration, pairs int) 
 	t0 := time.Now()
 	go func() { done <- toggle(ctx, t0, on, seg, segs, inst, ps) }()
 	res, err := driver.Run(ctx, []driver.Tenant{{Name: "t01", Connect: connect, Workload: w, Clients: clients,
-		Seed: uint64(time.Now().UnixNano())}}, driver.Options{Duration: time.Duration(len(on)) * seg})
+		Seed: uint64(time.Now().UnixNano())}}, driver.Options{Duration: time.Duration(len(on)) * seg, Procs: runtime.GOMAXPROCS(0)})
 	if terr := <-done; err == nil {
 		err = terr
 	}

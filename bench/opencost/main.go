@@ -132,7 +132,7 @@ func run(scale, clients int, think time.Duration, rate float64, pool int, arriva
 		tenant.Seed = uint64(time.Now().UnixNano())
 		t := tenant
 		t.Clients = clients
-		m, err := measureRun(ctx, t, driver.Options{Duration: d, Shape: load.Closed{Think: think}, Loops: loops}, closedProfile)
+		m, err := measureRun(ctx, t, driver.Options{Duration: d, Shape: load.Closed{Think: think}, Loops: loops, Procs: runtime.GOMAXPROCS(0)}, closedProfile)
 		if err != nil {
 			return err
 		}
@@ -141,7 +141,7 @@ func run(scale, clients int, think time.Duration, rate float64, pool int, arriva
 		t = tenant
 		t.Clients = pool
 		t.Load = &load.Tenant{Profile: load.Constant(rate, d), Conns: pool}
-		m, err = measureRun(ctx, t, driver.Options{Duration: d, Loops: loops,
+		m, err = measureRun(ctx, t, driver.Options{Duration: d, Loops: loops, Procs: runtime.GOMAXPROCS(0),
 			Shape: load.Open{Arrivals: arrivals, Pool: pool, OnFull: load.OnFullQueue}}, profile)
 		if err != nil {
 			return err

@@ -32,6 +32,7 @@ import (
 	"github.com/tenantbench/tenantbench/internal/monitor"
 	"github.com/tenantbench/tenantbench/internal/provider"
 	"github.com/tenantbench/tenantbench/internal/provider/local"
+	"github.com/tenantbench/tenantbench/internal/results"
 	"github.com/tenantbench/tenantbench/internal/spec"
 	"github.com/tenantbench/tenantbench/internal/tenancy"
 	"github.com/tenantbench/tenantbench/internal/workload"
@@ -50,15 +51,15 @@ func main() {
 	profile := flag.String("cpuprofile", "", "write tenantbench's CPU profile here")
 	withMonitor := flag.Bool("monitor", false, "alternate unmonitored and monitored tenantbench rounds instead of pgbench")
 	order := flag.String("order", "fixed", "with -monitor: fixed (unmonitored first in every pair) or abba (monitored first in every other pair, so that drift cancels)")
-	procsFlag := flag.String("procs", strconv.Itoa(driver.DefaultProcs()),
-		"GOMAXPROCS of tenantbench's driver (tenantbench run --procs); a list (1,2) runs tenantbench at each in turn every round; a count ending in g (1g) runs its clients on goroutines, not on event loops (driver.Options.Loops -1)")
+	procsFlag := flag.String("procs", "0",
+		"GOMAXPROCS of tenantbench's driver (tenantbench run --procs; 0 its default, which is one per CPU in this closed loop); a list (1,2) runs tenantbench at each in turn every round; a count ending in g (1g) runs its clients on goroutines, not on event loops (driver.Options.Loops -1)")
 	flag.Parse()
 	procs, err := procsList(*procsFlag)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tpcbcmp:", err)
 		os.Exit(2)
 	}
-	runtime.GOMAXPROCS(procs[0].n)
+	runtime.GOMAXPROCS(procs[0].base())
 	if *profile != "" {
 		f, err := os.Create(*profile)
 		if err == nil {
@@ -85,6 +86,8 @@ type measure struct {
 	// bytes it sent per transaction (serverSide); sentBytes 0 where not
 	// read.
 	serverUs, sentBytes float64
+	// threads is how tenantbench's phase ran its clients; nil for the peer.
+	threads *results.DriverThreads
 }
 
 // detail is m's CPU split and context switches per transaction, and the
@@ -94,7 +97,11 @@ func (m measure) detail() string {
 		return ""
 	}
 	us := func(s float64) float64 { return s / m.txns * 1e6 }
-	s := fmt.Sprintf(" (per txn: user %.2f us, sys %.2f us, %.2f voluntary + %.2f involuntary context switches; server CPU %.2f us",
+	s := ""
+	if th := m.threads; th != nil {
+		s = fmt.Sprintf(" [GOMAXPROCS %d, %d Loops, %d pinned]", th.Procs, th.Loops, th.PinnedLoops)
+	}
+	s += fmt.Sprintf(" (per txn: user %.2f us, sys %.2f us, %.2f voluntary + %.2f involuntary context switches; server CPU %.2f us",
 		us(m.use.User), us(m.use.Sys), m.use.Vcsw/m.txns, m.use.Ivcsw/m.txns, m.serverUs)
 	if m.sentBytes > 0 {
 		s += fmt.Sprintf(", %.1f bytes sent", m.sentBytes)
@@ -110,10 +117,22 @@ type variant struct {
 }
 
 func (v variant) String() string {
+	if v.n == 0 {
+		return "default"
+	}
 	if v.goroutines {
 		return strconv.Itoa(v.n) + "g"
 	}
 	return strconv.Itoa(v.n)
+}
+
+// base is the variant's GOMAXPROCS outside the phase: tenantbench run's
+// (driver.DefaultProcs) for 0.
+func (v variant) base() int {
+	if v.n == 0 {
+		return driver.DefaultProcs()
+	}
+	return v.n
 }
 
 // loops is the variant's driver.Options.Loops.
@@ -132,8 +151,8 @@ func procsList(s string) ([]variant, error) {
 		f = strings.TrimSpace(f)
 		v := variant{goroutines: strings.HasSuffix(f, "g")}
 		n, err := strconv.Atoi(strings.TrimSuffix(f, "g"))
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("-procs %q: want a count of at least 1, or a list of them (1,2), each with g to run the clients on goroutines (1g)", s)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("-procs %q: want a count, 0 for tenantbench run's default, or a list of them (0,1,2), each with g to run the clients on goroutines (1g)", s)
 		}
 		v.n = n
 		ps = append(ps, v)
@@ -220,7 +239,7 @@ func run(engineName string, scale, clients, threads int, d time.Duration, rounds
 	}
 	var tb, pg []measure
 	if withMonitor || len(procs) > 1 {
-		runtime.GOMAXPROCS(procs[0].n)
+		runtime.GOMAXPROCS(procs[0].base())
 	}
 	if withMonitor {
 		// tenantbench against itself with the monitor sampling the
@@ -235,7 +254,7 @@ func run(engineName string, scale, clients, threads int, d time.Duration, rounds
 			var off, on measure
 			for _, which := range []string{first, other(first)} {
 				load := benchutil.Loadavg()
-				m, err := monitoredRound(ctx, w, connect, clients, d, which == "monitored", inst, ps)
+				m, err := monitoredRound(ctx, w, connect, clients, d, which == "monitored", inst, ps, procs[0])
 				if err != nil {
 					return err
 				}
@@ -267,12 +286,12 @@ func run(engineName string, scale, clients, threads int, d time.Duration, rounds
 	for r := 0; r < rounds; r++ {
 		var m measure
 		for i, n := range procs {
-			runtime.GOMAXPROCS(n.n)
+			runtime.GOMAXPROCS(n.base())
 			s0, err := serverNow(ctx, t, pr, admin)
 			if err != nil {
 				return err
 			}
-			m, err = tenantbench(ctx, w, connect, clients, d, n.loops())
+			m, err = tenantbench(ctx, w, connect, clients, d, n)
 			if err != nil {
 				return err
 			}
@@ -329,15 +348,15 @@ func run(engineName string, scale, clients, threads int, d time.Duration, rounds
 // monitoredRound runs tenantbench's driver, with the monitor at its
 // defaults when monitored.
 func monitoredRound(ctx context.Context, w workload.Workload, connect workload.Connect, clients int, d time.Duration,
-	monitored bool, inst *provider.Instance, ps []tenancy.Placement) (measure, error) {
+	monitored bool, inst *provider.Instance, ps []tenancy.Placement, v variant) (measure, error) {
 	if !monitored {
-		return tenantbench(ctx, w, connect, clients, d, 0)
+		return tenantbench(ctx, w, connect, clients, d, v)
 	}
 	mon := monitor.New(monitor.Config{Instances: []*provider.Instance{inst}, Placements: ps})
 	if err := mon.Start(ctx); err != nil {
 		return measure{}, err
 	}
-	m, err := tenantbench(ctx, w, connect, clients, d, 0)
+	m, err := tenantbench(ctx, w, connect, clients, d, v)
 	if _, merr := mon.Stop(); merr != nil {
 		fmt.Println("monitor:", merr)
 	}
@@ -353,16 +372,16 @@ func other(which string) string {
 
 // loadavg is the machine's 1, 5 and 15 minute load averages.
 
-func tenantbench(ctx context.Context, w workload.Workload, connect workload.Connect, clients int, d time.Duration, loops int) (measure, error) {
+func tenantbench(ctx context.Context, w workload.Workload, connect workload.Connect, clients int, d time.Duration, v variant) (measure, error) {
 	before, use := benchutil.CPUSeconds(), benchutil.SelfUsage()
 	res, err := driver.Run(ctx, []driver.Tenant{{Name: "t01", Connect: connect, Workload: w, Clients: clients, Seed: uint64(time.Now().UnixNano())}},
-		driver.Options{Duration: d, Loops: loops})
+		driver.Options{Duration: d, Loops: v.loops(), Procs: v.n})
 	if err != nil {
 		return measure{}, err
 	}
 	cpu, use := benchutil.CPUSeconds()-before, benchutil.SelfUsage().Sub(use)
 	n := float64(res.Tenants[0].All.Committed)
-	return measure{tps: n / d.Seconds(), cpuPer1000: cpu / n * 1000, txns: n, use: use}, nil
+	return measure{tps: n / d.Seconds(), cpuPer1000: cpu / n * 1000, txns: n, use: use, threads: &res.Threads}, nil
 }
 
 func median(ms []measure) measure {

@@ -41,6 +41,7 @@ func calibrateCmd() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
+			fixed := procs // 0: each workload phase's load decides (driver.Options.Procs)
 			if procs, err = driverProcs(procs); err != nil {
 				return err
 			}
@@ -105,7 +106,7 @@ func calibrateCmd() *cobra.Command {
 			cal, err := run.Calibrate(ctx, p, run.CalibrateOptions{Log: log, Terminal: isTerminal(stdout), Provider: prov,
 				Workloads: registry(), Models: tenancy.Builtin(), Ledger: ledger,
 				Steps:  loadshape.Calibration{Start: start, Step: step, Max: most, MinGain: minGain / 100, MaxP99: maxP99},
-				Warmup: warmup, Duration: duration})
+				Warmup: warmup, Duration: duration, Procs: fixed})
 			if err != nil {
 				return err
 			}
@@ -121,7 +122,7 @@ func calibrateCmd() *cobra.Command {
 	f.DurationVar(&maxP99, "max-p99", 0, "stop when a step's p99 latency passes this (e.g. 100ms); 0 for no bound")
 	f.DurationVar(&warmup, "warmup", 5*time.Second, "unmeasured time at the start of each step")
 	f.DurationVar(&duration, "duration", 15*time.Second, "measured time of each step")
-	f.IntVar(&procs, "procs", 0, "OS threads for the driver (GOMAXPROCS); default half the CPUs, at least 1")
+	f.IntVar(&procs, "procs", 0, procsUsage)
 	return cmd
 }
 

@@ -34,6 +34,7 @@ func runCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			warnLeftovers(cmd.ErrOrStderr())
 			var err error
+			fixed := procs // 0: each workload phase's load decides (driver.Options.Procs)
 			if procs, err = driverProcs(procs); err != nil {
 				return err
 			}
@@ -97,7 +98,7 @@ func runCmd() *cobra.Command {
 			}
 			outcome, err := run.Experiment(ctx, p, run.Options{Out: dir, FailFast: failFast, Keep: keep, Log: log,
 				Terminal: isTerminal(stdout), Provider: prov, Workloads: registry(), Models: tenancy.Builtin(), Version: version,
-				Monitor: monitorOn, Ledger: ledger, Live: metrics.Metrics()})
+				Monitor: monitorOn, Ledger: ledger, Live: metrics.Metrics(), Procs: fixed})
 			// The runs are over: the port is free before the report.
 			if cerr := metrics.Close(); cerr != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "tenantbench: live metrics: %v\n", cerr)
@@ -135,7 +136,7 @@ func runCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&keep, "keep", false, "leave the last run's instances up; stop them with `tenantbench down`")
 	cmd.Flags().BoolVar(&monitorOn, "monitor", true, "sample resources, DBMS statistics and wait events (--monitor=false to measure without)")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve live Prometheus metrics at HOST:PORT/metrics while the runs go (off by default; e.g. 127.0.0.1:9464)")
-	cmd.Flags().IntVar(&procs, "procs", 0, "OS threads for the driver (GOMAXPROCS); default half the CPUs, at least 1")
+	cmd.Flags().IntVar(&procs, "procs", 0, procsUsage)
 	return cmd
 }
 

@@ -73,6 +73,10 @@ type Options struct {
 	// one (workload.Looped): 0 is one per GOMAXPROCS; a negative count
 	// none (every client on a goroutine of its own).
 	Loops int
+	// Procs is the GOMAXPROCS of the phase (tenantbench run --procs),
+	// restored when it ends. 0 keeps the caller's, but for a closed loop
+	// without think time on Loops, which gets one per CPU (phaseProcs).
+	Procs int
 }
 
 // Live is told of the workload phase's measurements as the collector
@@ -187,7 +191,9 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	}
 	var stopped atomic.Bool
 	var wg sync.WaitGroup
-	loops := onLoops(o.Loops, workers)
+	looped := loopable(o.Loops, workers)
+	defer phaseProcs(o.Procs, loop, len(looped))()
+	loops := onLoops(o.Loops, looped)
 	for _, w := range workers {
 		w.rec = col.Recorder(w.tenantIdx)
 		w.rec.remap = remap[w.tenantIdx]

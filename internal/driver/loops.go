@@ -4,32 +4,40 @@ import (
 	"context"
 	"runtime"
 
+	"github.com/tenantbench/tenantbench/internal/load"
 	"github.com/tenantbench/tenantbench/internal/rawsock"
 	"github.com/tenantbench/tenantbench/internal/workload"
 )
 
-// onLoops gives the workers whose clients can run on a rawsock.Loop
-// (workload.Looped, with every socket of theirs attachable) n Loops, in
-// turn, so that each Loop's thread waits for its share of the replies in
-// one system call, as pgbench's threads do; the other workers keep a
-// goroutine each. n 0 is one Loop per GOMAXPROCS (a sleeping Loop keeps
-// its P, and an idle P would wake for every reply: rawsock.Loop.wait);
-// negative, none.
-// Where the system has no Loops (rawsock.NewLoop fails) every worker
-// keeps its goroutine.
+// loopable is the workers whose clients can run on a rawsock.Loop
+// (workload.Looped, with every socket of theirs attachable); none when
+// loops, Options.Loops, is negative.
+func loopable(loops int, ws []*worker) []*worker {
+	if loops < 0 {
+		return nil
+	}
+	var out []*worker
+	for _, w := range ws {
+		if l, ok := w.client.(workload.Looped); ok && l.Looped() && w.sock != nil && rawsock.Attach(w.sock, nil) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// onLoops gives the loopable workers n Loops, in turn, so that each
+// Loop's thread waits for its share of the replies in one system call, as
+// pgbench's threads do; the other workers keep a goroutine each. n 0 is
+// one Loop per GOMAXPROCS (a sleeping Loop keeps its P, and an idle P
+// would wake for every reply: rawsock.Loop.wait), never more than the
+// workers. Where the system has no Loops (rawsock.NewLoop fails) every
+// worker keeps its goroutine.
 func onLoops(n int, ws []*worker) []*rawsock.Loop {
 	if n == 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
 	var loops []*rawsock.Loop
-	k := 0 // the looped workers so far
-	for _, w := range ws {
-		if n <= 0 {
-			break
-		}
-		if l, ok := w.client.(workload.Looped); !ok || !l.Looped() || w.sock == nil || !rawsock.Attach(w.sock, nil) {
-			continue
-		}
+	for k, w := range ws {
 		if len(loops) < n {
 			l, err := rawsock.NewLoop()
 			if err != nil {
@@ -38,10 +46,41 @@ func onLoops(n int, ws []*worker) []*rawsock.Loop {
 			loops = append(loops, l)
 		}
 		w.loop = loops[k%len(loops)]
-		k++
 	}
 	pin(loops)
 	return loops
+}
+
+// DefaultProcs is how many OS threads run Go code in the driver
+// (GOMAXPROCS) unless told otherwise: half the machine's CPUs, at least
+// one. On a machine shared with the servers under test the driver competes
+// with them for CPU; fewer threads also mean fewer scheduler wake-ups per
+// transaction (measured in BENCHMARKS.md: on 2 cores one thread gave more
+// throughput and less client CPU per transaction than two). pgbench's -j
+// plays the same role. A saturating closed loop on Loops takes more
+// (phaseProcs).
+func DefaultProcs() int { return max(1, runtime.NumCPU()/2) }
+
+// phaseProcs sets the driver's GOMAXPROCS for a workload phase and
+// returns what undoes it. procs, Options.Procs, fixes it when above 0.
+// At 0 the caller's stays, but for a closed loop without think time whose
+// clients run on Loops (looped of them): it then gets one P, and so one
+// Loop, per CPU, as many as the clients, pinned (pin). Such a loop keeps
+// the servers saturated, and on 2 cores two pinned Loops beat one in 17
+// of 18 rounds, by 10 % in the median, making the server work per
+// transaction as under pgbench -j 2 (BENCHMARKS.md, "Loops pinned to
+// CPUs" and "Loops by the load's shape"); below saturation (an open load,
+// think time) a second Loop only adds wake-ups (1.4x pgbench -R's CPU per
+// transaction), so those keep the caller's.
+func phaseProcs(procs int, loop load.Loop, looped int) (undo func()) {
+	if procs <= 0 {
+		procs = runtime.GOMAXPROCS(0)
+		if loop.Runner == load.ClientLoop && loop.Think == 0 && looped > 0 {
+			procs = max(procs, min(runtime.NumCPU(), looped))
+		}
+	}
+	was := runtime.GOMAXPROCS(procs)
+	return func() { runtime.GOMAXPROCS(was) }
 }
 
 // pin puts each Loop on a CPU of its own, in turn, when there are two or

@@ -72,7 +72,7 @@ WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND datname <>
 					ended <- nil
 				}()
 			}
-			if _, err := Run(ctx, []Tenant{tn}, Options{Duration: time.Hour, Started: started, Loops: c.loops}); err != nil && !errors.Is(err, context.Canceled) {
+			if _, err := Run(ctx, []Tenant{tn}, Options{Duration: time.Hour, Started: started, Loops: c.loops, Procs: c.procs}); err != nil && !errors.Is(err, context.Canceled) {
 				b.Fatal(err)
 			}
 			if err := <-ended; err != nil {

@@ -43,6 +43,7 @@ func TestServer(t *testing.T) {
 	t.Run("StallZeroRows", func(t *testing.T) { testStallZeroRows(t, tn, inst) })
 	t.Run("CancelledSlots", func(t *testing.T) { testCancelledSlots(t, tn) })
 	t.Run("Loops", func(t *testing.T) { testLoops(t, tn) })
+	t.Run("PhaseProcs", func(t *testing.T) { testPhaseProcs(t, tn) })
 	t.Run("ReconnectBounded", func(t *testing.T) { testReconnectBounded(t, tn, inst) })
 	t.Run("ReplicaProbe", func(t *testing.T) { testReplicaProbe(t, tn, inst) })
 	t.Run("Redial", func(t *testing.T) { testRedial(t, tn, inst) })
@@ -528,6 +529,54 @@ func testLoops(t *testing.T, tn Tenant) {
 		}
 		if n := res.Tenants[0].All.Committed; n < 100 {
 			t.Errorf("Loops %d: %d transactions committed in 1 s by 5 clients", c.loops, n)
+		}
+	}
+}
+
+// testPhaseProcs: from a caller's GOMAXPROCS 1 (tenantbench run's default
+// on 2 cores), a closed loop without think time on Loops gets one P and
+// one pinned Loop per CPU, up to its clients, for its phase; a closed
+// loop that thinks, an open one and a fixed Options.Procs keep theirs.
+// GOMAXPROCS is the caller's again after every phase.
+func testPhaseProcs(t *testing.T, tn Tenant) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	tn.Clients = 5
+	cpus, _ := rawsock.CPUs()
+	all := min(runtime.NumCPU(), tn.Clients)
+	for _, c := range []struct {
+		name      string
+		o         Options
+		wantProcs int
+	}{
+		{"saturating", Options{}, all},
+		{"think", Options{Shape: load.Closed{Think: time.Millisecond}}, 1},
+		{"fixed", Options{Procs: 1}, 1},
+		{"fixed above", Options{Shape: load.Closed{Think: time.Millisecond}, Procs: 2}, 2},
+		{"open", Options{Shape: load.Open{Arrivals: load.ArrivalsPoisson, Pool: 5, OnFull: load.OnFullQueue}}, 1},
+	} {
+		tn := tn
+		if _, open := c.o.Shape.(load.Open); open {
+			tn.Load = &load.Tenant{Profile: load.Constant(500, time.Second), Conns: 5}
+		}
+		c.o.Duration = time.Second
+		res, err := Run(context.Background(), []Tenant{tn}, c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		th := res.Threads
+		wantPinned := 0
+		if c.wantProcs >= 2 && len(cpus) >= 2 {
+			wantPinned = c.wantProcs
+		}
+		if th.Procs != c.wantProcs || th.Loops != c.wantProcs || th.PinnedLoops != wantPinned {
+			t.Errorf("%s: GOMAXPROCS %d, %d Loops, %d pinned; want %d, %d, %d", c.name, th.Procs, th.Loops, th.PinnedLoops,
+				c.wantProcs, c.wantProcs, wantPinned)
+		}
+		if n := runtime.GOMAXPROCS(0); n != 1 {
+			t.Errorf("%s: GOMAXPROCS %d after the phase, want the caller's 1", c.name, n)
+		}
+		if n := res.Tenants[0].All.Committed; n < 100 {
+			t.Errorf("%s: %d transactions committed in 1 s by 5 clients", c.name, n)
 		}
 	}
 }

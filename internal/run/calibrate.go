@@ -32,6 +32,8 @@ type CalibrateOptions struct {
 	// Warmup and Duration are each step's: the step's clients run Warmup
 	// unmeasured, then Duration measured.
 	Warmup, Duration time.Duration
+	// Procs is the driver's GOMAXPROCS in each step (Options.Procs).
+	Procs int
 }
 
 // CalibrationRow is one measured step of a calibration.
@@ -79,7 +81,7 @@ func Calibrate(ctx context.Context, p *plan.Plan, o CalibrateOptions) (cal *Cali
 	}
 	r := p.Runs[0]
 	e := &execution{opts: Options{Log: o.Log, Terminal: o.Terminal, Provider: o.Provider, Workloads: o.Workloads,
-		Models: o.Models, WorkRoot: o.WorkRoot, Ledger: o.Ledger}, plan: p, spec: p.Spec, run: &r, t0: time.Now()}
+		Models: o.Models, WorkRoot: o.WorkRoot, Ledger: o.Ledger, Procs: o.Procs}, plan: p, spec: p.Spec, run: &r, t0: time.Now()}
 	cal = &Calibrated{Run: r, Model: r.Model}
 	defer func() {
 		if terr := e.teardown(); terr != nil {
@@ -159,7 +161,7 @@ func (e *execution) calibrationStep(ctx context.Context, n int, warmup, duration
 	// A shape whose clients think keeps its think time; others have none.
 	think := e.spec.Workload.Shape().Loop().Think
 	res, err := driver.Run(ctx, []driver.Tenant{t}, driver.Options{Warmup: warmup, Duration: duration,
-		Shape: load.Closed{Think: think}})
+		Shape: load.Closed{Think: think}, Procs: e.opts.Procs})
 	if err != nil {
 		return CalibrationRow{Clients: n}, err
 	}

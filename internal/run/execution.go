@@ -285,7 +285,7 @@ func (e *execution) workload(ctx context.Context) error {
 	}
 	w := e.spec.Workload
 	opts := driver.Options{Warmup: time.Duration(w.Warmup), Duration: time.Duration(w.Duration),
-		Progress: time.Duration(e.spec.Progress), Out: e.opts.Log, Label: e.label()}
+		Progress: time.Duration(e.spec.Progress), Out: e.opts.Log, Label: e.label(), Procs: e.opts.Procs}
 	opts.Shape = lp.Shape
 	interfering := e.measureLags(e.startsWith(ctx, time.Duration(w.Warmup)+time.Duration(w.Duration)))
 	opts.Started = func(start time.Time, w *driver.Watch) {

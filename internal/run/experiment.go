@@ -46,6 +46,9 @@ type Options struct {
 	// Live is told of each run, phase, transaction second and monitor
 	// round for live metrics (run --metrics-addr); nil for none.
 	Live *live.Metrics
+	// Procs is the driver's GOMAXPROCS in workload phases (run --procs,
+	// driver.Options.Procs); 0 lets each phase's load decide.
+	Procs int
 }
 
 // Outcome is what an experiment did.
