@@ -151,7 +151,7 @@ func procsList(s string) ([]variant, error) {
 		f = strings.TrimSpace(f)
 		v := variant{goroutines: strings.HasSuffix(f, "g")}
 		n, err := strconv.Atoi(strings.TrimSuffix(f, "g"))
-		if err != nil || n < 0 {
+		if err != nil || n < 0 || (n == 0 && v.goroutines) {
 			return nil, fmt.Errorf("-procs %q: want a count, 0 for tenantbench run's default, or a list of them (0,1,2), each with g to run the clients on goroutines (1g)", s)
 		}
 		v.n = n

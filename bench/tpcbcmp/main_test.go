@@ -9,16 +9,16 @@ import (
 	"github.com/tenantbench/tenantbench/internal/engine/mariadb"
 )
 
-// TestProcsList: -procs takes one count or a list, and refuses what
-// GOMAXPROCS cannot be.
+// TestProcsList: -procs takes one count or a list, 0 for tenantbench
+// run's default, and refuses what GOMAXPROCS cannot be.
 func TestProcsList(t *testing.T) {
-	for in, want := range map[string][]variant{"1": {{n: 1}}, "1,2": {{n: 1}, {n: 2}}, " 2 , 1g": {{n: 2}, {n: 1, goroutines: true}}} {
+	for in, want := range map[string][]variant{"1": {{n: 1}}, "0,1": {{n: 0}, {n: 1}}, "1,2": {{n: 1}, {n: 2}}, " 2 , 1g": {{n: 2}, {n: 1, goroutines: true}}} {
 		got, err := procsList(in)
 		if err != nil || !slices.Equal(got, want) {
 			t.Errorf("procsList(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "0", "1,", "x", "-1", "g", "0g", "1gg"} {
+	for _, in := range []string{"", "1,", "x", "-1", "g", "0g", "1gg"} {
 		if got, err := procsList(in); err == nil {
 			t.Errorf("procsList(%q) = %v, want an error", in, got)
 		}
