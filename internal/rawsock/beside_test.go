@@ -91,7 +91,7 @@ func besideTrips(t *testing.T, addr string, busy, pinned, beside bool) int {
 // pingPong adds two clients to l that send a message back and forth over
 // a socket pair until the Loop stops: a Loop always busy, on no socket
 // of Go's netpoller.
-func pingPong(t *testing.T, l *Loop) {
+func pingPong(t testing.TB, l *Loop) (exchanges *int) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -109,8 +109,9 @@ func pingPong(t *testing.T, l *Loop) {
 	}
 	e := &exchanger{sock: SocketOf(conns[0])}
 	e.step = e.run
+	exchanges = new(int)
 	Attach(conns[0], l.Add(func() {
-		for {
+		for ; ; *exchanges++ {
 			if _, err := e.roundTrip([]byte("ping")); err != nil {
 				return
 			}
@@ -149,4 +150,5 @@ func pingPong(t *testing.T, l *Loop) {
 			}
 		}
 	}))
+	return exchanges
 }

@@ -155,6 +155,10 @@ func (l *Loop) Run() {
 	}
 	l.live = len(l.tasks)
 	yielded := time.Since(l.base)
+	every := yieldEvery
+	if l.pin != nil {
+		every = pinnedYieldEvery
+	}
 	for l.live > 0 {
 		// Only poll readies clients: none is added while these run.
 		for _, t := range l.ready {
@@ -174,10 +178,11 @@ func (l *Loop) Run() {
 		}
 		// The Loop keeps its P while it waits (wait), so the process's
 		// other goroutines (the collector, the monitor, an Await's
-		// function, timers) get a P when it yields: every millisecond.
-		// While one waits on Go's netpoller (Beside) the Loop waits
+		// function, timers) get a P when it yields: every millisecond,
+		// or every pinnedYieldEvery when pinned. While one waits on Go's
+		// netpoller (Beside) the Loop yields every millisecond, waits
 		// there too and gives its P up (waitBeside).
-		if now := time.Since(l.base); now-yielded >= yieldEvery {
+		if now := time.Since(l.base); now-yielded >= every || (now-yielded >= yieldEvery && netWaiters.Load() > 0) {
 			l.yield()
 			yielded = now
 		}
@@ -191,6 +196,19 @@ func (l *Loop) Run() {
 // each wait arms and cancels a timer in every one, which cost a busy Loop
 // 6 % more CPU per transaction: BENCHMARKS.md, "event loops").
 const yieldEvery = time.Millisecond
+
+// pinnedYieldEvery is yieldEvery for a pinned Loop while nothing waits
+// Beside it. Its goroutine is locked to its thread, so each yield hands
+// the P to another thread and back (the runtime's stoplockedm and
+// startlockedm: futex wake-ups and two thread switches), even when
+// nothing else is to run. At every millisecond the runtime's hand-over
+// paths held up to a tenth of two pinned Loops' samples (perf), and a
+// pinned Loop's ping-pong took a median 6.5 % longer per exchange than
+// at 5 ms (8 pairs, 0.98-1.29x; BenchmarkPinnedYield, BENCHMARKS.md "A
+// pinned Loop's yields"). It stays under the 10 ms after which the
+// runtime preempts a goroutine (the same hand-over, by a signal); other
+// goroutines, timers among them, wait at most this long for a P.
+var pinnedYieldEvery = 5 * time.Millisecond // a variable for BenchmarkPinnedYield
 
 // netWaiters counts the goroutines in Beside (Await's among them).
 var netWaiters atomic.Int32

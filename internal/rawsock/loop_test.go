@@ -122,7 +122,7 @@ func (e *exchanger) roundTrip(req []byte) ([]byte, error) {
 	return e.resp, e.err
 }
 
-func newLoop(t *testing.T) *Loop {
+func newLoop(t testing.TB) *Loop {
 	t.Helper()
 	l, err := NewLoop()
 	if err != nil {

@@ -56,3 +56,90 @@ func TestLoopPin(t *testing.T) {
 		t.Errorf("after Run the thread may run on %d CPUs, want the process's %d", back.Count(), mask.Count())
 	}
 }
+
+// TestPinnedYields: a busy pinned Loop yields its P every
+// pinnedYieldEvery, not every yieldEvery as an unpinned one does (each
+// yield of a pinned Loop hands the P to another thread and back), but
+// every yieldEvery again while a goroutine waits Beside it. What is
+// counted is how often a goroutine that sleeps 100 us at a time gets to
+// run beside a Loop holding GOMAXPROCS 1: once per yield.
+func TestPinnedYields(t *testing.T) {
+	if cpus, _ := CPUs(); len(cpus) == 0 {
+		t.Skip("the process's CPUs cannot be read")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	plain := yieldTurns(t, false, false)
+	pinned := yieldTurns(t, true, false)
+	beside := yieldTurns(t, true, true)
+	t.Logf("turns in %v: %d beside an unpinned Loop, %d beside a pinned one, %d in Beside a pinned one", besideFor, plain, pinned, beside)
+	if pinned*2 > plain || pinned < 10 {
+		t.Errorf("a pinned Loop yielded %d times against an unpinned one's %d: want at most half as often, and at least 10 times", pinned, plain)
+	}
+	if beside < 2*pinned {
+		t.Errorf("a pinned Loop yielded %d times with a goroutine in Beside against %d without: want twice as often", beside, pinned)
+	}
+}
+
+// yieldTurns counts how often a goroutine sleeping 100 us at a time runs
+// over besideFor beside a busy Loop, pinned or not, in Beside or not.
+func yieldTurns(t *testing.T, pinned, beside bool) int {
+	l := newLoop(t)
+	if pinned {
+		cpus, mask := CPUs()
+		l.Pin(cpus[0], mask)
+	}
+	l.Add(func() { l.tasks[0].Sleep(time.Now().Add(time.Hour)) })
+	pingPong(t, l)
+	done := make(chan struct{})
+	go func() { l.Run(); close(done) }()
+	n := 0
+	turns := func() {
+		for end := time.Now().Add(besideFor); time.Now().Before(end); n++ {
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
+	if beside {
+		Beside(turns)
+	} else {
+		turns()
+	}
+	l.Stop()
+	<-done
+	return n
+}
+
+// BenchmarkPinnedYield: what a pinned Loop's yields cost it. A
+// ping-pong on a pinned Loop holding GOMAXPROCS 1, yielding every
+// millisecond (as an unpinned Loop does) or every pinnedYieldEvery, for
+// a second per iteration; ns/exchange is the Loop's time per round trip.
+//
+//	go test -run XXX -bench PinnedYield -count 5 ./internal/rawsock
+func BenchmarkPinnedYield(b *testing.B) {
+	cpus, mask := CPUs()
+	if len(cpus) == 0 {
+		b.Skip("the process's CPUs cannot be read")
+	}
+	for _, every := range []time.Duration{yieldEvery, pinnedYieldEvery} {
+		b.Run(every.String(), func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+			defer func(was time.Duration) { pinnedYieldEvery = was }(pinnedYieldEvery)
+			pinnedYieldEvery = every
+			var n int
+			var took time.Duration
+			for range b.N {
+				l := newLoop(b)
+				l.Pin(cpus[0], mask)
+				exchanges := pingPong(b, l)
+				done := make(chan struct{})
+				start := time.Now()
+				go func() { l.Run(); close(done) }()
+				time.Sleep(time.Second)
+				l.Stop()
+				<-done
+				took += time.Since(start)
+				n += *exchanges
+			}
+			b.ReportMetric(float64(took.Nanoseconds())/float64(n), "ns/exchange")
+		})
+	}
+}
