@@ -65,13 +65,14 @@ func DefaultProcs() int { return max(1, runtime.NumCPU()/2) }
 // returns what undoes it. procs, Options.Procs, fixes it when above 0.
 // At 0 the caller's stays, but for a closed loop without think time whose
 // clients run on Loops (looped of them): it then gets one P, and so one
-// Loop, per CPU (no more than the clients), pinned (pin). Such a loop keeps
-// the servers saturated, and on 2 cores two pinned Loops beat one in 22
-// of 25 rounds, by 10 % in the median, making the server work per
-// transaction as under pgbench -j 2 (BENCHMARKS.md, "Loops pinned to
-// CPUs" and "Loops by the load's shape"); below saturation (an open load,
-// think time) a second Loop only adds wake-ups (1.4x pgbench -R's CPU per
-// transaction), so those keep the caller's.
+// Loop, per CPU (no more than the clients), pinned (pin). Such a loop
+// keeps the servers saturated, and on 2 cores two pinned Loops beat one
+// in 27 of 30 rounds, by 6-15 % in the median of each run of 3 or 5,
+// making the server work per transaction as under pgbench -j 2
+// (BENCHMARKS.md, "Loops pinned to CPUs" and "Loops by the load's
+// shape"); below saturation (an open load, think time) a second Loop
+// only adds wake-ups (1.4x pgbench -R's CPU per transaction), so those
+// keep the caller's.
 func phaseProcs(procs int, loop load.Loop, looped int) (undo func()) {
 	if procs <= 0 {
 		procs = runtime.GOMAXPROCS(0)
