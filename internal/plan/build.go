@@ -171,7 +171,7 @@ func build(s *spec.Spec, sp *spec.Plan, regs Registries, engs engines, m Machine
 	rr := replicaReads(s, regs)
 	p.Replication, p.Reads, p.ReplicaUser = rr.Replication, rr.Reads, rr.ReplicaUser
 	for i := range sp.Runs {
-		r, err := resolveRun(s, &sp.Runs[i], regs, engs[sp.Runs[i].Engine], m)
+		r, err := resolveRun(s, &sp.Runs[i], regs, engs[sp.Runs[i].Engine], m, rr)
 		if err != nil {
 			return nil, err
 		}
@@ -201,8 +201,8 @@ func enginesDimension(s *spec.Spec) []string {
 }
 
 // resolveRun is one run with its instances, tenants and options, on its
-// engine eng.
-func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine, m Machine) (Run, error) {
+// engine eng; reads is replicaReads' answer for the spec.
+func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine, m Machine, reads *Plan) (Run, error) {
 	model := regs.Models[sr.Model]
 	place, _ := s.SUT.PlacementOf(sr.Placement)
 	r := Run{Run: *sr, Workload: s.WorkloadOf(sr).Name, WarmupS: s.Workload.Warmup.D().Seconds(),
@@ -276,7 +276,7 @@ func resolveRun(s *spec.Spec, sr *spec.Run, regs Registries, eng engine.Engine, 
 		cpus, mem = cpus/float64(n), mem/int64(n)
 	}
 	per := perServer(model, sr.Tenants)
-	share := failoverShare(s, &r, regs)
+	share := failoverShare(s, &r, reads)
 	if share > 1 {
 		r.FailoverShare = share
 	}

@@ -46,7 +46,7 @@ func Calibration(path string, regs Registries, clients int) (*Plan, []spec.Probl
 	if len(more) > 0 {
 		return nil, more
 	}
-	r, err := resolveRun(s, &sr, regs, engs.first(s), Machine{})
+	r, err := resolveRun(s, &sr, regs, engs.first(s), Machine{}, replicaReads(s, regs))
 	if err != nil {
 		return nil, []spec.Problem{{Path: "workload", Allowed: err.Error()}}
 	}

@@ -128,8 +128,11 @@ func checkClassConnections(p *Plan) []spec.Problem {
 			continue
 		}
 		v, ok := r.Settings["max_connections"]
+		if !ok {
+			continue
+		}
 		path := settingPath(p.Spec, &r.Run, p.EngineOf(&r), "max_connections")
-		if !ok || seen[path+"="+v] {
+		if seen[path+"="+v] {
 			continue
 		}
 		var n int

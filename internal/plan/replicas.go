@@ -63,8 +63,9 @@ func (p *Plan) ReadsReplicas(r *Run) bool {
 }
 
 // replicaReads is a plan with only what says how runs use their replicas
-// (Replication, Reads, ReplicaUser), as Build sets them; ReadsReplicas
-// asks it before the plan is made.
+// (Replication, Reads, ReplicaUser), as Build sets them; its
+// ReadsReplicas answers before the plan is made. Made once per plan: it
+// builds the spec's workload.
 func replicaReads(s *spec.Spec, regs Registries) *Plan {
 	p := &Plan{}
 	if s.MostReplicas() > 0 {
@@ -78,7 +79,7 @@ func replicaReads(s *spec.Spec, regs Registries) *Plan {
 
 // failoverShare is how many times its clients' connections each server of
 // run r must have room for: more than once when the clients hold
-// connections to the replicas (Plan.ReadsReplicas) and the run's
+// connections to the replicas (reads.ReadsReplicas) and the run's
 // interference promotes some (fail-primary). A promotion leaves the
 // promoted server one replica fewer, and a client's k-th replica
 // connection then goes to replica k mod n of the n left, or to the
@@ -88,7 +89,7 @@ func replicaReads(s *spec.Spec, regs Registries) *Plan {
 // client refused half of them for the rest of the phase. Servers are
 // sized alike, the promoted one included (a standby needs a
 // max_connections at least its primary's).
-func failoverShare(s *spec.Spec, r *Run, regs Registries) int {
+func failoverShare(s *spec.Spec, r *Run, reads *Plan) int {
 	n := r.Replicas
 	if n == 0 {
 		return 1
@@ -104,7 +105,7 @@ func failoverShare(s *spec.Spec, r *Run, regs Registries) int {
 			promotions += len(ev.Occurrences(phase))
 		}
 	}
-	if promotions == 0 || !replicaReads(s, regs).ReadsReplicas(r) {
+	if promotions == 0 || !reads.ReadsReplicas(r) {
 		return 1
 	}
 	left := n - min(promotions, n) // more promotions than replicas are refused (interfere.Check)
