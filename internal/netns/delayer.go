@@ -39,9 +39,9 @@ type Counts struct {
 	Passed  uint64 `json:"passed"`
 	Dropped uint64 `json:"dropped"` // drawn with the link's loss
 	// LateUs is how late, on average, the delayer gave a verdict after
-	// the packet's departure, in microseconds: its wake-up's error, which
-	// it learns and aims early by, so near 0 (below 0: early); LateMaxUs
-	// the latest.
+	// the packet's departure, in microseconds: its wake-up's error, never
+	// below 0 (it wakes early by what it learnt and sleeps again to the
+	// departure when it woke before it); LateMaxUs the latest.
 	LateUs    float64 `json:"late_us"`
 	LateMaxUs float64 `json:"late_max_us"`
 	// Stamped are the packets the kernel stamped with the time it
@@ -75,7 +75,7 @@ type direction struct {
 	dropped atomic.Uint64
 	lateSum atomic.Int64 // ns, over passed + dropped
 	lateMax atomic.Int64 // ns
-	aim     int64        // ns the release aims early by; release's alone
+	aim     int64        // ns the release wakes early by (wakeAt); release's alone
 	stamped atomic.Uint64
 	readSum atomic.Int64 // ns, over stamped
 	// wait is the mean wait to be read, shared by both directions.
@@ -268,13 +268,7 @@ func (d *direction) release(ctx context.Context, fail context.CancelCauseFunc, e
 		case <-ctx.Done():
 			return
 		}
-		// Wake-ups come late by a few tens of microseconds (the
-		// timer's slack, the scheduler): aim early by what they were
-		// late, learnt over some 16 packets, so that the error is near 0
-		// on average rather than always late.
-		sleepUntil(p.depart - d.aim)
-		late := monotonic() - p.depart
-		d.aim = min(max(d.aim+late/16, 0), int64(time.Millisecond))
+		late := wakeAt(p.depart, &d.aim)
 		verdict := nfqueue.NfAccept
 		if p.drop {
 			verdict = nfqueue.NfDrop
@@ -300,6 +294,24 @@ func (d *direction) release(ctx context.Context, fail context.CancelCauseFunc, e
 			d.passed.Add(1)
 		}
 	}
+}
+
+// wakeAt sleeps until depart (CLOCK_MONOTONIC) and returns how late it
+// woke. Wake-ups come late by a few tens of microseconds (the timer's
+// slack, the scheduler), so it wakes early by *aim, what they were late,
+// learnt over some 16 packets. A wake-up before the departure sleeps
+// again to it, so no packet leaves early (as with netem): without that,
+// an aim learnt while the machine was busy sent packets early once it
+// was quiet, by up to the aim, for the dozens of packets it takes to
+// unlearn it.
+func wakeAt(depart int64, aim *int64) int64 {
+	sleepUntil(depart - *aim)
+	woke := monotonic() - depart
+	*aim = min(max(*aim+woke/16, 0), int64(time.Millisecond))
+	if woke < 0 {
+		sleepUntil(depart)
+	}
+	return monotonic() - depart
 }
 
 // realtime makes the calling thread SCHED_FIFO (lowest priority) where

@@ -325,3 +325,20 @@ func TestArrival(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestWakeAt: a release never comes before the departure, even with an
+// aim learnt on a busy machine (here 1 ms, the most it learns), and a
+// wake-up that came early lowers the aim.
+func TestWakeAt(t *testing.T) {
+	aim := int64(time.Millisecond)
+	for i := range 20 {
+		depart := monotonic() + int64(2*time.Millisecond)
+		late := wakeAt(depart, &aim)
+		if now := monotonic(); late < 0 || now < depart {
+			t.Fatalf("wake-up %d: %v late, %v before the departure", i, time.Duration(late), time.Duration(depart-now))
+		}
+	}
+	if aim >= int64(time.Millisecond) {
+		t.Errorf("the aim stayed at %v after 20 early wake-ups", time.Duration(aim))
+	}
+}
