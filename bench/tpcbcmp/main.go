@@ -52,7 +52,7 @@ func main() {
 	withMonitor := flag.Bool("monitor", false, "alternate unmonitored and monitored tenantbench rounds instead of pgbench")
 	order := flag.String("order", "fixed", "with -monitor: fixed (unmonitored first in every pair) or abba (monitored first in every other pair, so that drift cancels)")
 	procsFlag := flag.String("procs", "0",
-		"GOMAXPROCS of tenantbench's driver (tenantbench run --procs; 0 its default, which is one per CPU in this closed loop); a list (1,2) runs tenantbench at each in turn every round; a count ending in g (1g) runs its clients on goroutines, not on event loops (driver.Options.Loops -1)")
+		"GOMAXPROCS of tenantbench's driver (tenantbench run --procs; 0 its default, which in this closed loop is an event loop per client and a P for each and one more; 2 on 2 cores is the earlier default, two pinned event loops); a list (1,2) runs tenantbench at each in turn every round; a count ending in g (1g) runs its clients on goroutines, not on event loops (driver.Options.Loops -1)")
 	flag.Parse()
 	procs, err := procsList(*procsFlag)
 	if err != nil {

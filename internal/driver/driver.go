@@ -192,8 +192,9 @@ func Run(ctx context.Context, tenants []Tenant, o Options) (*Result, error) {
 	var stopped atomic.Bool
 	var wg sync.WaitGroup
 	looped := loopable(o.Loops, workers)
-	defer phaseProcs(o.Procs, loop, len(looped))()
-	loops := onLoops(o.Loops, looped)
+	own := ownLoops(o, loop, looped)
+	defer phaseProcs(o.Procs, loop, len(looped), own)()
+	loops := onLoops(o.Loops, looped, own)
 	for _, w := range workers {
 		w.rec = col.Recorder(w.tenantIdx)
 		w.rec.remap = remap[w.tenantIdx]

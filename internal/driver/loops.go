@@ -30,11 +30,15 @@ func loopable(loops int, ws []*worker) []*worker {
 // pgbench's threads do; the other workers keep a goroutine each. n 0 is
 // one Loop per GOMAXPROCS (a sleeping Loop keeps its P, and an idle P
 // would wake for every reply: rawsock.Loop.wait), never more than the
-// workers. Where the system has no Loops (rawsock.NewLoop fails) every
-// worker keeps its goroutine.
-func onLoops(n int, ws []*worker) []*rawsock.Loop {
+// workers. own (ownLoops) gives each worker a Loop of its own that owns
+// its P; else two Loops or more are pinned. Where the system has no
+// Loops (rawsock.NewLoop fails) every worker keeps its goroutine.
+func onLoops(n int, ws []*worker, own bool) []*rawsock.Loop {
 	if n == 0 {
 		n = runtime.GOMAXPROCS(0)
+	}
+	if own {
+		n = len(ws)
 	}
 	var loops []*rawsock.Loop
 	for k, w := range ws {
@@ -47,8 +51,48 @@ func onLoops(n int, ws []*worker) []*rawsock.Loop {
 		}
 		w.loop = loops[k%len(loops)]
 	}
-	pin(loops)
+	if !own {
+		pin(loops)
+		return loops
+	}
+	for _, l := range loops {
+		l.OwnP()
+	}
 	return loops
+}
+
+// maxOwnLoops bounds the clients that get a Loop, and so an OS thread,
+// each (ownLoops); more share one pinned Loop per CPU.
+const maxOwnLoops = 256
+
+// ownLoops says whether each looped client gets a Loop of its own, and
+// takes their sockets out of Go's netpoller for it (rawsock.Unpoll): at
+// the default Procs and Loops, for a closed loop without think time,
+// when every looped client's sockets can be taken out. Each client's
+// thread then sleeps in its own wait for its own reply, as sysbench's
+// threads do, and the backend's reply wakes it on the backend's CPU,
+// where the next request reaches the backend before it looks for one;
+// with two or more clients sharing a Loop a backend more often sleeps
+// and is woken for its next request. On 2 cores, against two pinned
+// Loops (the default before) in the same rounds, tpcb select-only made
+// 6-28 % more transactions on PostgreSQL at a fifth less client CPU
+// per transaction, level with pgbench (BENCHMARKS.md, "A Loop per
+// client"), the server working less per transaction. The Loops hold one P
+// each and the process keeps one more for its other goroutines
+// (phaseProcs), so none ever yields (rawsock.Loop.OwnP); that spare P's
+// thread sleeps in the runtime's epoll, which is why no client's socket
+// may stay there.
+func ownLoops(o Options, loop load.Loop, looped []*worker) bool {
+	if o.Procs != 0 || o.Loops != 0 || loop.Runner != load.ClientLoop || loop.Think != 0 ||
+		len(looped) == 0 || len(looped) > maxOwnLoops {
+		return false
+	}
+	for _, w := range looped {
+		if !rawsock.Unpoll(w.sock) {
+			return false
+		}
+	}
+	return true
 }
 
 // DefaultProcs is how many OS threads run Go code in the driver
@@ -64,19 +108,21 @@ func DefaultProcs() int { return max(1, runtime.NumCPU()/2) }
 // phaseProcs sets the driver's GOMAXPROCS for a workload phase and
 // returns what undoes it. procs, Options.Procs, fixes it when above 0.
 // At 0 the caller's stays, but for a closed loop without think time whose
-// clients run on Loops (looped of them): it then gets one P, and so one
-// Loop, per CPU (no more than the clients), pinned (pin). Such a loop
-// keeps the servers saturated, and on 2 cores two pinned Loops beat one
-// in 27 of 30 rounds, by 6-15 % in the median of each run of 3 or 5,
-// making the server work per transaction as under pgbench -j 2
-// (BENCHMARKS.md, "Loops pinned to CPUs" and "Loops by the load's
-// shape"); below saturation (an open load, think time) a second Loop
+// clients run on Loops (looped of them): with a Loop per client (own,
+// ownLoops) it gets a P per Loop and one more for the process's other
+// goroutines; else one P, and so one Loop, per CPU (no more than the
+// clients), pinned (pin), which on 2 cores beat one Loop in 27 of 30
+// rounds (BENCHMARKS.md, "Loops pinned to CPUs" and "Loops by the load's
+// shape"). Below saturation (an open load, think time) a second Loop
 // only adds wake-ups (1.4x pgbench -R's CPU per transaction), so those
 // keep the caller's.
-func phaseProcs(procs int, loop load.Loop, looped int) (undo func()) {
+func phaseProcs(procs int, loop load.Loop, looped int, own bool) (undo func()) {
 	if procs <= 0 {
 		procs = runtime.GOMAXPROCS(0)
-		if loop.Runner == load.ClientLoop && loop.Think == 0 && looped > 0 {
+		switch {
+		case own:
+			procs = looped + 1
+		case loop.Runner == load.ClientLoop && loop.Think == 0 && looped > 0:
 			procs = max(procs, min(runtime.NumCPU(), looped))
 		}
 	}
@@ -134,6 +180,10 @@ func (w *worker) redial(ctx context.Context) error {
 	var err error
 	w.task.Await(func() { err = w.connect(ctx) })
 	if err == nil {
+		if w.loop.OwnsP() {
+			// Left on the netpoller should it fail: slower, not wrong.
+			rawsock.Unpoll(w.sock)
+		}
 		rawsock.Attach(w.sock, w.task)
 	}
 	return err

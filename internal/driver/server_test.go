@@ -534,25 +534,32 @@ func testLoops(t *testing.T, tn Tenant) {
 }
 
 // testPhaseProcs: from a caller's GOMAXPROCS 1 (tenantbench run's default
-// on 2 cores), a closed loop without think time on Loops gets one P and
-// one pinned Loop per CPU, up to its clients, for its phase; a closed
-// loop that thinks, an open one and a fixed Options.Procs keep theirs.
-// GOMAXPROCS is the caller's again after every phase.
+// on 2 cores), a closed loop without think time on Loops gets a Loop per
+// client, unpinned, and a P for each and one more, for its phase; with a
+// fixed Options.Loops, one P per CPU (up to its clients) and its Loops
+// pinned; a closed loop that thinks, an open one and a fixed
+// Options.Procs keep theirs. GOMAXPROCS is the caller's again after
+// every phase.
 func testPhaseProcs(t *testing.T, tn Tenant) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	tn.Clients = 5
 	cpus, _ := rawsock.CPUs()
 	all := min(runtime.NumCPU(), tn.Clients)
+	twoPinned := 0
+	if len(cpus) >= 2 {
+		twoPinned = 2
+	}
 	for _, c := range []struct {
-		name      string
-		o         Options
-		wantProcs int
+		name                         string
+		o                            Options
+		wantProcs, wantLoops, pinned int
 	}{
-		{"saturating", Options{}, all},
-		{"think", Options{Shape: load.Closed{Think: time.Millisecond}}, 1},
-		{"fixed", Options{Procs: 1}, 1},
-		{"fixed above", Options{Shape: load.Closed{Think: time.Millisecond}, Procs: 2}, 2},
-		{"open", Options{Shape: load.Open{Arrivals: load.ArrivalsPoisson, Pool: 5, OnFull: load.OnFullQueue}}, 1},
+		{"saturating", Options{}, tn.Clients + 1, tn.Clients, 0},
+		{"shared", Options{Loops: 2}, all, 2, twoPinned},
+		{"think", Options{Shape: load.Closed{Think: time.Millisecond}}, 1, 1, 0},
+		{"fixed", Options{Procs: 1}, 1, 1, 0},
+		{"fixed above", Options{Shape: load.Closed{Think: time.Millisecond}, Procs: 2}, 2, 2, twoPinned},
+		{"open", Options{Shape: load.Open{Arrivals: load.ArrivalsPoisson, Pool: 5, OnFull: load.OnFullQueue}}, 1, 1, 0},
 	} {
 		tn := tn
 		if _, open := c.o.Shape.(load.Open); open {
@@ -564,13 +571,9 @@ func testPhaseProcs(t *testing.T, tn Tenant) {
 			t.Fatal(err)
 		}
 		th := res.Threads
-		wantPinned := 0
-		if c.wantProcs >= 2 && len(cpus) >= 2 {
-			wantPinned = c.wantProcs
-		}
-		if th.Procs != c.wantProcs || th.Loops != c.wantProcs || th.PinnedLoops != wantPinned {
+		if th.Procs != c.wantProcs || th.Loops != c.wantLoops || th.PinnedLoops != c.pinned {
 			t.Errorf("%s: GOMAXPROCS %d, %d Loops, %d pinned; want %d, %d, %d", c.name, th.Procs, th.Loops, th.PinnedLoops,
-				c.wantProcs, c.wantProcs, wantPinned)
+				c.wantProcs, c.wantLoops, c.pinned)
 		}
 		if n := runtime.GOMAXPROCS(0); n != 1 {
 			t.Errorf("%s: GOMAXPROCS %d after the phase, want the caller's 1", c.name, n)

@@ -42,25 +42,37 @@ const waitSlice = 20 * time.Millisecond
 // the netpoller; the socket stays open through the duplicate). c is
 // returned unchanged when it has no descriptor.
 func Detach(c net.Conn) (net.Conn, error) {
+	f, err := detach(c)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	if f == nil {
+		return c, nil
+	}
+	return f, nil
+}
+
+// detach is Detach, but for a failure before c is closed, which leaves c
+// open and as it was; f is nil (no error) when c has no descriptor.
+func detach(c net.Conn) (f *FdConn, err error) {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
-		return c, nil
+		return nil, nil
 	}
 	rc, err := sc.SyscallConn()
 	if err != nil {
-		return c, nil
+		return nil, nil
 	}
 	fd := -1
 	var derr error
 	if err := rc.Control(func(s uintptr) { fd, derr = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
-		c.Close()
 		return nil, err
 	}
 	if derr != nil {
-		c.Close()
 		return nil, os.NewSyscallError("fcntl", derr)
 	}
-	f := &FdConn{fd: fd, laddr: c.LocalAddr(), raddr: c.RemoteAddr()}
+	f = &FdConn{fd: fd, laddr: c.LocalAddr(), raddr: c.RemoteAddr()}
 	f.rpoll[0] = unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
 	f.wpoll[0] = unix.PollFd{Fd: int32(fd), Events: unix.POLLOUT}
 	if err := c.Close(); err != nil {
@@ -68,6 +80,30 @@ func Detach(c net.Conn) (net.Conn, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// Detached says whether c is a socket out of Go's netpoller (Detach).
+func Detached(c net.Conn) bool {
+	_, ok := c.(*FdConn)
+	return ok
+}
+
+// Unpoll takes the Conn's socket out of Go's netpoller in place (detach):
+// pgx keeps the Conn, whose calls then go to the FdConn, and the Socket
+// its hot path holds makes its raw calls on the FdConn's descriptor.
+// Call it only between exchanges, from the goroutine that makes them.
+// False, with the socket as it was, when it cannot be taken out.
+func (c *Conn) Unpoll() bool {
+	if Detached(c.Conn) {
+		return true
+	}
+	f, err := detach(c.Conn)
+	if err != nil || f == nil {
+		return false
+	}
+	rc, _ := f.SyscallConn()
+	c.Conn, c.sock.rc = f, rc
+	return true
 }
 
 // usable fails a call on a closed connection or past its deadline dl, as

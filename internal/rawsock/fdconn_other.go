@@ -6,3 +6,9 @@ import "net"
 
 // Detach: elsewhere a socket stays on Go's netpoller.
 func Detach(c net.Conn) (net.Conn, error) { return c, nil }
+
+// Unpoll: elsewhere a socket stays on Go's netpoller.
+func (c *Conn) Unpoll() bool { return false }
+
+// Detached: elsewhere no socket is out of Go's netpoller.
+func Detached(c net.Conn) bool { return false }

@@ -188,3 +188,77 @@ func TestFdConnSocket(t *testing.T) {
 		t.Fatalf("exchange: %q %v", got, err)
 	}
 }
+
+// TestUnpoll: a wrapped connection's socket taken out of Go's netpoller
+// in place: the Conn and its Socket keep working (the Socket's raw
+// exchange, the Conn's own calls), on the duplicate descriptor alone;
+// a second Unpoll finds it out already.
+func TestUnpoll(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	before := openFds(t)
+	nc, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c := Wrap(nc)
+	sock := SocketOf(c)
+	if sock == nil || Detached(c.(*Conn).Conn) {
+		t.Fatalf("Wrap gave %T, its socket %v", c, sock)
+	}
+	if !Unpoll(c) || !Detached(c.(*Conn).Conn) || SocketOf(c) != sock {
+		t.Fatalf("Unpoll did not take the socket out in place: %T", c.(*Conn).Conn)
+	}
+	if got := openFds(t); got != before+2 { // the duplicate and the server's end
+		t.Errorf("%d descriptors open, want %d: the original is not closed", got, before+2)
+	}
+	if !Unpoll(c) {
+		t.Error("a second Unpoll failed")
+	}
+	go func() { // an echo
+		b := make([]byte, 4)
+		for {
+			if _, err := io.ReadFull(srv, b); err != nil {
+				return
+			}
+			srv.Write(b)
+		}
+	}()
+	got := make([]byte, 4)
+	n := 0
+	sent := false
+	if err := sock.Exchange(func(fd uintptr) bool {
+		if !sent {
+			if _, err := Write(fd, []byte("ping")); err != nil {
+				t.Fatal(err)
+			}
+			sent = true
+		}
+		m, err := Read(fd, got[n:])
+		n += max(m, 0)
+		return err == nil && n == 4
+	}); err != nil || string(got) != "ping" {
+		t.Fatalf("the Socket's exchange: %q, %v", got, err)
+	}
+	if _, err := c.Write([]byte("pong")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, got); err != nil || string(got) != "pong" {
+		t.Fatalf("the Conn's own calls: %q, %v", got, err)
+	}
+	c.Close()
+	if got := openFds(t); got != before+1 {
+		t.Errorf("%d descriptors open after Close, want %d", got, before+1)
+	}
+	if Unpoll(&net.TCPConn{}) {
+		t.Error("Unpoll of a connection that is no Unpoller succeeded")
+	}
+}

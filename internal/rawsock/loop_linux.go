@@ -48,6 +48,7 @@ type Loop struct {
 	besideRC syscall.RawConn
 	onefd    int
 	noBeside bool // the netpoller would not wait for it: never again
+	ownP     bool // it keeps its P while it runs (OwnP)
 }
 
 // Task is one client on a Loop. Its methods are for the client's own
@@ -118,6 +119,24 @@ func NewLoop() (*Loop, error) {
 	return l, nil
 }
 
+// OwnP makes the Loop keep its P for as long as it runs: it never yields
+// and has no tick, and its thread sleeps only for its clients. For a
+// process that has a P beside its Loops for every other goroutine
+// (GOMAXPROCS above their number: the driver's Loop per client), where
+// a yield would only cost a hand-over of the P and a wake-up of the
+// thread every millisecond; the clients' sockets must then be off Go's
+// netpoller (Unpoll), or the spare P's thread, asleep in the runtime's
+// epoll, wakes for each of their replies. Call it before Run.
+func (l *Loop) OwnP() {
+	l.ownP = true
+	// Disarmed. Should that fail, the tick only wakes the Loop for
+	// nothing every yieldEvery, as before.
+	_ = unix.TimerfdSettime(l.tickfd, 0, &unix.ItimerSpec{}, nil)
+}
+
+// OwnsP says whether OwnP was called.
+func (l *Loop) OwnsP() bool { return l.ownP }
+
 // Add makes body a client of the Loop, run when Run starts.
 func (l *Loop) Add(body func()) *Task {
 	t := &Task{loop: l, id: int32(len(l.tasks)), body: body, fd: -1, at: -1}
@@ -182,7 +201,8 @@ func (l *Loop) Run() {
 		// or every pinnedYieldEvery when pinned. While one waits on Go's
 		// netpoller (Beside) the Loop yields every millisecond, waits
 		// there too and gives its P up (waitBeside).
-		if now := time.Since(l.base); now-yielded >= every || (now-yielded >= yieldEvery && netWaiters.Load() > 0) {
+		// A Loop that owns its P (OwnP) has none to give.
+		if now := time.Since(l.base); !l.ownP && (now-yielded >= every || (now-yielded >= yieldEvery && netWaiters.Load() > 0)) {
 			l.yield()
 			yielded = now
 		}
@@ -271,7 +291,7 @@ func (l *Loop) poll() {
 	}
 	var n int
 	var err error
-	if timeout != 0 && netWaiters.Load() > 0 {
+	if timeout != 0 && netWaiters.Load() > 0 && !l.ownP {
 		n, err = l.waitBeside(timeout)
 	} else {
 		l.leaveNetpoller()

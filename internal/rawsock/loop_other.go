@@ -24,6 +24,12 @@ func (*Task) Await(f func())                       { f() }
 func Beside(f func())                              { f() }
 func (*Task) readable(*Socket, uintptr) error      { return errors.ErrUnsupported }
 
+// OwnP does nothing where there are no Loops.
+func (*Loop) OwnP() {}
+
+// OwnsP is false where there are no Loops.
+func (*Loop) OwnsP() bool { return false }
+
 // Pin does nothing where there are no Loops.
 func (*Loop) Pin(int, struct{}) {}
 

@@ -68,9 +68,9 @@ func TestPinnedYields(t *testing.T) {
 		t.Skip("the process's CPUs cannot be read")
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	plain := yieldTurns(t, false, false)
-	pinned := yieldTurns(t, true, false)
-	beside := yieldTurns(t, true, true)
+	plain := yieldTurns(t, false, false, false)
+	pinned := yieldTurns(t, true, false, false)
+	beside := yieldTurns(t, true, true, false)
 	t.Logf("turns in %v: %d beside an unpinned Loop, %d beside a pinned one, %d in Beside a pinned one", besideFor, plain, pinned, beside)
 	if pinned*2 > plain || pinned < 10 {
 		t.Errorf("a pinned Loop yielded %d times against an unpinned one's %d: want at most half as often, and at least 10 times", pinned, plain)
@@ -80,13 +80,36 @@ func TestPinnedYields(t *testing.T) {
 	}
 }
 
+// TestOwnP: a Loop that owns its P never yields it. At GOMAXPROCS 1 a
+// goroutine beside it runs only when the runtime preempts the Loop's
+// goroutine (every 10 ms or so); with a P to spare, as the driver gives a
+// Loop per client, it runs as often as beside a Loop that yields.
+func TestOwnP(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	plain := yieldTurns(t, false, false, false)
+	owning := yieldTurns(t, false, false, true)
+	runtime.GOMAXPROCS(2)
+	spare := yieldTurns(t, false, false, true)
+	t.Logf("turns in %v: %d beside a Loop that yields, %d beside one that owns the only P, %d beside one with a P to spare", besideFor, plain, owning, spare)
+	if owning*4 > plain {
+		t.Errorf("a goroutine ran %d times beside a Loop that owns the only P, against %d beside one that yields: want under a quarter", owning, plain)
+	}
+	if spare*2 < plain {
+		t.Errorf("a goroutine ran %d times beside a Loop that owns its P with a P to spare, against %d beside one that yields: want at least half", spare, plain)
+	}
+}
+
 // yieldTurns counts how often a goroutine sleeping 100 us at a time runs
-// over besideFor beside a busy Loop, pinned or not, in Beside or not.
-func yieldTurns(t *testing.T, pinned, beside bool) int {
+// over besideFor beside a busy Loop, pinned or not, in Beside or not,
+// owning its P or not.
+func yieldTurns(t *testing.T, pinned, beside, own bool) int {
 	l := newLoop(t)
 	if pinned {
 		cpus, mask := CPUs()
 		l.Pin(cpus[0], mask)
+	}
+	if own {
+		l.OwnP()
 	}
 	l.Add(func() { l.tasks[0].Sleep(time.Now().Add(time.Hour)) })
 	pingPong(t, l)

@@ -111,3 +111,21 @@ func Attach(c net.Conn, t *Task) bool {
 	}
 	return false
 }
+
+// Unpoller is a connection whose sockets can be taken out of Go's
+// netpoller (FdConn), so that no thread idle in the runtime's epoll wakes
+// for their replies: every socket of a client, or none.
+type Unpoller interface {
+	Unpoll() bool
+}
+
+// Unpoll takes c's sockets out of Go's netpoller, or finds them out
+// already; false when c cannot (a TLS connection, a system without raw
+// calls). Call it only between exchanges, from the goroutine that makes
+// them.
+func Unpoll(c net.Conn) bool {
+	if u, ok := c.(Unpoller); ok {
+		return u.Unpoll()
+	}
+	return false
+}

@@ -182,6 +182,17 @@ func (s multiSocket) Attach(t *rawsock.Task) bool {
 	return true
 }
 
+// Unpoll takes every socket, the replicas' too, out of Go's netpoller
+// (rawsock.Unpoll); false when one of them cannot be.
+func (s multiSocket) Unpoll() bool {
+	for _, x := range s.all {
+		if c := x.Socket(); c == nil || !rawsock.Unpoll(c) {
+			return false
+		}
+	}
+	return true
+}
+
 func (s multiSocket) Close() error {
 	err := s.Conn.Close()
 	for _, x := range s.all[1:] {

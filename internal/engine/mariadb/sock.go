@@ -125,6 +125,10 @@ func (s *sendOnRead) run(fd uintptr) bool {
 	}
 }
 
+// Unpoll: every connection is dialed out of Go's netpoller (dial), so
+// its socket is out already (rawsock.Unpoll).
+func (s *sendOnRead) Unpoll() bool { return rawsock.Detached(s.Conn) }
+
 // RawSocket is the connection's socket (rawsock.SocketOf).
 func (s *sendOnRead) RawSocket() *rawsock.Socket { return s.sock }
 
