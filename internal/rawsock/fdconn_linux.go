@@ -88,22 +88,29 @@ func Detached(c net.Conn) bool {
 	return ok
 }
 
-// Unpoll takes the Conn's socket out of Go's netpoller in place (detach):
-// pgx keeps the Conn, whose calls then go to the FdConn, and the Socket
-// its hot path holds makes its raw calls on the FdConn's descriptor.
-// Call it only between exchanges, from the goroutine that makes them.
-// False, with the socket as it was, when it cannot be taken out.
-func (c *Conn) Unpoll() bool {
-	if Detached(c.Conn) {
-		return true
+// Unpolled is c out of Go's netpoller for a connection that keeps s, c's
+// Socket, in place: the FdConn that replaces c (closed), with s's raw
+// calls moved to its descriptor, or c itself when it is out already.
+// False, with c as it was, when it cannot be taken out. Call it only
+// between exchanges, from the goroutine that makes them.
+func Unpolled(c net.Conn, s *Socket) (net.Conn, bool) {
+	if Detached(c) {
+		return c, true
 	}
-	f, err := detach(c.Conn)
+	f, err := detach(c)
 	if err != nil || f == nil {
-		return false
+		return c, false
 	}
-	rc, _ := f.SyscallConn()
-	c.Conn, c.sock.rc = f, rc
-	return true
+	s.rc, _ = f.SyscallConn()
+	return f, true
+}
+
+// Unpoll takes the Conn's socket out of Go's netpoller in place
+// (Unpolled): pgx keeps the Conn, whose calls then go to the FdConn.
+func (c *Conn) Unpoll() bool {
+	var ok bool
+	c.Conn, ok = Unpolled(c.Conn, c.sock)
+	return ok
 }
 
 // usable fails a call on a closed connection or past its deadline dl, as

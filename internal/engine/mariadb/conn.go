@@ -15,7 +15,6 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	dbserver "github.com/tenantbench/tenantbench/internal/engine/server"
-	"github.com/tenantbench/tenantbench/internal/rawsock"
 )
 
 // Conn is one session on a MariaDB server: one go-sql-driver/mysql
@@ -65,11 +64,14 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			// Out of Go's netpoller: a client waits for its reply in
-			// poll(2) on its thread, as libmariadb's do (rawsock.FdConn).
-			if c, err = rawsock.Detach(c); err != nil {
-				return nil, fmt.Errorf("taking the socket to %s out of Go's netpoller: %w", addr, err)
-			}
+			// On Go's netpoller, where a client on a goroutine of its
+			// own (tpcc's, tpch's) waits for its reply without holding
+			// a thread: dialed out of it, each wait slept in poll(2)
+			// and handed the P over, and the statements terminal's CPU
+			// per New-Order rose from 0.41 to 0.74 of go-tpc's
+			// (BENCHMARKS.md, "(b) on MariaDB, and its sockets back on
+			// the netpoller"). A client on a Loop of its own is taken
+			// out at the phase's start (sendOnRead.Unpoll).
 			c = sendingOnRead(c)
 			if slot, ok := ctx.Value(dialKey{}).(*dialSlot); ok {
 				if slot.wrap != nil {

@@ -125,9 +125,15 @@ func (s *sendOnRead) run(fd uintptr) bool {
 	}
 }
 
-// Unpoll: every connection is dialed out of Go's netpoller (dial), so
-// its socket is out already (rawsock.Unpoll).
-func (s *sendOnRead) Unpoll() bool { return rawsock.Detached(s.Conn) }
+// Unpoll takes the socket out of Go's netpoller in place
+// (rawsock.Unpolled), for a client on a Loop of its own.
+func (s *sendOnRead) Unpoll() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ok bool
+	s.Conn, ok = rawsock.Unpolled(s.Conn, s.sock)
+	return ok
+}
 
 // RawSocket is the connection's socket (rawsock.SocketOf).
 func (s *sendOnRead) RawSocket() *rawsock.Socket { return s.sock }

@@ -132,3 +132,35 @@ func TestSendOnReadDeadline(t *testing.T) {
 		t.Fatal("the deadline did not end the read")
 	}
 }
+
+// Unpoll takes a wrapped socket out of Go's netpoller in place: the
+// wrapper and its Socket stay, a request and its reply still go through
+// it, and a second Unpoll finds it out already.
+func TestSendOnReadUnpoll(t *testing.T) {
+	c, s := loopback(t)
+	so, ok := c.(*sendOnRead)
+	if !ok {
+		t.Skip("no raw sockets here")
+	}
+	sock := so.sock
+	if rawsock.Detached(so.Conn) {
+		t.Fatal("out of the netpoller before Unpoll")
+	}
+	if !rawsock.Unpoll(c) || !rawsock.Detached(so.Conn) || so.sock != sock || !rawsock.Unpoll(c) {
+		t.Fatalf("Unpoll: %T", so.Conn)
+	}
+	go func() {
+		buf := make([]byte, 5)
+		if _, err := io.ReadFull(s, buf); err == nil {
+			s.Write(append([]byte("reply to "), buf...))
+		}
+	}()
+	if _, err := c.Write([]byte("query")); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	got := make([]byte, len("reply to query"))
+	if _, err := io.ReadFull(c, got); err != nil || string(got) != "reply to query" {
+		t.Fatalf("read %q: %v", got, err)
+	}
+}
