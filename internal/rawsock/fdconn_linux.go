@@ -37,24 +37,11 @@ type FdConn struct {
 // a wait takes effect.
 const waitSlice = 20 * time.Millisecond
 
-// Detach takes c's socket out of Go's netpoller: it returns an FdConn on
-// a duplicate of c's descriptor and closes c (which removes its own from
-// the netpoller; the socket stays open through the duplicate). c is
-// returned unchanged when it has no descriptor.
-func Detach(c net.Conn) (net.Conn, error) {
-	f, err := detach(c)
-	if err != nil {
-		c.Close()
-		return nil, err
-	}
-	if f == nil {
-		return c, nil
-	}
-	return f, nil
-}
-
-// detach is Detach, but for a failure before c is closed, which leaves c
-// open and as it was; f is nil (no error) when c has no descriptor.
+// detach takes c's socket out of Go's netpoller: an FdConn on a
+// duplicate of c's descriptor, c closed (which removes its own from the
+// netpoller; the socket stays open through the duplicate). A failure
+// before c is closed leaves c open and as it was; f is nil (no error)
+// when c has no descriptor.
 func detach(c net.Conn) (f *FdConn, err error) {
 	sc, ok := c.(syscall.Conn)
 	if !ok {

@@ -4,9 +4,6 @@ package rawsock
 
 import "net"
 
-// Detach: elsewhere a socket stays on Go's netpoller.
-func Detach(c net.Conn) (net.Conn, error) { return c, nil }
-
 // Unpoll: elsewhere a socket stays on Go's netpoller.
 func (c *Conn) Unpoll() bool { return false }
 

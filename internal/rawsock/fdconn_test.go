@@ -11,9 +11,9 @@ import (
 	"time"
 )
 
-// detachedPair is a loopback TCP connection whose client end is
-// detached, and its server end.
-func detachedPair(t *testing.T) (net.Conn, net.Conn) {
+// tcpPair is a loopback TCP connection: its client end, and its server
+// end, closed when the test ends.
+func tcpPair(t *testing.T) (net.Conn, net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -29,12 +29,16 @@ func detachedPair(t *testing.T) (net.Conn, net.Conn) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	d, err := Detach(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := d.(*FdConn); !ok {
-		t.Fatalf("Detach gave %T", d)
+	return c, srv
+}
+
+// detachedPair is tcpPair with its client end detached.
+func detachedPair(t *testing.T) (net.Conn, net.Conn) {
+	t.Helper()
+	c, srv := tcpPair(t)
+	d, err := detach(c)
+	if err != nil || d == nil {
+		t.Fatalf("detach: %v, %v", d, err)
 	}
 	return d, srv
 }
@@ -194,21 +198,8 @@ func TestFdConnSocket(t *testing.T) {
 // exchange, the Conn's own calls), on the duplicate descriptor alone;
 // a second Unpoll finds it out already.
 func TestUnpoll(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	before := openFds(t)
-	nc, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	nc, srv := tcpPair(t)
 	c := Wrap(nc)
 	sock := SocketOf(c)
 	if sock == nil || Detached(c.(*Conn).Conn) {
