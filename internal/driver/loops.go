@@ -83,8 +83,7 @@ const maxOwnLoops = 256
 // thread sleeps in the runtime's epoll, which is why no client's socket
 // may stay there.
 func ownLoops(o Options, loop load.Loop, looped []*worker) bool {
-	if o.Procs != 0 || o.Loops != 0 || loop.Runner != load.ClientLoop || loop.Think != 0 ||
-		len(looped) == 0 || len(looped) > maxOwnLoops {
+	if o.Procs != 0 || o.Loops != 0 || !saturating(loop) || len(looped) == 0 || len(looped) > maxOwnLoops {
 		return false
 	}
 	for _, w := range looped {
@@ -93,6 +92,12 @@ func ownLoops(o Options, loop load.Loop, looped []*worker) bool {
 		}
 	}
 	return true
+}
+
+// saturating is a closed loop without think time: each client sends its
+// next transaction as soon as the last ends, and keeps the servers busy.
+func saturating(loop load.Loop) bool {
+	return loop.Runner == load.ClientLoop && loop.Think == 0
 }
 
 // DefaultProcs is how many OS threads run Go code in the driver
@@ -122,7 +127,7 @@ func phaseProcs(procs int, loop load.Loop, looped int, own bool) (undo func()) {
 		switch {
 		case own:
 			procs = looped + 1
-		case loop.Runner == load.ClientLoop && loop.Think == 0 && looped > 0:
+		case saturating(loop) && looped > 0:
 			procs = max(procs, min(runtime.NumCPU(), looped))
 		}
 	}

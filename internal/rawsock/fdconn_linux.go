@@ -69,7 +69,7 @@ func detach(c net.Conn) (f *FdConn, err error) {
 	return f, nil
 }
 
-// Detached says whether c is a socket out of Go's netpoller (Detach).
+// Detached says whether c is a socket out of Go's netpoller (an FdConn).
 func Detached(c net.Conn) bool {
 	_, ok := c.(*FdConn)
 	return ok
