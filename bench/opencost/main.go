@@ -3,10 +3,13 @@
 // alternating the closed loop (clients back to back) and the open loop at a
 // fixed arrival rate, and reports for each the throughput, the achieved rate
 // against the target, latency and service time, and the driver's CPU seconds
-// per 1000 transactions. Each round also runs the peer the same two ways on
+// per 1000 transactions, and the open loop's schedule lag as pgbench -R
+// reports its own. Each round also runs the peer the same two ways on
 // the same server, pgbench with one thread: closed (-c clients) and throttled
 // to the rate (-R rate -c pool), so that what running below saturation costs
 // any client is measured beside what tenantbench's open loop costs.
+// -closed=false leaves both closed loops out, for the target that needs
+// only the open loop and pgbench -R.
 //
 //	go run ./bench/opencost -rate 20000 -pool 16 -clients 8 -duration 20s -rounds 3
 package main
@@ -19,6 +22,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -48,12 +52,13 @@ func main() {
 	transport := flag.String("transport", "tcp", "tcp or unix")
 	procs := flag.Int("procs", driver.DefaultProcs(), "GOMAXPROCS of the driver")
 	loops := flag.Int("loops", 0, "the driver's event loops (driver.Options.Loops): 0 one per GOMAXPROCS, -1 none (clients on goroutines)")
+	withClosed := flag.Bool("closed", true, "also run the closed loops (tenantbench's and pgbench's) in every round")
 	peer := flag.Bool("pgbench", true, "also run pgbench closed and throttled (-R) in every round")
 	profile := flag.String("cpuprofile", "", "write the open loop's CPU profile here")
 	closedProfile := flag.String("closedprofile", "", "write the closed loop's CPU profile here")
 	flag.Parse()
 	runtime.GOMAXPROCS(*procs)
-	if err := run(*scale, *clients, *think, *rate, *pool, *arrivals, *duration, *rounds, *transport, *peer, *profile, *closedProfile, *loops); err != nil {
+	if err := run(*scale, *clients, *think, *rate, *pool, *arrivals, *duration, *rounds, *transport, *withClosed, *peer, *profile, *closedProfile, *loops); err != nil {
 		fmt.Fprintln(os.Stderr, "opencost:", err)
 		os.Exit(1)
 	}
@@ -65,7 +70,7 @@ type measure struct {
 	arrivals, queued, dropped, committed int64
 }
 
-func run(scale, clients int, think time.Duration, rate float64, pool int, arrivals string, d time.Duration, rounds int, transport string, peer bool, profile, closedProfile string, loops int) error {
+func run(scale, clients int, think time.Duration, rate float64, pool int, arrivals string, d time.Duration, rounds int, transport string, withClosed, peer bool, profile, closedProfile string, loops int) error {
 	// Ctrl-C or a kill ends the measurement with an error, so that the
 	// deferred clean-up below (the server, the work directory, a peer's
 	// password file) runs: without it the process died with them left.
@@ -128,68 +133,105 @@ func run(scale, clients int, think time.Duration, rate float64, pool int, arriva
 	}
 	tenant := driver.Tenant{Name: "t01", Connect: connect, Workload: w}
 	var closed, open, pgClosed, pgOpen []measure
+	runPeer := func(r int, args []string, into *[]measure, name string) error {
+		b, err := benchutil.RunPgbench(args, p.Password)
+		if err != nil {
+			return err
+		}
+		m := measure{tps: b.TPS, cpuPer1000: b.CPU / b.Txns * 1000, lag: b.LagMs}
+		*into = append(*into, m)
+		fmt.Printf("round %d %s: %.0f tps, %.4f CPU s / 1000 txn, schedule lag %.3f ms\n", r+1, name, m.tps, m.cpuPer1000, m.lag)
+		return nil
+	}
 	for r := 0; r < rounds; r++ {
 		tenant.Seed = uint64(time.Now().UnixNano())
-		t := tenant
-		t.Clients = clients
-		m, err := measureRun(ctx, t, driver.Options{Duration: d, Shape: load.Closed{Think: think}, Loops: loops, Procs: runtime.GOMAXPROCS(0)}, closedProfile)
-		if err != nil {
-			return err
+		var steps []func() error
+		if withClosed {
+			steps = append(steps, func() error {
+				t := tenant
+				t.Clients = clients
+				m, err := measureRun(ctx, t, driver.Options{Duration: d, Shape: load.Closed{Think: think}, Loops: loops, Procs: runtime.GOMAXPROCS(0)}, closedProfile)
+				if err != nil {
+					return err
+				}
+				closed = append(closed, m)
+				fmt.Printf("round %d closed, %d clients, think %s: %s\n", r+1, clients, think, m)
+				return nil
+			})
 		}
-		closed = append(closed, m)
-		fmt.Printf("round %d closed, %d clients, think %s: %s\n", r+1, clients, think, m)
-		t = tenant
-		t.Clients = pool
-		t.Load = &load.Tenant{Profile: load.Constant(rate, d), Conns: pool}
-		m, err = measureRun(ctx, t, driver.Options{Duration: d, Loops: loops, Procs: runtime.GOMAXPROCS(0),
-			Shape: load.Open{Arrivals: arrivals, Pool: pool, OnFull: load.OnFullQueue}}, profile)
-		if err != nil {
-			return err
-		}
-		open = append(open, m)
-		fmt.Printf("round %d open %.0f/s, pool %d:  %s\n", r+1, rate, pool, m)
-		if !peer {
-			continue
-		}
-		for _, pg := range []struct {
-			args []string
-			into *[]measure
-			name string
-		}{
-			{pgArgs(clients), &pgClosed, fmt.Sprintf("pgbench closed, %d clients", clients)},
-			{pgArgs(pool, "-R", strconv.FormatFloat(rate, 'f', -1, 64)), &pgOpen, fmt.Sprintf("pgbench -R %.0f, %d clients", rate, pool)},
-		} {
-			b, err := benchutil.RunPgbench(pg.args, p.Password)
+		steps = append(steps, func() error {
+			t := tenant
+			t.Clients = pool
+			t.Load = &load.Tenant{Profile: load.Constant(rate, d), Conns: pool}
+			m, err := measureRun(ctx, t, driver.Options{Duration: d, Loops: loops, Procs: runtime.GOMAXPROCS(0),
+				Shape: load.Open{Arrivals: arrivals, Pool: pool, OnFull: load.OnFullQueue}}, profile)
 			if err != nil {
 				return err
 			}
-			m := measure{tps: b.TPS, cpuPer1000: b.CPU / b.Txns * 1000, lag: b.LagMs}
-			*pg.into = append(*pg.into, m)
-			fmt.Printf("round %d %s: %.0f tps, %.4f CPU s / 1000 txn, schedule lag %.3f ms\n", r+1, pg.name, m.tps, m.cpuPer1000, m.lag)
+			open = append(open, m)
+			fmt.Printf("round %d open %.0f/s, pool %d:  %s\n", r+1, rate, pool, m)
+			return nil
+		})
+		if peer && withClosed {
+			steps = append(steps, func() error {
+				return runPeer(r, pgArgs(clients), &pgClosed, fmt.Sprintf("pgbench closed, %d clients", clients))
+			})
+		}
+		if peer {
+			steps = append(steps, func() error {
+				return runPeer(r, pgArgs(pool, "-R", strconv.FormatFloat(rate, 'f', -1, 64)), &pgOpen, fmt.Sprintf("pgbench -R %.0f, %d clients", rate, pool))
+			})
+		}
+		// Every second round runs in the reverse order, so that a machine
+		// drifting during a round favours neither client (a
+		// counterbalanced, ABBA order).
+		if r%2 == 1 {
+			slices.Reverse(steps)
+		}
+		for _, step := range steps {
+			if err := step(); err != nil {
+				return err
+			}
 		}
 	}
-	mc, mo := median(closed), median(open)
+	mo := median(open)
 	fmt.Printf("\n| loop | median TPS | achieved / target | p50 / p99 ms | service p50 / p99 ms | driver CPU s / 1000 txn |\n|---|---|---|---|---|---|\n")
-	fmt.Printf("| closed, %d clients, think %s | %.0f | | %.3f / %.3f | | %.4f |\n", clients, think, mc.tps, mc.p50, mc.p99, mc.cpuPer1000)
+	if withClosed {
+		mc := median(closed)
+		fmt.Printf("| closed, %d clients, think %s | %.0f | | %.3f / %.3f | | %.4f |\n", clients, think, mc.tps, mc.p50, mc.p99, mc.cpuPer1000)
+	}
 	fmt.Printf("| open, %.0f/s %s, pool %d | %.0f | %.4f | %.3f / %.3f | %.3f / %.3f | %.4f |\n", rate, arrivals, pool, mo.tps,
 		mo.achieved/rate, mo.p50, mo.p99, mo.svc50, mo.svc99, mo.cpuPer1000)
-	fmt.Printf("\nachieved/target: %.4f; driver CPU per transaction open/closed: %.3f\n", mo.achieved/rate, mo.cpuPer1000/mc.cpuPer1000)
-	if peer {
-		// Ratios are taken within a round, against the peer measured
-		// beside it, then the median over rounds (the machine drifts
-		// between rounds).
-		pc, po := median(pgClosed), median(pgOpen)
-		var ownRatio, peerRatio, vsPeer, excess []float64
-		for r := range open {
-			own, pg := open[r].cpuPer1000/closed[r].cpuPer1000, pgOpen[r].cpuPer1000/pgClosed[r].cpuPer1000
-			ownRatio, peerRatio = append(ownRatio, own), append(peerRatio, pg)
-			vsPeer, excess = append(vsPeer, open[r].cpuPer1000/pgOpen[r].cpuPer1000), append(excess, own/pg)
+	fmt.Printf("\nachieved/target: %.4f; schedule lag (mean, as pgbench -R's) %.3f ms\n", mo.achieved/rate, mo.lag)
+	// Ratios are taken within a round, against the peer measured beside
+	// it, then the median over rounds (the machine drifts between
+	// rounds).
+	var ownRatio, peerRatio, vsPeer, excess []float64
+	for r := range open {
+		if peer {
+			vsPeer = append(vsPeer, open[r].cpuPer1000/pgOpen[r].cpuPer1000)
 		}
-		fmt.Printf("pgbench: closed %.0f tps at %.4f, -R %.0f tps at %.4f CPU s / 1000 txn (schedule lag %.3f ms)\n",
-			pc.tps, pc.cpuPer1000, po.tps, po.cpuPer1000, po.lag)
-		fmt.Printf("median per-round CPU per transaction: open/closed %.3f (pgbench -R/closed %.3f); "+
-			"tenantbench open / pgbench -R %.3f; (open/closed) / (pgbench -R/closed) %.3f\n",
-			benchutil.Median(ownRatio), benchutil.Median(peerRatio), benchutil.Median(vsPeer), benchutil.Median(excess))
+		if withClosed {
+			ownRatio = append(ownRatio, open[r].cpuPer1000/closed[r].cpuPer1000)
+		}
+		if peer && withClosed {
+			peerRatio = append(peerRatio, pgOpen[r].cpuPer1000/pgClosed[r].cpuPer1000)
+			excess = append(excess, ownRatio[r]/peerRatio[r])
+		}
+	}
+	if withClosed {
+		fmt.Printf("median per-round driver CPU per transaction, open/closed: %.3f\n", benchutil.Median(ownRatio))
+	}
+	if peer {
+		po := median(pgOpen)
+		fmt.Printf("pgbench -R: %.0f tps at %.4f CPU s / 1000 txn (schedule lag %.3f ms); "+
+			"median per-round CPU per transaction, tenantbench open / pgbench -R: %.3f\n",
+			po.tps, po.cpuPer1000, po.lag, benchutil.Median(vsPeer))
+	}
+	if peer && withClosed {
+		pc := median(pgClosed)
+		fmt.Printf("pgbench closed: %.0f tps at %.4f CPU s / 1000 txn; median per-round pgbench -R/closed %.3f; "+
+			"(open/closed) / (pgbench -R/closed) %.3f\n", pc.tps, pc.cpuPer1000, benchutil.Median(peerRatio), benchutil.Median(excess))
 	}
 	return nil
 }
@@ -197,8 +239,8 @@ func run(scale, clients int, think time.Duration, rate float64, pool int, arriva
 func (m measure) String() string {
 	s := fmt.Sprintf("%.0f tps, p50 %.3f p99 %.3f ms, %.4f CPU s / 1000 txn", m.tps, m.p50, m.p99, m.cpuPer1000)
 	if m.arrivals > 0 {
-		s += fmt.Sprintf("; achieved %.1f/s, arrivals %d, queued %d, dropped %d, service p50 %.3f p99 %.3f ms",
-			m.achieved, m.arrivals, m.queued, m.dropped, m.svc50, m.svc99)
+		s += fmt.Sprintf("; achieved %.1f/s, arrivals %d, queued %d, dropped %d, service p50 %.3f p99 %.3f ms, schedule lag %.3f ms",
+			m.achieved, m.arrivals, m.queued, m.dropped, m.svc50, m.svc99, m.lag)
 	}
 	return s
 }
@@ -224,6 +266,10 @@ func measureRun(ctx context.Context, t driver.Tenant, o driver.Options, profile 
 	if o := tr.Open; o != nil {
 		m.achieved, m.arrivals, m.queued, m.dropped = o.AchievedRate, o.Arrivals, o.Queued, o.Dropped
 		m.svc50, m.svc99 = tr.All.ServiceQuantileMs(50), tr.All.ServiceQuantileMs(99)
+		// As pgbench -R's schedule lag: the mean time from the intended
+		// start to the actual one (the timer's lateness and any wait for
+		// a free connection).
+		m.lag = tr.All.MeanMs() - tr.All.ServiceMeanMs()
 	}
 	return m, nil
 }
