@@ -17,7 +17,8 @@ import (
 // is a valid spec. examples/external.yaml needs the servers it names:
 // TestExternalExample plans it with servers the test starts;
 // examples/tpcc-models-k8s.yaml needs a cluster: provider/kubernetes'
-// TestModelsExample holds it to tpcc-models.yaml.
+// TestModelsExample holds it to tpcc-models.yaml, and the e2e package's
+// TestModelsExample plans it against a real one and runs it shortened.
 func TestExamplesPlan(t *testing.T) {
 	files, _ := filepath.Glob("../../examples/*.yaml")
 	bench, _ := filepath.Glob("../../bench/*/*.yaml")
