@@ -182,12 +182,7 @@ progress: 1s
 		if r["status"] != "ok" || tps <= 0 {
 			t.Errorf("run %s (%s): status %s, tps %s, error %s", r["run_id"], r["model"], r["status"], r["throughput_tps"], r["error"])
 		}
-		committed := map[string]bool{} // a row per tenant and transaction type
-		for _, tr := range readCSV(t, filepath.Join(out, "runs", r["run_id"], "tenants.csv")) {
-			if n, _ := strconv.Atoi(tr["committed"]); n > 0 {
-				committed[tr["tenant"]] = true
-			}
-		}
+		committed := committedTenants(t, out, r["run_id"])
 		if len(committed) != 2 {
 			t.Errorf("run %s: tenants that committed %v, want t01 and t02", r["run_id"], committed)
 		}
@@ -214,6 +209,32 @@ progress: 1s
 	if _, err := os.Stat(filepath.Join(out, run.LiveFile)); err == nil {
 		t.Errorf("%s is left after runs that deleted everything", run.LiveFile)
 	}
+}
+
+// committedTenants is the tenants that committed a transaction in run
+// id (tenants.csv has a row per tenant and transaction type).
+func committedTenants(t *testing.T, out, id string) map[string]bool {
+	t.Helper()
+	committed := map[string]bool{}
+	for _, tr := range readCSV(t, filepath.Join(out, "runs", id, "tenants.csv")) {
+		if n, _ := strconv.Atoi(tr["committed"]); n > 0 {
+			committed[tr["tenant"]] = true
+		}
+	}
+	return committed
+}
+
+// checkedTenants is the tenants whose consistency check ran in run id
+// (phases.csv).
+func checkedTenants(t *testing.T, out, id string) map[string]bool {
+	t.Helper()
+	checked := map[string]bool{}
+	for _, p := range readCSV(t, filepath.Join(out, "runs", id, "phases.csv")) {
+		if p["phase"] == "check" {
+			checked[p["tenant"]] = true
+		}
+	}
+	return checked
 }
 
 // runSummary is the part of a run's summary.json the tests read.
@@ -317,12 +338,7 @@ progress: 10s
 			t.Errorf("run %s (%s): cpu_s %q, mem_peak_mb %q: want the pod's, from its kubelet", r["run_id"], r["model"], r["cpu_s"], r["mem_peak_mb"])
 		}
 		t.Logf("tpcc on a pod, %s model: %s tps, cpu_s %s, mem_peak_mb %s", r["model"], r["throughput_tps"], r["cpu_s"], r["mem_peak_mb"])
-		checked := map[string]bool{}
-		for _, p := range readCSV(t, filepath.Join(out, "runs", r["run_id"], "phases.csv")) {
-			if p["phase"] == "check" {
-				checked[p["tenant"]] = true
-			}
-		}
+		checked := checkedTenants(t, out, r["run_id"])
 		if len(checked) != 2 {
 			t.Errorf("run %s (%s): tenants whose consistency check ran: %v, want t01 and t02", r["run_id"], r["model"], checked)
 		}
@@ -364,12 +380,7 @@ progress: 1s
 	if len(rows) != 1 || rows[0]["status"] != "ok" {
 		t.Fatalf("results.csv: %v\n%s", rows, b)
 	}
-	committed := map[string]bool{}
-	for _, tr := range readCSV(t, filepath.Join(out, "runs", rows[0]["run_id"], "tenants.csv")) {
-		if n, _ := strconv.Atoi(tr["committed"]); n > 0 {
-			committed[tr["tenant"]] = true
-		}
-	}
+	committed := committedTenants(t, out, rows[0]["run_id"])
 	if len(committed) != 2 {
 		t.Errorf("tenants that committed %v, want t01 and t02", committed)
 	}

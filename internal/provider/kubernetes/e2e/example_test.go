@@ -71,17 +71,7 @@ func TestModelsExample(t *testing.T) {
 			t.Errorf("run %s (%s): status %s, tps %s, interaction %q, error %s", r["run_id"], r["model"], r["status"], r["throughput_tps"], r["interaction"], r["error"])
 		}
 		t.Logf("run %s: %s model, interaction %s, %s tps", r["run_id"], r["model"], r["interaction"], r["throughput_tps"])
-		committed, checked := map[string]bool{}, map[string]bool{}
-		for _, tr := range readCSV(t, filepath.Join(out, "runs", r["run_id"], "tenants.csv")) {
-			if n, _ := strconv.Atoi(tr["committed"]); n > 0 {
-				committed[tr["tenant"]] = true
-			}
-		}
-		for _, p := range readCSV(t, filepath.Join(out, "runs", r["run_id"], "phases.csv")) {
-			if p["phase"] == "check" {
-				checked[p["tenant"]] = true
-			}
-		}
+		committed, checked := committedTenants(t, out, r["run_id"]), checkedTenants(t, out, r["run_id"])
 		if len(committed) != 2 || len(checked) != 2 {
 			t.Errorf("run %s (%s): tenants that committed %v, whose check ran %v: want t01 and t02", r["run_id"], r["model"], committed, checked)
 		}
