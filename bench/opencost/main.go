@@ -3,8 +3,8 @@
 // alternating the closed loop (clients back to back) and the open loop at a
 // fixed arrival rate, and reports for each the throughput, the achieved rate
 // against the target, latency and service time, and the driver's CPU seconds
-// per 1000 transactions, and the open loop's schedule lag as pgbench -R
-// reports its own. Each round also runs the peer the same two ways on
+// per 1000 transactions (and the server's, from its process tree), and the
+// open loop's schedule lag as pgbench -R reports its own. Each round also runs the peer the same two ways on
 // the same server, pgbench with one thread: closed (-c clients) and throttled
 // to the rate (-R rate -c pool), so that what running below saturation costs
 // any client is measured beside what tenantbench's open loop costs.
@@ -66,6 +66,7 @@ func main() {
 
 type measure struct {
 	tps, achieved, cpuPer1000, lag       float64
+	serverPer1000                        float64 // the server's CPU s per 1000 txn (its cgroup or process tree)
 	p50, p99, svc50, svc99               float64
 	arrivals, queued, dropped, committed int64
 }
@@ -134,13 +135,21 @@ func run(scale, clients int, think time.Duration, rate float64, pool int, arriva
 	tenant := driver.Tenant{Name: "t01", Connect: connect, Workload: w}
 	var closed, open, pgClosed, pgOpen []measure
 	runPeer := func(r int, args []string, into *[]measure, name string) error {
+		srv0, err := benchutil.ServerCPUSeconds(inst)
+		if err != nil {
+			return err
+		}
 		b, err := benchutil.RunPgbench(args, p.Password)
 		if err != nil {
 			return err
 		}
-		m := measure{tps: b.TPS, cpuPer1000: b.CPU / b.Txns * 1000, lag: b.LagMs}
+		srv1, err := benchutil.ServerCPUSeconds(inst)
+		if err != nil {
+			return err
+		}
+		m := measure{tps: b.TPS, cpuPer1000: b.CPU / b.Txns * 1000, serverPer1000: (srv1 - srv0) / b.Txns * 1000, lag: b.LagMs}
 		*into = append(*into, m)
-		fmt.Printf("round %d %s: %.0f tps, %.4f CPU s / 1000 txn, schedule lag %.3f ms\n", r+1, name, m.tps, m.cpuPer1000, m.lag)
+		fmt.Printf("round %d %s: %.0f tps, %.4f CPU s / 1000 txn (server %.4f), schedule lag %.3f ms\n", r+1, name, m.tps, m.cpuPer1000, m.serverPer1000, m.lag)
 		return nil
 	}
 	for r := 0; r < rounds; r++ {
@@ -150,7 +159,7 @@ func run(scale, clients int, think time.Duration, rate float64, pool int, arriva
 			steps = append(steps, func() error {
 				t := tenant
 				t.Clients = clients
-				m, err := measureRun(ctx, t, driver.Options{Duration: d, Shape: load.Closed{Think: think}, Loops: loops, Procs: runtime.GOMAXPROCS(0)}, closedProfile)
+				m, err := measureRun(ctx, inst, t, driver.Options{Duration: d, Shape: load.Closed{Think: think}, Loops: loops, Procs: runtime.GOMAXPROCS(0)}, closedProfile)
 				if err != nil {
 					return err
 				}
@@ -163,7 +172,7 @@ func run(scale, clients int, think time.Duration, rate float64, pool int, arriva
 			t := tenant
 			t.Clients = pool
 			t.Load = &load.Tenant{Profile: load.Constant(rate, d), Conns: pool}
-			m, err := measureRun(ctx, t, driver.Options{Duration: d, Loops: loops, Procs: runtime.GOMAXPROCS(0),
+			m, err := measureRun(ctx, inst, t, driver.Options{Duration: d, Loops: loops, Procs: runtime.GOMAXPROCS(0),
 				Shape: load.Open{Arrivals: arrivals, Pool: pool, OnFull: load.OnFullQueue}}, profile)
 			if err != nil {
 				return err
@@ -206,10 +215,13 @@ func run(scale, clients int, think time.Duration, rate float64, pool int, arriva
 	// Ratios are taken within a round, against the peer measured beside
 	// it, then the median over rounds (the machine drifts between
 	// rounds).
-	var ownRatio, peerRatio, vsPeer, excess []float64
+	var ownRatio, peerRatio, vsPeer, excess, serverVsPeer, bothVsPeer []float64
 	for r := range open {
 		if peer {
-			vsPeer = append(vsPeer, open[r].cpuPer1000/pgOpen[r].cpuPer1000)
+			o, g := open[r], pgOpen[r]
+			vsPeer = append(vsPeer, o.cpuPer1000/g.cpuPer1000)
+			serverVsPeer = append(serverVsPeer, o.serverPer1000/g.serverPer1000)
+			bothVsPeer = append(bothVsPeer, (o.cpuPer1000+o.serverPer1000)/(g.cpuPer1000+g.serverPer1000))
 		}
 		if withClosed {
 			ownRatio = append(ownRatio, open[r].cpuPer1000/closed[r].cpuPer1000)
@@ -227,6 +239,11 @@ func run(scale, clients int, think time.Duration, rate float64, pool int, arriva
 		fmt.Printf("pgbench -R: %.0f tps at %.4f CPU s / 1000 txn (schedule lag %.3f ms); "+
 			"median per-round CPU per transaction, tenantbench open / pgbench -R: %.3f\n",
 			po.tps, po.cpuPer1000, po.lag, benchutil.Median(vsPeer))
+		// What the client makes the server spend, and the two together:
+		// on a machine shared with the server, the CPU the whole
+		// transaction takes from it.
+		fmt.Printf("server CPU per transaction, beside tenantbench's open loop / beside pgbench -R: %.3f; client and server together: %.3f\n",
+			benchutil.Median(serverVsPeer), benchutil.Median(bothVsPeer))
 	}
 	if peer && withClosed {
 		pc := median(pgClosed)
@@ -237,7 +254,7 @@ func run(scale, clients int, think time.Duration, rate float64, pool int, arriva
 }
 
 func (m measure) String() string {
-	s := fmt.Sprintf("%.0f tps, p50 %.3f p99 %.3f ms, %.4f CPU s / 1000 txn", m.tps, m.p50, m.p99, m.cpuPer1000)
+	s := fmt.Sprintf("%.0f tps, p50 %.3f p99 %.3f ms, %.4f CPU s / 1000 txn (server %.4f)", m.tps, m.p50, m.p99, m.cpuPer1000, m.serverPer1000)
 	if m.arrivals > 0 {
 		s += fmt.Sprintf("; achieved %.1f/s, arrivals %d, queued %d, dropped %d, service p50 %.3f p99 %.3f ms, schedule lag %.3f ms",
 			m.achieved, m.arrivals, m.queued, m.dropped, m.svc50, m.svc99, m.lag)
@@ -245,7 +262,7 @@ func (m measure) String() string {
 	return s
 }
 
-func measureRun(ctx context.Context, t driver.Tenant, o driver.Options, profile string) (measure, error) {
+func measureRun(ctx context.Context, inst *provider.Instance, t driver.Tenant, o driver.Options, profile string) (measure, error) {
 	if profile != "" {
 		f, err := os.Create(profile)
 		if err == nil {
@@ -253,15 +270,23 @@ func measureRun(ctx context.Context, t driver.Tenant, o driver.Options, profile 
 			defer func() { pprof.StopCPUProfile(); f.Close() }()
 		}
 	}
+	srv0, err := benchutil.ServerCPUSeconds(inst)
+	if err != nil {
+		return measure{}, err
+	}
 	before := benchutil.CPUSeconds()
 	res, err := driver.Run(ctx, []driver.Tenant{t}, o)
 	if err != nil {
 		return measure{}, err
 	}
 	cpu := benchutil.CPUSeconds() - before
+	srv1, err := benchutil.ServerCPUSeconds(inst)
+	if err != nil {
+		return measure{}, err
+	}
 	tr := res.Tenants[0]
 	n := float64(tr.All.Committed)
-	m := measure{tps: n / o.Duration.Seconds(), cpuPer1000: cpu / n * 1000, committed: tr.All.Committed,
+	m := measure{tps: n / o.Duration.Seconds(), cpuPer1000: cpu / n * 1000, serverPer1000: (srv1 - srv0) / n * 1000, committed: tr.All.Committed,
 		p50: tr.All.QuantileMs(50), p99: tr.All.QuantileMs(99)}
 	if o := tr.Open; o != nil {
 		m.achieved, m.arrivals, m.queued, m.dropped = o.AchievedRate, o.Arrivals, o.Queued, o.Dropped
@@ -277,13 +302,14 @@ func measureRun(ctx context.Context, t driver.Tenant, o driver.Options, profile 
 func median(ms []measure) measure {
 	pick := func(f func(measure) float64) float64 { return benchutil.MedianOf(ms, f) }
 	return measure{
-		tps:        pick(func(m measure) float64 { return m.tps }),
-		achieved:   pick(func(m measure) float64 { return m.achieved }),
-		cpuPer1000: pick(func(m measure) float64 { return m.cpuPer1000 }),
-		p50:        pick(func(m measure) float64 { return m.p50 }),
-		p99:        pick(func(m measure) float64 { return m.p99 }),
-		svc50:      pick(func(m measure) float64 { return m.svc50 }),
-		svc99:      pick(func(m measure) float64 { return m.svc99 }),
-		lag:        pick(func(m measure) float64 { return m.lag }),
+		tps:           pick(func(m measure) float64 { return m.tps }),
+		achieved:      pick(func(m measure) float64 { return m.achieved }),
+		cpuPer1000:    pick(func(m measure) float64 { return m.cpuPer1000 }),
+		serverPer1000: pick(func(m measure) float64 { return m.serverPer1000 }),
+		p50:           pick(func(m measure) float64 { return m.p50 }),
+		p99:           pick(func(m measure) float64 { return m.p99 }),
+		svc50:         pick(func(m measure) float64 { return m.svc50 }),
+		svc99:         pick(func(m measure) float64 { return m.svc99 }),
+		lag:           pick(func(m measure) float64 { return m.lag }),
 	}
 }
