@@ -92,21 +92,7 @@ func besideTrips(t *testing.T, addr string, busy, pinned, beside bool) int {
 // a socket pair until the Loop stops: a Loop always busy, on no socket
 // of Go's netpoller.
 func pingPong(t testing.TB, l *Loop) (exchanges *int) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conns [2]net.Conn
-	for i, fd := range fds {
-		f := os.NewFile(uintptr(fd), "pair")
-		c, err := net.FileConn(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		conns[i] = Wrap(c)
-	}
+	conns := wrappedPair(t)
 	e := &exchanger{sock: SocketOf(conns[0])}
 	e.step = e.run
 	exchanges = new(int)
@@ -151,4 +137,26 @@ func pingPong(t testing.TB, l *Loop) (exchanges *int) {
 		}
 	}))
 	return exchanges
+}
+
+// wrappedPair is a connected pair of Unix sockets, each Wrapped; they
+// close with the test.
+func wrappedPair(t testing.TB) [2]net.Conn {
+	t.Helper()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns [2]net.Conn
+	for i, fd := range fds {
+		f := os.NewFile(uintptr(fd), "pair")
+		c, err := net.FileConn(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		conns[i] = Wrap(c)
+	}
+	return conns
 }

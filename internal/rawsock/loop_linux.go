@@ -28,7 +28,9 @@ import (
 // holds up the Loop's other clients until it returns.
 type Loop struct {
 	epfd, wakefd int
-	tickfd       int // a timerfd firing every yieldEvery
+	tickfd       int           // a one-shot timerfd for the next yield (bound)
+	ticking      bool          // tickfd is armed
+	nextYield    time.Duration // since base; when Run yields next
 	base         time.Time
 	tasks        []*Task
 	ready        []*Task
@@ -71,8 +73,8 @@ type Task struct {
 // ending, and the client returns what it was doing.
 var ErrStopped = errors.New("stopped")
 
-// wakeID marks the eventfd's epoll events, tickID the periodic
-// timerfd's, oneID the one-shot's (waitBeside).
+// wakeID marks the eventfd's epoll events, tickID the yield's
+// timerfd's, oneID the one-shot's of waitBeside.
 const (
 	wakeID = -1
 	tickID = -2
@@ -97,11 +99,6 @@ func NewLoop() (*Loop, error) {
 		l.close()
 		return nil, err
 	}
-	every := unix.NsecToTimespec(int64(yieldEvery))
-	if err := unix.TimerfdSettime(l.tickfd, 0, &unix.ItimerSpec{Interval: every, Value: every}, nil); err != nil {
-		l.close()
-		return nil, err
-	}
 	for _, fe := range []struct {
 		fd int
 		id int32
@@ -119,20 +116,15 @@ func NewLoop() (*Loop, error) {
 	return l, nil
 }
 
-// OwnP makes the Loop keep its P for as long as it runs: it never yields
-// and has no tick, and its thread sleeps only for its clients. For a
-// process that has a P beside its Loops for every other goroutine
+// OwnP makes the Loop keep its P for as long as it runs: it never yields,
+// its waits have no bound (bound), and its thread sleeps only for its
+// clients. For a process that has a P beside its Loops for every other goroutine
 // (GOMAXPROCS above their number: the driver's Loop per client), where
 // a yield would only cost a hand-over of the P and a wake-up of the
 // thread every millisecond; the clients' sockets must then be off Go's
 // netpoller (Unpoll), or the spare P's thread, asleep in the runtime's
 // epoll, wakes for each of their replies. Call it before Run.
-func (l *Loop) OwnP() {
-	l.ownP = true
-	// Disarmed. Should that fail, the tick only wakes the Loop for
-	// nothing every yieldEvery, as before.
-	_ = unix.TimerfdSettime(l.tickfd, 0, &unix.ItimerSpec{}, nil)
-}
+func (l *Loop) OwnP() { l.ownP = true }
 
 // OwnsP says whether OwnP was called.
 func (l *Loop) OwnsP() bool { return l.ownP }
@@ -178,6 +170,7 @@ func (l *Loop) Run() {
 	if l.pin != nil {
 		every = pinnedYieldEvery
 	}
+	l.nextYield = yielded + every
 	for l.live > 0 {
 		// Only poll readies clients: none is added while these run.
 		for _, t := range l.ready {
@@ -205,16 +198,14 @@ func (l *Loop) Run() {
 		if now := time.Since(l.base); !l.ownP && (now-yielded >= every || (now-yielded >= yieldEvery && netWaiters.Load() > 0)) {
 			l.yield()
 			yielded = now
+			l.nextYield = now + every
 		}
 		l.poll()
 	}
 }
 
 // yieldEvery is how often a Loop lets the scheduler run other goroutines
-// on its P, and so how long it sleeps at most: a periodic timerfd in its
-// epoll set wakes it (one timer for the Loop's life; a timeout given to
-// each wait arms and cancels a timer in every one, which cost a busy Loop
-// 6 % more CPU per transaction: BENCHMARKS.md, "event loops").
+// on its P, and so how long it sleeps at most (bound).
 const yieldEvery = time.Millisecond
 
 // pinnedYieldEvery is yieldEvery for a pinned Loop while nothing waits
@@ -286,8 +277,12 @@ func (l *Loop) poll() {
 	timeout := time.Duration(-1)
 	if len(l.ready) > 0 {
 		timeout = 0
-	} else if len(l.timers) > 0 {
-		timeout = max(l.timers[0].when-time.Since(l.base), 0)
+	} else {
+		now := time.Since(l.base)
+		if len(l.timers) > 0 {
+			timeout = max(l.timers[0].when-now, 0)
+		}
+		timeout = l.bound(timeout, now)
 	}
 	var n int
 	var err error
@@ -311,6 +306,8 @@ func (l *Loop) poll() {
 			fd := l.tickfd
 			if ev.Pad == oneID {
 				fd = l.onefd
+			} else {
+				l.ticking = false
 			}
 			var b [8]byte
 			_, _ = unix.Read(fd, b[:])
@@ -331,6 +328,37 @@ func (l *Loop) poll() {
 			l.push(t)
 		}
 	}
+}
+
+// bound keeps a wait of timeout (negative: none), at now since base,
+// from running past the Loop's next yield (Run). A wait with a timer
+// of its own (an open loop's next arrival, a think time) ends by then;
+// one without arms the one-shot tickfd for that time, unless it is
+// armed already, so that a Loop whose clients only wait for replies
+// makes one system call more per yield, not per wait: a timeout given to
+// each such wait arms and cancels a timer in every one, which cost a
+// busy closed Loop 6 % more CPU per transaction (BENCHMARKS.md, "event
+// loops"). A periodic tick, as before, also fired while every wait had
+// a timer: 1,000 timer interrupts a second and a read of the timerfd
+// each, which cost the open loop 1.4 % of its CPU per transaction
+// (BENCHMARKS.md, "the open loop's tick"). A Loop that owns its P never
+// yields, and has no bound.
+func (l *Loop) bound(timeout, now time.Duration) time.Duration {
+	if l.ownP {
+		return timeout
+	}
+	left := max(l.nextYield-now, 0)
+	if timeout >= 0 {
+		return min(timeout, left)
+	}
+	if !l.ticking {
+		// 0 would disarm it. Should arming fail, the next such wait
+		// tries again; a Loop asleep past its yield still wakes when
+		// the runtime preempts its goroutine (EINTR, wait).
+		ts := unix.NsecToTimespec(max(int64(left), 1))
+		l.ticking = unix.TimerfdSettime(l.tickfd, 0, &unix.ItimerSpec{Value: ts}, nil) == nil
+	}
+	return timeout
 }
 
 // woke takes the wake-ups other goroutines sent.
@@ -374,7 +402,7 @@ func (l *Loop) halt() {
 // that kept sysmon waking every 20 us: twice the voluntary context
 // switches per transaction of the raw call, and half again the user
 // time (BENCHMARKS.md, "event loops"). A sleeping Loop's P cannot run
-// other goroutines, so it sleeps a millisecond at most (tickfd) and then
+// other goroutines, so it sleeps a millisecond at most (bound) and then
 // yields (Run). Nor may a P be left idle beside the Loops: its thread would wait
 // in Go's own netpoller, where the clients' sockets are registered too,
 // and wake with every reply for nothing. A signal (the runtime
