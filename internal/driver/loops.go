@@ -82,8 +82,10 @@ const maxOwnLoops = 256
 // (phaseProcs), so none ever yields (rawsock.Loop.OwnP); that spare P's
 // thread sleeps in the runtime's epoll, which is why no client's socket
 // may stay there.
+// Where the system makes no Loops (hasLoops) the sockets stay where
+// they are: taken out, each client would hold a thread asleep in poll(2).
 func ownLoops(o Options, loop load.Loop, looped []*worker) bool {
-	if o.Procs != 0 || o.Loops != 0 || !saturating(loop) || len(looped) == 0 || len(looped) > maxOwnLoops {
+	if o.Procs != 0 || o.Loops != 0 || !saturating(loop) || len(looped) == 0 || len(looped) > maxOwnLoops || !hasLoops() {
 		return false
 	}
 	for _, w := range looped {
@@ -93,6 +95,10 @@ func ownLoops(o Options, loop load.Loop, looped []*worker) bool {
 	}
 	return true
 }
+
+// hasLoops is rawsock.HasLoops; a test's stand-in for a kernel without
+// epoll_pwait2.
+var hasLoops = rawsock.HasLoops
 
 // saturating is a closed loop without think time: each client sends its
 // next transaction as soon as the last ends, and keeps the servers busy.

@@ -116,6 +116,19 @@ func NewLoop() (*Loop, error) {
 	return l, nil
 }
 
+// HasLoops says whether NewLoop makes Loops on this system: false where
+// the kernel lacks epoll_pwait2 (before Linux 5.11). Asked anew each
+// time (a few system calls), so that a shortage of files at one moment
+// is not taken for the kernel's answer.
+func HasLoops() bool {
+	l, err := NewLoop()
+	if err != nil {
+		return false
+	}
+	l.close()
+	return true
+}
+
 // OwnP makes the Loop keep its P for as long as it runs: it never yields,
 // its waits have no bound (bound), and its thread sleeps only for its
 // clients. For a process that has a P beside its Loops for every other goroutine

@@ -24,6 +24,9 @@ func (*Task) Await(f func())                       { f() }
 func Beside(f func())                              { f() }
 func (*Task) readable(*Socket, uintptr) error      { return errors.ErrUnsupported }
 
+// HasLoops is false where there are no Loops.
+func HasLoops() bool { return false }
+
 // OwnP does nothing where there are no Loops.
 func (*Loop) OwnP() {}
 
