@@ -224,14 +224,16 @@ func (ki *instance) podName() string { return ki.name + "-0" }
 
 // waitReady waits for the pod's Ready condition and an IP and returns
 // it; a container that cannot start (its image cannot be pulled, it
-// crashes) fails at once with Kubernetes's reason and the pod's events.
+// crashes, its configuration stays unmet) fails sooner with Kubernetes's
+// reason and the pod's events (patience).
 func (ki *instance) waitReady(ctx context.Context) (*corev1.Pod, error) {
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
+	var pa patience
 	for {
 		p, err := ki.cs.CoreV1().Pods(ki.ns).Get(ctx, ki.podName(), metav1.GetOptions{})
 		if err == nil {
-			if msg := stuck(p); msg != "" {
+			if msg := pa.stuck(p, time.Now()); msg != "" {
 				return nil, fmt.Errorf("instance %s: pod %s in namespace %s cannot start: %s%s", ki.spec.Name, p.Name, ki.ns, msg, ki.events())
 			}
 			if ready(p) && p.Status.PodIP != "" {
@@ -258,16 +260,44 @@ func ready(p *corev1.Pod) bool {
 	return false
 }
 
-// stuck is why a pod's container will not start by waiting longer, ""
-// when it may.
-func stuck(p *corev1.Pod) string {
+// patience tells a pod's container that will not start by waiting
+// longer from one that may yet.
+type patience struct {
+	configSince time.Time // when CreateContainerConfigError was first seen; zero while it is not
+}
+
+// configGrace is how long a container may wait in
+// CreateContainerConfigError before the start fails. The kubelet reports
+// it both for a configuration that is wrong (a Secret that does not
+// exist) and for one it could not read in time ("failed to sync secret
+// cache: timed out waiting for the condition", on a busy node, for the
+// Secret made just before the pod), and retries either. The second kind
+// passes within seconds: failing at once on it failed an instance of the
+// Kubernetes tests whose container the kubelet then started.
+const configGrace = 30 * time.Second
+
+// stuck is why p's container will not start by waiting longer, seen at
+// now; "" when it may.
+func (pa *patience) stuck(p *corev1.Pod, now time.Time) string {
+	config := false
 	for _, c := range p.Status.ContainerStatuses {
 		if w := c.State.Waiting; w != nil {
 			switch w.Reason {
-			case "ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName", "CreateContainerConfigError", "CrashLoopBackOff":
+			case "ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName", "CrashLoopBackOff":
 				return w.Reason + ": " + w.Message
+			case "CreateContainerConfigError":
+				config = true
+				if pa.configSince.IsZero() {
+					pa.configSince = now
+				}
+				if now.Sub(pa.configSince) >= configGrace {
+					return w.Reason + ": " + w.Message
+				}
 			}
 		}
+	}
+	if !config {
+		pa.configSince = time.Time{}
 	}
 	return ""
 }
