@@ -3,11 +3,12 @@
 // alternating the closed loop (clients back to back) and the open loop at a
 // fixed arrival rate, and reports for each the throughput, the achieved rate
 // against the target, latency and service time, and the driver's CPU seconds
-// per 1000 transactions (and the server's, from its process tree), and the
-// open loop's schedule lag as pgbench -R reports its own. Each round also runs the peer the same two ways on
-// the same server, pgbench with one thread: closed (-c clients) and throttled
-// to the rate (-R rate -c pool), so that what running below saturation costs
-// any client is measured beside what tenantbench's open loop costs.
+// per 1000 transactions (and the server's, from its cgroup or process
+// tree), and the open loop's schedule lag as pgbench -R reports its own.
+// Each round also runs the peer the same two ways on the same server,
+// pgbench with one thread: closed (-c clients) and throttled to the rate
+// (-R rate -c pool), so that what running below saturation costs any
+// client is measured beside what tenantbench's open loop costs.
 // -closed=false leaves both closed loops out, for the target that needs
 // only the open loop and pgbench -R.
 //

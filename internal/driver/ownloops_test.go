@@ -48,8 +48,8 @@ func TestOwnLoopsNeedsLoops(t *testing.T) {
 	closed := load.Closed{}.Loop()
 
 	ws := workers()
-	if !ownLoops(Options{}, closed, ws) || detached(ws) != 2 {
-		t.Errorf("with Loops: own %v, %d of 2 sockets out of the netpoller; want a Loop each, both out", ownLoops(Options{}, closed, ws), detached(ws))
+	if own := ownLoops(Options{}, closed, ws); !own || detached(ws) != 2 {
+		t.Errorf("with Loops: own %v, %d of 2 sockets out of the netpoller; want a Loop each, both out", own, detached(ws))
 	}
 
 	defer func(was func() bool) { hasLoops = was }(hasLoops)

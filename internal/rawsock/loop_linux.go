@@ -208,12 +208,14 @@ func (l *Loop) Run() {
 		// netpoller (Beside) the Loop yields every millisecond, waits
 		// there too and gives its P up (waitBeside).
 		// A Loop that owns its P (OwnP) has none to give.
-		if now := time.Since(l.base); !l.ownP && (now-yielded >= every || (now-yielded >= yieldEvery && netWaiters.Load() > 0)) {
+		now := time.Since(l.base)
+		if !l.ownP && (now-yielded >= every || (now-yielded >= yieldEvery && netWaiters.Load() > 0)) {
 			l.yield()
 			yielded = now
 			l.nextYield = now + every
+			now = time.Since(l.base) // the yield may have taken a while
 		}
-		l.poll()
+		l.poll(now)
 	}
 }
 
@@ -285,13 +287,13 @@ func (l *Loop) Stop() {
 }
 
 // poll waits for the next socket, timer or wake-up and readies the
-// clients it concerns.
-func (l *Loop) poll() {
+// clients it concerns; now is the time since base, read by Run just
+// before (one clock read per turn of the Loop).
+func (l *Loop) poll(now time.Duration) {
 	timeout := time.Duration(-1)
 	if len(l.ready) > 0 {
 		timeout = 0
 	} else {
-		now := time.Since(l.base)
 		if len(l.timers) > 0 {
 			timeout = max(l.timers[0].when-now, 0)
 		}
